@@ -1,0 +1,77 @@
+/**
+ * The one error type the API raises on purpose, and the one place that turns any
+ * thrown value into the JSON error body `{"error": {"code", "message", "param"?}}`.
+ * See docs/errors.md for the catalogue of codes.
+ */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly param?: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+export const notFound = (what: string) => new ApiError(404, 'not_found', `${what} was not found.`);
+
+export const invalidParameter = (param: string, message: string) =>
+  new ApiError(400, 'invalid_parameter', message, param);
+
+export type ErrorBody = { error: { code: string; message: string; param?: string } };
+
+/** Errors thrown by Koa, the router or Node with an HTTP status of their own. */
+type HttpLikeError = { status?: number; statusCode?: number; expose?: boolean; message?: string; headers?: unknown };
+
+const CODE_BY_STATUS: Record<number, string> = {
+  400: 'bad_request',
+  401: 'authentication_required',
+  403: 'forbidden',
+  404: 'not_found',
+  405: 'method_not_allowed',
+  406: 'not_acceptable',
+  409: 'conflict',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
+  429: 'rate_limited',
+  501: 'not_implemented',
+};
+
+export type MappedError = { status: number; body: ErrorBody; headers: Record<string, string>; unexpected: boolean };
+
+export function mapError(error: unknown): MappedError {
+  if (error instanceof ApiError) {
+    const body: ErrorBody = { error: { code: error.code, message: error.message } };
+    if (error.param) body.error.param = error.param;
+    return { status: error.status, body, headers: error.headers, unexpected: false };
+  }
+  const httpLike = (typeof error === 'object' && error !== null ? error : {}) as HttpLikeError;
+  const status = httpLike.status ?? httpLike.statusCode;
+  if (typeof status === 'number' && status >= 400 && status < 500 && CODE_BY_STATUS[status]) {
+    const headers: Record<string, string> = {};
+    if (typeof httpLike.headers === 'object' && httpLike.headers !== null) {
+      for (const [name, value] of Object.entries(httpLike.headers)) headers[name] = String(value);
+    }
+    const message = httpLike.expose && httpLike.message ? ensureSentence(httpLike.message) : defaultMessage(status);
+    return { status, body: { error: { code: CODE_BY_STATUS[status], message } }, headers, unexpected: false };
+  }
+  return {
+    status: 500,
+    body: { error: { code: 'internal_error', message: 'Something went wrong on our side. The request id identifies it for support.' } },
+    headers: {},
+    unexpected: true,
+  };
+}
+
+function defaultMessage(status: number): string {
+  if (status === 405) return 'This method is not allowed on this path.';
+  if (status === 404) return 'No such route.';
+  return 'The request could not be processed.';
+}
+
+function ensureSentence(text: string): string {
+  return /[.!?]$/.test(text) ? text : `${text}.`;
+}

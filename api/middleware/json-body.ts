@@ -1,0 +1,63 @@
+import type { Middleware } from 'koa';
+import { ApiError } from '../errors';
+
+const JSON_CONTENT_TYPE = /^application\/([a-z0-9.+-]*\+)?json\s*(;|$)/i;
+
+declare module 'koa' {
+  interface Request {
+    /** The parsed JSON body; validate it with the route's schema before use. */
+    body?: unknown;
+  }
+}
+
+const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);
+const MULTIPART = /^multipart\/form-data/i;
+
+/**
+ * Reads a JSON request body, within a size limit, into ctx.request.body. Multipart bodies
+ * are left to the routes that take uploads; any other content type is refused with 415.
+ */
+export function jsonBody(limitBytes: number): Middleware {
+  return async (ctx, next) => {
+    if (!METHODS_WITH_BODY.has(ctx.method) || MULTIPART.test(ctx.get('Content-Type'))) return next();
+    const declaredLength = ctx.request.length;
+    const hasBody = (declaredLength ?? 0) > 0 || ctx.get('Transfer-Encoding') !== '';
+    if (!hasBody) {
+      ctx.request.body = undefined;
+      return next();
+    }
+    if (!JSON_CONTENT_TYPE.test(ctx.get('Content-Type'))) {
+      throw new ApiError(415, 'unsupported_media_type', 'Send the request body as JSON with Content-Type: application/json.');
+    }
+    if (declaredLength !== undefined && declaredLength > limitBytes) {
+      throw tooLarge(limitBytes);
+    }
+    const text = await readText(ctx.req, limitBytes);
+    if (text.trim() === '') {
+      ctx.request.body = undefined;
+      return next();
+    }
+    try {
+      ctx.request.body = JSON.parse(text) as unknown;
+    } catch (error) {
+      throw new ApiError(400, 'invalid_json', `The request body is not valid JSON: ${(error as Error).message}.`);
+    }
+    return next();
+  };
+}
+
+function tooLarge(limitBytes: number) {
+  return new ApiError(413, 'payload_too_large', `The request body is larger than the limit of ${limitBytes} bytes.`);
+}
+
+async function readText(stream: NodeJS.ReadableStream, limitBytes: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let received = 0;
+  for await (const chunk of stream) {
+    const buffer = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    received += buffer.length;
+    if (received > limitBytes) throw tooLarge(limitBytes);
+    chunks.push(buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}

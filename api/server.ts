@@ -1,0 +1,56 @@
+import Koa from 'koa';
+import Router from '@koa/router';
+import type { ApiDependencies } from './app-context';
+import { requestId } from './middleware/request-id';
+import { errorHandler } from './middleware/error-handler';
+import { accessLog } from './middleware/access-log';
+import { authenticate } from './middleware/authenticate';
+import { rateLimit } from './middleware/rate-limit';
+import { jsonBody } from './middleware/json-body';
+import { healthRoutes } from './health';
+import { openApiRoutes } from './v1/openapi/routes';
+import { meRoutes } from './v1/me/routes';
+import { companiesRoutes } from './v1/companies/routes';
+
+export type RouteEntry = { method: string; path: string };
+
+/**
+ * Middleware order: request id → access log → errors → routing. Authentication, rate
+ * limiting and body parsing sit on the /v1 router, so they run only for routes that exist
+ * (an unknown path is a 404 whoever asks).
+ */
+export function createApp(deps: ApiDependencies): { app: Koa; routes: RouteEntry[] } {
+  const app = new Koa({ proxy: deps.config.http.trustProxy });
+  app.silent = true; // errors are logged once, by errorHandler
+
+  const publicRouter = new Router();
+  publicRouter.use(healthRoutes(deps).routes());
+  publicRouter.use('/v1', openApiRoutes().routes());
+
+  const v1 = new Router({ prefix: '/v1' });
+  v1.use(authenticate(deps.repositories.apiKeys));
+  v1.use(rateLimit(deps.config.rateLimit));
+  v1.use(jsonBody(deps.config.http.bodyLimitBytes));
+  for (const resource of [meRoutes(deps), companiesRoutes(deps)]) {
+    v1.use(resource.routes(), resource.allowedMethods({ throw: true }));
+  }
+
+  app.use(requestId());
+  app.use(accessLog(deps.logger));
+  app.use(errorHandler(deps.logger));
+  app.use(publicRouter.routes()).use(publicRouter.allowedMethods({ throw: true }));
+  app.use(v1.routes()).use(v1.allowedMethods({ throw: true }));
+
+  return { app, routes: [...routeEntries(publicRouter), ...routeEntries(v1)] };
+}
+
+function routeEntries(router: Router): RouteEntry[] {
+  const entries: RouteEntry[] = [];
+  for (const layer of router.stack) {
+    for (const method of layer.methods) {
+      if (method === 'HEAD') continue;
+      entries.push({ method, path: String(layer.path) });
+    }
+  }
+  return entries;
+}

@@ -1,0 +1,47 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Client, Connection } from '@temporalio/client';
+import type { Logger } from 'pino';
+import type { AppConfig } from '../config';
+import { connectDatabase } from '../db/connection';
+import { createRepositories } from '../db/repositories';
+import { createApp } from './server';
+
+export type RunningApi = { url: string; close(): Promise<void> };
+
+/** Builds the API's dependencies and listens; close() drains connections and releases them. */
+export async function startApi(options: {
+  config: AppConfig;
+  databaseUrl: string;
+  temporalAddress: string;
+  logger: Logger;
+}): Promise<RunningApi> {
+  const { config, logger } = options;
+  const db = connectDatabase(options.databaseUrl, config.databasePoolMax);
+  // Lazy: the API starts, and reports itself degraded on /healthz, while Temporal is down.
+  const connection = Connection.lazy({ address: options.temporalAddress });
+  const client = new Client({ connection, namespace: config.temporal.namespace });
+  const { app } = createApp({ config, db, repositories: createRepositories(db), temporal: { connection, client }, logger });
+
+  const server = http.createServer(app.callback());
+  server.keepAliveTimeout = 65_000; // longer than common load balancers' idle timeout
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.http.port, config.http.host, () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  const host = config.http.host === '0.0.0.0' ? '127.0.0.1' : config.http.host;
+  const url = config.http.publicBaseUrl ?? `http://${host}:${port}`;
+
+  return {
+    url,
+    async close() {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      });
+      await connection.close();
+      await db.destroy();
+    },
+  };
+}

@@ -1,0 +1,23 @@
+import Router from '@koa/router';
+import type { ApiDependencies } from '../../app-context';
+import type { AuthState } from '../../middleware/authenticate';
+import { presentCompany } from '../companies/present';
+
+export function meRoutes({ repositories }: ApiDependencies): Router {
+  const router = new Router();
+  router.get('/me', async (ctx) => {
+    const { apiKey } = ctx.state as AuthState;
+    const companies = await repositories.companies.listVisible(apiKey.access);
+    ctx.body = {
+      id: apiKey.id,
+      name: apiKey.name,
+      prefix: apiKey.prefix,
+      scopes: apiKey.scopes,
+      role: apiKey.role,
+      all_companies: apiKey.access.allCompanies,
+      created_at: apiKey.createdAt.toISOString(),
+      companies: companies.map(presentCompany),
+    };
+  });
+  return router;
+}

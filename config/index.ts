@@ -1,0 +1,116 @@
+import path from 'node:path';
+import { z } from 'zod';
+
+/**
+ * The whole configuration of a process, read once from the environment.
+ * Every variable is documented in README.md ("Configuration").
+ */
+const projectRoot = path.resolve(__dirname, '..');
+
+const booleanFromEnv = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((value) => value === 'true' || value === '1' || value === 'yes');
+
+const environmentSchema = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  HOST: z.string().default('127.0.0.1'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  PUBLIC_BASE_URL: z.string().url().optional(),
+  DATA_DIR: z.string().default(path.join(projectRoot, '.data')),
+  DATABASE_URL: z.string().url().optional(),
+  DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
+  EMBEDDED_POSTGRES_PORT: z.coerce.number().int().min(1).max(65535).default(54329),
+  TEMPORAL_ADDRESS: z.string().optional(),
+  TEMPORAL_NAMESPACE: z.string().default('default'),
+  TEMPORAL_DEV_PORT: z.coerce.number().int().min(1).max(65535).default(7233),
+  TEMPORAL_UI_PORT: z.coerce.number().int().min(1).max(65535).default(8233),
+  TEMPORAL_CLI_PATH: z.string().optional(),
+  API_KEY_PREFIX: z
+    .string()
+    .regex(/^[a-z][a-z0-9]{1,15}$/, 'API_KEY_PREFIX must be 2-16 lowercase letters or digits')
+    .default('inv'),
+  RATE_LIMIT_PER_SECOND: z.coerce.number().min(0).default(100),
+  RATE_LIMIT_BURST: z.coerce.number().int().min(1).default(200),
+  REQUEST_BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(1024 * 1024),
+  LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+  TRUST_PROXY: booleanFromEnv.default(false),
+});
+
+export type AppConfig = {
+  env: 'development' | 'production' | 'test';
+  http: { host: string; port: number; publicBaseUrl?: string; trustProxy: boolean; bodyLimitBytes: number };
+  dataDir: string;
+  /** Undefined means "run the embedded Postgres under dataDir". */
+  databaseUrl?: string;
+  databasePoolMax: number;
+  embeddedPostgresPort: number;
+  temporal: {
+    /** Undefined means "run the local Temporal dev server". */
+    address?: string;
+    namespace: string;
+    devServerPort: number;
+    uiPort: number;
+    cliPath?: string;
+  };
+  apiKeyPrefix: string;
+  rateLimit: { perSecond: number; burst: number };
+  logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
+  projectRoot: string;
+};
+
+export class ConfigError extends Error {}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
+  const parsed = environmentSchema.safeParse(stripEmpty(env));
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+    throw new ConfigError(`Invalid configuration:\n  ${problems.join('\n  ')}`);
+  }
+  const e = parsed.data;
+  return {
+    env: e.NODE_ENV,
+    http: {
+      host: e.HOST,
+      port: e.PORT,
+      publicBaseUrl: e.PUBLIC_BASE_URL,
+      trustProxy: e.TRUST_PROXY,
+      bodyLimitBytes: e.REQUEST_BODY_LIMIT_BYTES,
+    },
+    dataDir: path.resolve(e.DATA_DIR),
+    databaseUrl: e.DATABASE_URL,
+    databasePoolMax: e.DATABASE_POOL_MAX,
+    embeddedPostgresPort: e.EMBEDDED_POSTGRES_PORT,
+    temporal: {
+      address: e.TEMPORAL_ADDRESS,
+      namespace: e.TEMPORAL_NAMESPACE,
+      devServerPort: e.TEMPORAL_DEV_PORT,
+      uiPort: e.TEMPORAL_UI_PORT,
+      cliPath: e.TEMPORAL_CLI_PATH,
+    },
+    apiKeyPrefix: e.API_KEY_PREFIX,
+    rateLimit: { perSecond: e.RATE_LIMIT_PER_SECOND, burst: e.RATE_LIMIT_BURST },
+    logLevel: e.LOG_LEVEL,
+    projectRoot,
+  };
+}
+
+/** Treat `FOO=` like an unset variable, as shells and compose files often produce it. */
+function stripEmpty(env: NodeJS.ProcessEnv): Record<string, string> {
+  const result: Record<string, string> = {};
+  for (const [key, value] of Object.entries(env)) {
+    if (value !== undefined && value !== '') result[key] = value;
+  }
+  return result;
+}
+
+export const EMBEDDED_DATABASE_NAME = 'invoicing';
+
+/** DATABASE_URL, or the embedded cluster that `npm start` runs under the data folder. */
+export function databaseUrlOf(config: AppConfig): string {
+  return config.databaseUrl ?? `postgres://postgres:postgres@127.0.0.1:${config.embeddedPostgresPort}/${EMBEDDED_DATABASE_NAME}`;
+}
+
+/** TEMPORAL_ADDRESS, or the local dev server that `npm start` runs. */
+export function temporalAddressOf(config: AppConfig): string {
+  return config.temporal.address ?? `127.0.0.1:${config.temporal.devServerPort}`;
+}

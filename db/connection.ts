@@ -1,0 +1,28 @@
+import path from 'node:path';
+import knex, { type Knex } from 'knex';
+import pg from 'pg';
+
+// Postgres returns int8 (bigserial ids, counts) as strings to protect precision beyond 2^53.
+// Our ids and counters stay far below that, and the API contract types them as integers.
+pg.types.setTypeParser(pg.types.builtins.INT8, (value: string) => Number.parseInt(value, 10));
+// numeric stays a string: money is never a float (see docs/decisions/0003-money-as-numeric.md).
+// date stays 'YYYY-MM-DD' text instead of becoming a local-midnight Date.
+pg.types.setTypeParser(pg.types.builtins.DATE, (value: string) => value);
+
+export const migrationsDirectory = path.join(__dirname, 'migrations');
+
+export type Database = Knex;
+
+export function connectDatabase(connectionString: string, poolMax = 10): Database {
+  return knex({
+    client: 'pg',
+    connection: connectionString,
+    pool: { min: 0, max: poolMax },
+    migrations: { directory: migrationsDirectory, loadExtensions: ['.ts'], tableName: 'knex_migrations' },
+  });
+}
+
+export async function migrateToLatest(db: Database): Promise<string[]> {
+  const [, applied] = (await db.migrate.latest()) as [number, string[]];
+  return applied;
+}

@@ -1,0 +1,52 @@
+import type { Database } from '../connection';
+import type { CompanyAccess } from '../../domain/company-access';
+
+export type CompanyRow = {
+  id: number;
+  name: string;
+  nit: string;
+  dv: string;
+  person_type: string;
+  created_at: Date;
+  updated_at: Date;
+};
+
+export type NewCompany = { name: string; nit: string; dv: string; personType?: string };
+
+export function createCompaniesRepository(db: Database) {
+  /** Every read goes through the key's company access, so forgetting the tenant is impossible. */
+  function visibleTo(access: CompanyAccess) {
+    const query = db<CompanyRow>('companies');
+    if (!access.allCompanies) query.whereIn('id', access.companyIds);
+    return query;
+  }
+
+  return {
+    async insert(company: NewCompany): Promise<CompanyRow> {
+      const [row] = await db<CompanyRow>('companies')
+        .insert({ name: company.name, nit: company.nit, dv: company.dv, person_type: company.personType ?? 'LEGAL' })
+        .returning('*');
+      return row;
+    },
+
+    listVisible(access: CompanyAccess): Promise<CompanyRow[]> {
+      return visibleTo(access).orderBy('id', 'asc');
+    },
+
+    async findVisible(access: CompanyAccess, id: number): Promise<CompanyRow | undefined> {
+      return visibleTo(access).where({ id }).first();
+    },
+
+    async existingIds(ids: number[]): Promise<number[]> {
+      const rows = await db('companies').whereIn('id', ids).select<{ id: number }[]>('id');
+      return rows.map((row) => row.id);
+    },
+
+    async count(): Promise<number> {
+      const [{ count }] = await db('companies').count<{ count: number }[]>({ count: '*' });
+      return Number(count);
+    },
+  };
+}
+
+export type CompaniesRepository = ReturnType<typeof createCompaniesRepository>;

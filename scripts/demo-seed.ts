@@ -1,0 +1,22 @@
+import type { AppConfig } from '../config';
+import type { Repositories } from '../db/repositories';
+import { createCompany } from '../admin/create-company';
+import { createApiKey, presentApiKey } from '../admin/api-keys';
+import { presentCompany } from '../api/v1/companies/present';
+import { SCOPES } from '../domain/scopes';
+
+export const DEMO_COMPANY = { name: 'Demo Compras S.A.S.', nit: '900108281' };
+
+/** On an empty database only: a demo company and an admin key with every scope, to try the API at once. */
+export async function seedDemoOnFirstRun(repositories: Repositories, config: AppConfig) {
+  if ((await repositories.companies.count()) > 0) return null;
+  const company = await createCompany(repositories, DEMO_COMPANY);
+  const key = await createApiKey(repositories, {
+    prefix: config.apiKeyPrefix,
+    name: 'Demo admin key',
+    scopes: [...SCOPES],
+    role: 'admin',
+    companyIds: null,
+  });
+  return { company: presentCompany(company), api_key: { ...presentApiKey(key.record), key: key.fullKey } };
+}

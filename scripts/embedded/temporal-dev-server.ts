@@ -1,0 +1,70 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdir, open } from 'node:fs/promises';
+import path from 'node:path';
+import { isListening, waitForPort } from './ports';
+
+export type DevServer = { address: string; uiUrl: string | null; stop(): Promise<void> };
+
+export type DevServerOptions = {
+  cliPath: string;
+  port: number;
+  uiPort?: number;
+  /** A SQLite file keeps workflows across restarts; without it the server is in memory. */
+  dbFile?: string;
+  logFile: string;
+  log?: (line: string) => void;
+};
+
+/**
+ * Runs `temporal server start-dev` (frontend on port, UI on uiPort). When something already
+ * listens on the port we assume it is a dev server from an earlier start and use it.
+ */
+export async function startTemporalDevServer(options: DevServerOptions): Promise<DevServer> {
+  const address = `127.0.0.1:${options.port}`;
+  const uiUrl = options.uiPort ? `http://127.0.0.1:${options.uiPort}` : null;
+  if (await isListening(options.port)) {
+    options.log?.(`Temporal already listening on ${address}; using it`);
+    return { address, uiUrl, stop: async () => undefined };
+  }
+  if (options.dbFile) await mkdir(path.dirname(options.dbFile), { recursive: true });
+  await mkdir(path.dirname(options.logFile), { recursive: true });
+  const logHandle = await open(options.logFile, 'a');
+  const args = [
+    'server', 'start-dev', '--ip', '127.0.0.1', '--port', String(options.port),
+    '--log-level', 'warn', '--namespace', 'default',
+    ...(options.dbFile ? ['--db-filename', options.dbFile] : []),
+    ...(options.uiPort ? ['--ui-port', String(options.uiPort)] : ['--headless']),
+  ];
+  const child: ChildProcess = spawn(options.cliPath, args, {
+    stdio: ['ignore', logHandle.fd, logHandle.fd],
+    detached: false,
+  });
+  let exited = false;
+  const exitPromise = new Promise<void>((resolve) => child.on('exit', () => ((exited = true), resolve())));
+  try {
+    await Promise.race([
+      waitForPort(options.port, 60_000),
+      exitPromise.then(() => {
+        throw new Error(`the Temporal dev server exited during start-up; see ${options.logFile}`);
+      }),
+    ]);
+  } catch (error) {
+    child.kill('SIGKILL');
+    await logHandle.close();
+    throw error;
+  }
+  options.log?.(`Temporal dev server on ${address}${uiUrl ? `, UI ${uiUrl}` : ''}`);
+  return {
+    address,
+    uiUrl,
+    async stop() {
+      if (!exited) {
+        child.kill('SIGTERM');
+        const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+        await exitPromise;
+        clearTimeout(killer);
+      }
+      await logHandle.close();
+    },
+  };
+}

@@ -1,0 +1,16 @@
+import { ensureTemporalCli } from './provision/temporal-cli';
+import { ensureTestServer } from './provision/test-server';
+
+/** `npm run provision`: fetch/build the offline tools once; later runs return at once. */
+async function main() {
+  const log = (line: string) => console.log(`[provision] ${line}`);
+  const cli = await ensureTemporalCli(log);
+  log(`Temporal CLI: ${cli}`);
+  const testServer = await ensureTestServer(log);
+  log(`time-skipping test server: ${testServer}`);
+}
+
+main().catch((error) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});

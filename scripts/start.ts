@@ -1,0 +1,71 @@
+import { DefaultLogger, Runtime } from '@temporalio/worker';
+import { loadConfig } from '../config';
+import { createLogger, temporalRuntimeLogLevel } from '../config/logger';
+import { onShutdownSignal } from '../config/shutdown';
+import { connectDatabase, migrateToLatest } from '../db/connection';
+import { createRepositories } from '../db/repositories';
+import { startApi } from '../api/start-api';
+import { startWorker } from '../worker/start-worker';
+import { startLocalServices } from './embedded/local-services';
+import { seedDemoOnFirstRun } from './demo-seed';
+
+/**
+ * `npm start`: the whole service on one machine. Embedded Postgres and the Temporal dev
+ * server (unless DATABASE_URL / TEMPORAL_ADDRESS are set), migrations, the worker and the API.
+ * Ctrl-C stops them in reverse order.
+ */
+async function main() {
+  const config = loadConfig();
+  Runtime.install({ shutdownSignals: [], logger: new DefaultLogger(temporalRuntimeLogLevel(config)) });
+  const logger = createLogger(config, 'invoicing');
+  const say = (line: string) => console.log(`[start] ${line}`);
+
+  const services = await startLocalServices(config, say);
+  const stops: (() => Promise<void>)[] = [() => services.stop()];
+  const stopAll = async () => {
+    for (const stop of stops.reverse()) await stop().catch((error: Error) => say(`while stopping: ${error.message}`));
+  };
+  onShutdownSignal(stopAll, say);
+
+  try {
+    const db = connectDatabase(services.databaseUrl, 2);
+    const applied = await migrateToLatest(db);
+    if (applied.length) say(`migrations applied: ${applied.length}`);
+    const demo = await seedDemoOnFirstRun(createRepositories(db), config);
+    await db.destroy();
+
+    const runtime = { config, databaseUrl: services.databaseUrl, temporalAddress: services.temporalAddress, logger };
+    say('bundling workflows and starting the worker…');
+    const worker = await startWorker(runtime);
+    stops.push(() => worker.shutdown());
+    const api = await startApi(runtime);
+    stops.push(() => api.close());
+
+    say(`API:         ${api.url}   (health: ${api.url}/healthz, OpenAPI: ${api.url}/v1/openapi.json)`);
+    say(`Temporal UI: ${services.temporalUiUrl ?? `(external Temporal at ${services.temporalAddress})`}`);
+    say(`Postgres:    ${redactPassword(services.databaseUrl)}`);
+    if (demo) {
+      say('first run: created a demo company and an admin API key (shown only now, keep it):');
+      console.log(JSON.stringify(demo, null, 2));
+      say(`try: curl -H "Authorization: Bearer ${demo.api_key.key}" ${api.url}/v1/companies`);
+    }
+    say('press Ctrl-C to stop');
+    worker.done.catch(async () => {
+      say('the worker stopped unexpectedly; shutting everything down');
+      await stopAll();
+      process.exit(1);
+    });
+  } catch (error) {
+    await stopAll();
+    throw error;
+  }
+}
+
+function redactPassword(url: string): string {
+  return url.replace(/\/\/([^:/@]+):[^@]+@/, '//$1:***@');
+}
+
+main().catch((error) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});
