@@ -1,34 +1,54 @@
+import { randomUUID } from 'node:crypto';
 import Router from '@koa/router';
 import type { ApiDependencies } from './app-context';
+import type { systemCheckWorkflow } from '../workflows/system-check';
 
 type CheckResult = { status: 'ok' | 'unavailable'; latency_ms: number; error?: string };
 
 const CHECK_TIMEOUT_MS = 2000;
+const WORKER_CHECK_TIMEOUT_MS = 5000;
 
-/** GET /healthz, without authentication: can this process reach Postgres and Temporal? */
-export function healthRoutes({ db, temporal }: ApiDependencies): Router {
+/**
+ * GET /healthz, without authentication: can this process reach Postgres and Temporal?
+ * With ?deep=true it also runs a workflow end to end, proving a worker is polling and
+ * its activities reach Postgres.
+ */
+export function healthRoutes({ config, db, temporal }: ApiDependencies): Router {
   const router = new Router();
   router.get('/healthz', async (ctx) => {
-    const [postgres, temporalCheck] = await Promise.all([
+    const deep = ctx.query.deep === 'true' || ctx.query.deep === '1';
+    const [postgres, temporalCheck, worker] = await Promise.all([
       timed(() => db.raw('select 1')),
       timed(() =>
         temporal.connection.withDeadline(Date.now() + CHECK_TIMEOUT_MS, () =>
           temporal.connection.healthService.check({}),
         ),
       ),
+      deep
+        ? timed(
+            () =>
+              temporal.client.workflow.execute<typeof systemCheckWorkflow>('systemCheckWorkflow', {
+                taskQueue: config.temporal.taskQueue,
+                workflowId: `system-check-${randomUUID()}`,
+                workflowExecutionTimeout: '30 seconds',
+              }),
+            WORKER_CHECK_TIMEOUT_MS,
+          )
+        : undefined,
     ]);
-    const healthy = postgres.status === 'ok' && temporalCheck.status === 'ok';
+    const checks = { postgres, temporal: temporalCheck, ...(worker ? { worker } : {}) };
+    const healthy = Object.values(checks).every((check) => check.status === 'ok');
     ctx.status = healthy ? 200 : 503;
     ctx.set('Cache-Control', 'no-store');
-    ctx.body = { status: healthy ? 'ok' : 'degraded', checks: { postgres, temporal: temporalCheck } };
+    ctx.body = { status: healthy ? 'ok' : 'degraded', checks };
   });
   return router;
 }
 
-async function timed(check: () => Promise<unknown>): Promise<CheckResult> {
+async function timed(check: () => Promise<unknown>, timeoutMs = CHECK_TIMEOUT_MS): Promise<CheckResult> {
   const started = performance.now();
   try {
-    await withTimeout(check(), CHECK_TIMEOUT_MS);
+    await withTimeout(check(), timeoutMs);
     return { status: 'ok', latency_ms: Math.round(performance.now() - started) };
   } catch (error) {
     return { status: 'unavailable', latency_ms: Math.round(performance.now() - started), error: (error as Error).message };

@@ -32,14 +32,14 @@ export function createApp(deps: ApiDependencies): { app: Koa; routes: RouteEntry
   v1.use(rateLimit(deps.config.rateLimit));
   v1.use(jsonBody(deps.config.http.bodyLimitBytes));
   for (const resource of [meRoutes(deps), companiesRoutes(deps)]) {
-    v1.use(resource.routes(), resource.allowedMethods({ throw: true }));
+    v1.use(resource.routes(), resource.allowedMethods());
   }
 
   app.use(requestId());
   app.use(accessLog(deps.logger));
   app.use(errorHandler(deps.logger));
-  app.use(publicRouter.routes()).use(publicRouter.allowedMethods({ throw: true }));
-  app.use(v1.routes()).use(v1.allowedMethods({ throw: true }));
+  app.use(publicRouter.routes()).use(publicRouter.allowedMethods());
+  app.use(v1.routes()).use(v1.allowedMethods());
 
   return { app, routes: [...routeEntries(publicRouter), ...routeEntries(v1)] };
 }

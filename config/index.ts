@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
+import { TASK_QUEUES } from '../worker/task-queues';
 
 /**
  * The whole configuration of a process, read once from the environment.
@@ -22,6 +23,7 @@ const environmentSchema = z.object({
   EMBEDDED_POSTGRES_PORT: z.coerce.number().int().min(1).max(65535).default(54329),
   TEMPORAL_ADDRESS: z.string().optional(),
   TEMPORAL_NAMESPACE: z.string().default('default'),
+  TEMPORAL_TASK_QUEUE: z.string().min(1).default(TASK_QUEUES.main),
   TEMPORAL_DEV_PORT: z.coerce.number().int().min(1).max(65535).default(7233),
   TEMPORAL_UI_PORT: z.coerce.number().int().min(1).max(65535).default(8233),
   TEMPORAL_CLI_PATH: z.string().optional(),
@@ -48,6 +50,8 @@ export type AppConfig = {
     /** Undefined means "run the local Temporal dev server". */
     address?: string;
     namespace: string;
+    /** Separate deployments (or test runs) sharing one Temporal namespace use separate queues. */
+    taskQueue: string;
     devServerPort: number;
     uiPort: number;
     cliPath?: string;
@@ -83,6 +87,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     temporal: {
       address: e.TEMPORAL_ADDRESS,
       namespace: e.TEMPORAL_NAMESPACE,
+      taskQueue: e.TEMPORAL_TASK_QUEUE,
       devServerPort: e.TEMPORAL_DEV_PORT,
       uiPort: e.TEMPORAL_UI_PORT,
       cliPath: e.TEMPORAL_CLI_PATH,

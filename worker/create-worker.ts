@@ -2,7 +2,6 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities, type ActivityDependencies } from '../activities';
-import { TASK_QUEUES } from './task-queues';
 
 export const workflowsPath = path.resolve(__dirname, '../workflows/index.ts');
 
@@ -10,7 +9,7 @@ export type WorkerSetup = {
   connection: NativeConnection;
   namespace: string;
   dependencies: ActivityDependencies;
-  taskQueue?: string;
+  taskQueue: string;
   /** A bundle made by scripts/bundle-workflows.ts; without it the workflows are bundled at start. */
   workflowBundlePath?: string;
   overrides?: Partial<WorkerOptions>;
@@ -24,7 +23,7 @@ export function createWorker(setup: WorkerSetup): Promise<Worker> {
   return Worker.create({
     connection: setup.connection,
     namespace: setup.namespace,
-    taskQueue: setup.taskQueue ?? TASK_QUEUES.main,
+    taskQueue: setup.taskQueue,
     activities: createActivities(setup.dependencies),
     ...workflowSource,
     ...setup.overrides,

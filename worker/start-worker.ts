@@ -20,6 +20,7 @@ export async function startWorker(options: {
   const worker = await createWorker({
     connection,
     namespace: config.temporal.namespace,
+    taskQueue: config.temporal.taskQueue,
     dependencies: { db },
     workflowBundlePath: options.workflowBundlePath,
   });

@@ -1,4 +1,4 @@
-import type { Middleware } from 'koa';
+import type { Context, Middleware } from 'koa';
 import type { Logger } from 'pino';
 import { mapError } from '../errors';
 
@@ -7,10 +7,7 @@ export function errorHandler(logger: Logger): Middleware {
   return async (ctx, next) => {
     try {
       await next();
-      if (ctx.status === 404 && ctx.body === undefined) {
-        ctx.status = 404;
-        ctx.body = { error: { code: 'not_found', message: `No route matches ${ctx.method} ${ctx.path}.` } };
-      }
+      if (ctx.body === undefined || ctx.body === null) fillEmptyErrorResponse(ctx);
     } catch (error) {
       const mapped = mapError(error);
       if (mapped.unexpected) {
@@ -21,4 +18,16 @@ export function errorHandler(logger: Logger): Middleware {
       ctx.body = mapped.body;
     }
   };
+}
+
+/** Statuses set without a body (no route, the router's 405/501) still get the JSON error body. */
+function fillEmptyErrorResponse(ctx: Context): void {
+  if (ctx.status === 404) {
+    ctx.status = 404;
+    ctx.body = { error: { code: 'not_found', message: `No route matches ${ctx.method} ${ctx.path}.` } };
+  } else if (ctx.status >= 400) {
+    const status = ctx.status;
+    ctx.body = mapError({ status, expose: false }).body;
+    ctx.status = status;
+  }
 }

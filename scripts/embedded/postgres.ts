@@ -16,6 +16,8 @@ const run = promisify(execFile);
  */
 export type EmbeddedPostgres = {
   port: number;
+  /** False when the cluster was already running (another process started it). */
+  startedHere: boolean;
   dataDir: string;
   url(database?: string): string;
   stop(): Promise<void>;
@@ -85,6 +87,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
 
   return {
     port: options.port,
+    startedHere: !running,
     dataDir,
     url: (database = 'postgres') => `postgres://${SUPERUSER}:${PASSWORD}@127.0.0.1:${options.port}/${database}`,
     async stop() {

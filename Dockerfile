@@ -1,0 +1,48 @@
+# syntax=docker/dockerfile:1
+#
+# One image for the API, the Temporal worker and the migrations; docker-compose.yml picks the
+# process with `command:` (default: the API). TypeScript runs through tsx, so there is no
+# compile step: the image holds the sources, the production node_modules and a prebuilt
+# workflow bundle (the worker would otherwise run webpack on every start).
+#
+#   docker build -t invoicing .
+#   docker run --rm -p 3000:3000 -e DATABASE_URL=... -e TEMPORAL_ADDRESS=... invoicing
+#   docker run --rm -e DATABASE_URL=... invoicing npm run migrate
+#   docker run --rm -e DATABASE_URL=... -e TEMPORAL_ADDRESS=... invoicing npm run worker
+
+# --- dependencies: exactly package-lock.json, without devDependencies ------------------------
+FROM node:20-bookworm-slim AS deps
+WORKDIR /app
+ENV NPM_CONFIG_UPDATE_NOTIFIER=false \
+    NPM_CONFIG_FUND=false \
+    NPM_CONFIG_AUDIT=false
+COPY package.json package-lock.json .npmrc ./
+# The install scripts that run (esbuild, @swc/core, protobufjs) are the ones package.json's
+# "allowScripts" approves for npm 11; the npm 10 bundled with Node 20 ignores that field and
+# runs every install script in the lockfile.
+RUN npm ci --omit=dev \
+ && npm cache clean --force
+
+# --- workflow bundle: webpack over workflows/ ------------------------------------------------
+FROM deps AS build
+COPY . .
+RUN npx tsx scripts/bundle-workflows.ts /app/dist/workflow-bundle.js
+
+# --- runtime ----------------------------------------------------------------------------------
+FROM node:20-bookworm-slim AS runtime
+WORKDIR /app
+ENV NODE_ENV=production \
+    HOST=0.0.0.0 \
+    PORT=3000 \
+    DATA_DIR=/app/.data \
+    WORKFLOW_BUNDLE_PATH=/app/dist/workflow-bundle.js \
+    NPM_CONFIG_UPDATE_NOTIFIER=false \
+    NPM_CONFIG_FUND=false \
+    NPM_CONFIG_AUDIT=false
+# The official image's unprivileged `node` user (uid 1000) owns only the data folder; the
+# code and node_modules stay root-owned and read-only to the process.
+COPY --from=build /app /app
+RUN mkdir -p /app/.data && chown node:node /app/.data
+USER node
+EXPOSE 3000
+CMD ["npm", "run", "api"]

@@ -1,0 +1,31 @@
+import type { Middleware } from 'koa';
+import type { CompaniesRepository, CompanyRow } from '../../db/repositories/companies';
+import type { AuthState } from './authenticate';
+import { ApiError, notFound } from '../errors';
+
+export type CompanyState = AuthState & { company: CompanyRow };
+
+const POSITIVE_ID = /^[1-9][0-9]{0,15}$/;
+
+/** Parses a positive integer id path parameter, naming it in the 400 when it is not one. */
+export function parseIdParam(value: string | undefined, param: string): number {
+  if (value === undefined || !POSITIVE_ID.test(value)) {
+    throw new ApiError(400, 'invalid_parameter', `${param} must be a positive integer.`, param);
+  }
+  return Number(value);
+}
+
+/**
+ * Resolves :company_id through the key's company access. A company the key may not see is
+ * answered exactly like one that does not exist (404), so ids reveal nothing.
+ */
+export function loadCompany(companies: CompaniesRepository): Middleware {
+  return async (ctx, next) => {
+    const state = ctx.state as CompanyState;
+    const companyId = parseIdParam(ctx.params?.company_id, 'company_id');
+    const company = await companies.findVisible(state.apiKey.access, companyId);
+    if (!company) throw notFound(`Company ${companyId}`);
+    state.company = company;
+    await next();
+  };
+}

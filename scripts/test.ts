@@ -1,0 +1,76 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { connectDatabase, migrateToLatest } from '../db/connection';
+import { createDatabaseIfMissing, startEmbeddedPostgres } from './embedded/postgres';
+import { freePort } from './embedded/ports';
+import { startTemporalDevServer } from './embedded/temporal-dev-server';
+import { ensureTemporalCli } from './provision/temporal-cli';
+import { ensureTestServer } from './provision/test-server';
+import { summariseTap, type TapSummary } from './tap-summary';
+
+export const TEMPLATE_DATABASE = 'invoicing_template';
+
+/**
+ * `npm test`: provisions the offline tools, starts one throwaway Postgres cluster (each test
+ * file clones a migrated template database) and one in-memory Temporal dev server, runs ava,
+ * and ends with the line `N passed, N failed, N skipped`. Extra arguments go to ava
+ * (e.g. `npm test -- test/unit`).
+ */
+async function main(): Promise<number> {
+  const say = (line: string) => console.log(`[test] ${line}`);
+  const workDir = await mkdtemp(path.join(os.tmpdir(), 'invoicing-test-'));
+  const stops: (() => Promise<void>)[] = [async () => rm(workDir, { recursive: true, force: true })];
+  let summary: TapSummary = { passed: 0, failed: 1, skipped: 0 };
+  try {
+    const [cliPath, testServerPath] = await Promise.all([ensureTemporalCli(say), ensureTestServer(say)]);
+
+    const postgres = await startEmbeddedPostgres({ dataDir: path.join(workDir, 'postgres'), port: await freePort(), throwaway: true });
+    stops.push(() => postgres.stop());
+    await createDatabaseIfMissing(postgres.url(), TEMPLATE_DATABASE);
+    const template = connectDatabase(postgres.url(TEMPLATE_DATABASE), 1);
+    await migrateToLatest(template);
+    await template.destroy();
+
+    const devServer = await startTemporalDevServer({
+      cliPath,
+      port: await freePort(),
+      logFile: path.join(workDir, 'temporal-dev-server.log'),
+    });
+    stops.unshift(() => devServer.stop());
+    say(`postgres on ${postgres.port}, Temporal dev server on ${devServer.address}`);
+
+    summary = await runAva(process.argv.slice(2), {
+      ...process.env,
+      TEST_PG_ADMIN_URL: postgres.url(),
+      TEST_PG_TEMPLATE: TEMPLATE_DATABASE,
+      TEST_TEMPORAL_ADDRESS: devServer.address,
+      TEST_TIME_SKIPPING_SERVER: testServerPath,
+      TEMPORAL_CLI_PATH: cliPath,
+    });
+  } catch (error) {
+    console.error(`[test] could not run the suite: ${error instanceof Error ? error.stack : String(error)}`);
+  } finally {
+    for (const stop of stops) await stop().catch(() => undefined);
+  }
+  const skipped = summary.skipped ? `, ${summary.skipped} skipped` : '';
+  console.log(`${summary.passed} passed, ${summary.failed} failed${skipped}`);
+  return summary.failed === 0 && summary.passed > 0 ? 0 : 1;
+}
+
+function runAva(args: string[], env: NodeJS.ProcessEnv): Promise<TapSummary> {
+  return new Promise((resolve, reject) => {
+    const avaBin = path.resolve(__dirname, '../node_modules/ava/entrypoints/cli.mjs');
+    const child = spawn(process.execPath, [avaBin, '--tap', ...args], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      process.stdout.write(chunk);
+      output += chunk.toString();
+    });
+    child.on('error', reject);
+    child.on('close', (code) => resolve(summariseTap(output, code ?? 1)));
+  });
+}
+
+main().then((code) => process.exit(code));

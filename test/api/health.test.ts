@@ -1,0 +1,36 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import test from 'ava';
+import { Client, Connection } from '@temporalio/client';
+import pino from 'pino';
+import { createApp } from '../../api/server';
+import { freePort } from '../../scripts/embedded/ports';
+import { startTestApi } from '../support/api';
+
+test('health is degraded (503) when Temporal cannot be reached, and says which check failed', async (t) => {
+  const api = await startTestApi();
+  const deadConnection = Connection.lazy({ address: `127.0.0.1:${await freePort()}` });
+  const { app } = createApp({
+    config: api.config,
+    db: api.database.db,
+    repositories: api.database.repositories,
+    temporal: { connection: deadConnection, client: new Client({ connection: deadConnection }) },
+    logger: pino({ level: 'silent' }),
+  });
+  const server = http.createServer(app.callback());
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const started = Date.now();
+    const response = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/healthz`);
+    const body = (await response.json()) as { status: string; checks: Record<string, { status: string; error?: string }> };
+    t.is(response.status, 503);
+    t.is(body.status, 'degraded');
+    t.is(body.checks.postgres.status, 'ok');
+    t.is(body.checks.temporal.status, 'unavailable');
+    t.truthy(body.checks.temporal.error);
+    t.true(Date.now() - started < 5000, 'a dead dependency does not hang the health check');
+  } finally {
+    server.close();
+    await api.close();
+  }
+});

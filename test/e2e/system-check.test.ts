@@ -1,0 +1,43 @@
+import test from 'ava';
+import { startTestApi, type TestApi } from '../support/api';
+import { startTestWorker, type TestWorker } from '../support/worker';
+
+// API + worker against the Temporal dev server: /healthz?deep=true starts a workflow, the
+// worker runs it and its activity reads the time from Postgres.
+let api: TestApi;
+let worker: TestWorker;
+const taskQueue = `e2e-system-check-${process.pid}`;
+
+test.before(async () => {
+  api = await startTestApi({ TEMPORAL_TASK_QUEUE: taskQueue });
+  worker = await startTestWorker(api.database, taskQueue);
+});
+test.after.always(async () => {
+  await worker?.stop();
+  await api?.close();
+});
+
+test('shallow health reports Postgres and Temporal', async (t) => {
+  const response = await fetch(`${api.url}/healthz`);
+  t.is(response.status, 200);
+  t.is(response.headers.get('cache-control'), 'no-store');
+  const body = (await response.json()) as { status: string; checks: Record<string, { status: string }> };
+  t.is(body.status, 'ok');
+  t.deepEqual(Object.keys(body.checks).sort(), ['postgres', 'temporal']);
+});
+
+test('deep health runs the system-check workflow end to end through the worker', async (t) => {
+  const response = await fetch(`${api.url}/healthz?deep=true`);
+  const body = (await response.json()) as { status: string; checks: Record<string, { status: string; error?: string }> };
+  t.is(response.status, 200, JSON.stringify(body));
+  t.is(body.checks.worker.status, 'ok');
+
+  // The workflow really ran on our task queue and returned the database's clock.
+  const executions = api.temporal.client.workflow.list({ query: `TaskQueue = '${taskQueue}'` });
+  const ids: string[] = [];
+  for await (const execution of executions) ids.push(execution.workflowId);
+  t.true(ids.some((id) => id.startsWith('system-check-')));
+  const result = await api.temporal.client.workflow.getHandle(ids[0]).result();
+  t.regex(result.databaseTime, /^\d{4}-\d{2}-\d{2}T/);
+  t.true(Math.abs(Date.parse(result.databaseTime) - Date.now()) < 60_000);
+});

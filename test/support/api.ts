@@ -1,0 +1,66 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Client, Connection } from '@temporalio/client';
+import pino from 'pino';
+import { loadConfig, type AppConfig } from '../../config';
+import { createApp } from '../../api/server';
+import { createApiKey } from '../../admin/api-keys';
+import { createCompany } from '../../admin/create-company';
+import type { Scope } from '../../domain/scopes';
+import { createTestDatabase, testTemporalAddress, type TestDatabase } from './database';
+
+export type TestApi = {
+  url: string;
+  database: TestDatabase;
+  config: AppConfig;
+  temporal: { connection: Connection; client: Client };
+  routes: { method: string; path: string }[];
+  close(): Promise<void>;
+};
+
+/** The real Koa app over a fresh database and the suite's Temporal dev server, on a loopback port. */
+export async function startTestApi(env: Record<string, string> = {}): Promise<TestApi> {
+  const config = loadConfig({ ...process.env, RATE_LIMIT_PER_SECOND: '0', LOG_LEVEL: 'silent', ...env });
+  const database = await createTestDatabase();
+  const connection = await Connection.connect({ address: testTemporalAddress() });
+  const client = new Client({ connection, namespace: config.temporal.namespace });
+  const logger = pino({ level: 'silent' });
+  const { app, routes } = createApp({ config, db: database.db, repositories: database.repositories, temporal: { connection, client }, logger });
+  const server = http.createServer(app.callback());
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    database,
+    config,
+    temporal: { connection, client },
+    routes,
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await connection.close();
+      await database.drop();
+    },
+  };
+}
+
+export async function seedCompany(database: TestDatabase, name = 'Opticas GMO Colombia S.A.S.', nit = '900108281') {
+  return createCompany(database.repositories, { name, nit });
+}
+
+export async function seedKey(
+  database: TestDatabase,
+  options: { scopes?: Scope[]; role?: 'admin' | 'member'; companyIds?: number[] | null; prefix?: string } = {},
+) {
+  const created = await createApiKey(database.repositories, {
+    prefix: options.prefix ?? 'inv',
+    scopes: options.scopes ?? [],
+    role: options.role ?? 'member',
+    companyIds: options.companyIds ?? null,
+  });
+  return { id: created.record.id, key: created.fullKey };
+}
+
+export function bearer(key: string) {
+  return { Authorization: `Bearer ${key}` };
+}

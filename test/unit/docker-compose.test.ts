@@ -1,0 +1,263 @@
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import test from 'ava';
+import { parse } from 'yaml';
+
+// No Docker engine runs these files in CI, so they are checked statically: the compose file
+// must hang together, and the Dockerfile must run npm scripts that exist.
+
+const root = path.resolve(__dirname, '../..');
+const REQUIRED_SERVICES = ['postgres', 'temporal', 'temporal-ui', 'minio', 'migrate', 'api', 'worker'];
+
+type Service = Record<string, unknown>;
+type Compose = { services: Record<string, Service>; volumes: Record<string, unknown> };
+
+function loadCompose(): Compose {
+  const document: unknown = parse(readFileSync(path.join(root, 'docker-compose.yml'), 'utf8'));
+  if (!isRecord(document) || !isRecord(document.services)) throw new Error('docker-compose.yml has no services');
+  const services: Record<string, Service> = {};
+  for (const [name, service] of Object.entries(document.services)) {
+    if (!isRecord(service)) throw new Error(`service ${name} is not a mapping`);
+    services[name] = service;
+  }
+  return { services, volumes: isRecord(document.volumes) ? document.volumes : {} };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function dependsOn(service: Service): string[] {
+  const value = service.depends_on;
+  if (value === undefined) return [];
+  if (Array.isArray(value)) return value.map(String);
+  if (isRecord(value)) return Object.keys(value);
+  throw new Error(`depends_on must be a list or a mapping, got ${JSON.stringify(value)}`);
+}
+
+/** `environment:` as a mapping or as a list of KEY=VALUE. */
+function environmentOf(service: Service): Record<string, string> {
+  const value = service.environment;
+  if (value === undefined || value === null) return {};
+  if (Array.isArray(value)) {
+    return Object.fromEntries(
+      value.map((entry) => {
+        const [key, ...rest] = String(entry).split('=');
+        return [key, rest.join('=')];
+      }),
+    );
+  }
+  if (isRecord(value)) return Object.fromEntries(Object.entries(value).map(([key, v]) => [key, v === null ? '' : String(v)]));
+  throw new Error(`environment must be a list or a mapping, got ${JSON.stringify(value)}`);
+}
+
+/** The command a service runs, as one string (list or string form). */
+function commandOf(service: Service): string | undefined {
+  const value = service.command;
+  if (value === undefined) return undefined;
+  return Array.isArray(value) ? value.map(String).join(' ') : String(value);
+}
+
+/** Named volumes a service mounts (short `name:/path[:mode]` or long `{ type: volume, source }`). */
+function namedVolumesOf(service: Service): string[] {
+  const value = service.volumes;
+  if (!Array.isArray(value)) return [];
+  const names: string[] = [];
+  for (const mount of value) {
+    if (typeof mount === 'string') {
+      const parts = mount.split(':');
+      if (parts.length < 2) continue; // anonymous volume
+      const source = parts[0];
+      if (/^[./~$]/.test(source) || source.includes('/')) continue; // bind mount
+      names.push(source);
+    } else if (isRecord(mount) && (mount.type ?? 'volume') === 'volume' && typeof mount.source === 'string') {
+      names.push(mount.source);
+    }
+  }
+  return names;
+}
+
+/** [host, container] port pairs a service publishes. */
+function publishedPorts(service: Service): [string, string][] {
+  const value = service.ports;
+  if (!Array.isArray(value)) return [];
+  return value.map((port): [string, string] => {
+    if (isRecord(port)) return [String(port.published ?? ''), String(port.target)];
+    const parts = String(port).replace(/\/(tcp|udp)$/, '').split(':');
+    return parts.length === 1 ? ['', parts[0]] : [parts[parts.length - 2], parts[parts.length - 1]];
+  });
+}
+
+function buildOf(service: Service): { context: string; dockerfile: string } | undefined {
+  const build = service.build;
+  if (build === undefined) return undefined;
+  if (typeof build === 'string') return { context: build, dockerfile: 'Dockerfile' };
+  if (isRecord(build)) {
+    return {
+      context: typeof build.context === 'string' ? build.context : '.',
+      dockerfile: typeof build.dockerfile === 'string' ? build.dockerfile : 'Dockerfile',
+    };
+  }
+  throw new Error(`build must be a string or a mapping, got ${JSON.stringify(build)}`);
+}
+
+type Instruction = { keyword: string; args: string };
+
+/** Dockerfile instructions with line continuations joined and comments dropped. */
+function parseDockerfile(text: string): Instruction[] {
+  const instructions: Instruction[] = [];
+  let pending = '';
+  for (const line of text.split(/\r?\n/)) {
+    if (/^\s*#/.test(line) || (pending && line.trim() === '')) continue;
+    const continued = /\\\s*$/.test(line);
+    pending += continued ? `${line.replace(/\\\s*$/, '')} ` : line;
+    if (continued) continue;
+    const match = /^\s*(\w+)\s+([\s\S]*)$/.exec(pending.trim());
+    if (match) instructions.push({ keyword: match[1].toUpperCase(), args: match[2].trim() });
+    pending = '';
+  }
+  return instructions;
+}
+
+/** Exec form (`["npm", "run", "api"]`) or shell form, as one command line. */
+function commandLine(args: string): string {
+  if (args.startsWith('[')) {
+    const parsed: unknown = JSON.parse(args);
+    if (Array.isArray(parsed)) return parsed.map(String).join(' ');
+  }
+  return args;
+}
+
+function parseEnv(args: string): Record<string, string> {
+  if (!args.includes('=')) {
+    const [key, ...value] = args.split(/\s+/);
+    return { [key]: value.join(' ') };
+  }
+  const env: Record<string, string> = {};
+  for (const match of args.matchAll(/([A-Za-z_][A-Za-z0-9_]*)=("([^"]*)"|'([^']*)'|(\S*))/g)) {
+    env[match[1]] = match[3] ?? match[4] ?? match[5] ?? '';
+  }
+  return env;
+}
+
+type Stage = { name?: string; from: string; instructions: Instruction[] };
+
+function stagesOf(instructions: Instruction[]): Stage[] {
+  const stages: Stage[] = [];
+  for (const instruction of instructions) {
+    if (instruction.keyword === 'FROM') {
+      const [from, as, name] = instruction.args.split(/\s+/);
+      stages.push({ from, name: as?.toUpperCase() === 'AS' ? name : undefined, instructions: [] });
+    } else if (stages.length) {
+      stages[stages.length - 1].instructions.push(instruction);
+    }
+  }
+  return stages;
+}
+
+/** ENV of a stage, including what it inherits from an earlier stage it is built FROM. */
+function stageEnv(stages: Stage[], stage: Stage): Record<string, string> {
+  const parent = stages.find((candidate) => candidate !== stage && candidate.name === stage.from);
+  const env = parent ? stageEnv(stages, parent) : {};
+  for (const instruction of stage.instructions) {
+    if (instruction.keyword === 'ENV') Object.assign(env, parseEnv(instruction.args));
+  }
+  return env;
+}
+
+function npmScriptsIn(command: string): string[] {
+  const scripts: string[] = [];
+  for (const match of command.matchAll(/\bnpm\s+(?:run|run-script)\s+([\w:.-]+)/g)) scripts.push(match[1]);
+  for (const match of command.matchAll(/\bnpm\s+(start|test|stop|restart)\b/g)) scripts.push(match[1]);
+  return scripts;
+}
+
+const compose = loadCompose();
+const dockerfile = parseDockerfile(readFileSync(path.join(root, 'Dockerfile'), 'utf8'));
+const packageScripts: Record<string, string> = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')).scripts;
+
+test('docker-compose.yml defines the whole stack', (t) => {
+  for (const name of REQUIRED_SERVICES) t.true(name in compose.services, `service ${name} is missing`);
+});
+
+test('every depends_on names a service defined in the file', (t) => {
+  for (const [name, service] of Object.entries(compose.services)) {
+    for (const dependency of dependsOn(service)) {
+      t.true(dependency in compose.services, `${name} depends on undefined service ${dependency}`);
+      t.not(dependency, name, `${name} depends on itself`);
+    }
+  }
+  t.deepEqual(dependsOn(compose.services.api).filter((d) => d === 'migrate'), ['migrate']);
+  t.deepEqual(dependsOn(compose.services.worker).filter((d) => d === 'migrate'), ['migrate']);
+});
+
+test('every service has an image or a build whose context and Dockerfile exist', (t) => {
+  for (const [name, service] of Object.entries(compose.services)) {
+    const build = buildOf(service);
+    t.true(typeof service.image === 'string' || build !== undefined, `${name} has neither image nor build`);
+    if (!build) continue;
+    const context = path.resolve(root, build.context);
+    t.true(existsSync(context) && statSync(context).isDirectory(), `${name}: build context ${build.context} does not exist`);
+    t.true(existsSync(path.resolve(context, build.dockerfile)), `${name}: ${build.dockerfile} does not exist in ${build.context}`);
+  }
+  for (const name of ['migrate', 'api', 'worker']) t.truthy(buildOf(compose.services[name]), `${name} is not built from the Dockerfile`);
+});
+
+test('every named volume is declared under the top-level volumes', (t) => {
+  const used = Object.values(compose.services).flatMap(namedVolumesOf);
+  t.true(used.length > 0);
+  for (const volume of used) t.true(volume in compose.volumes, `volume ${volume} is not declared`);
+});
+
+test('the api publishes port 3000 and api and worker reach Postgres and Temporal', (t) => {
+  t.true(
+    publishedPorts(compose.services.api).some(([host, container]) => host === '3000' && container === '3000'),
+    'api does not publish 3000:3000',
+  );
+  for (const name of ['api', 'worker']) {
+    const env = environmentOf(compose.services[name]);
+    t.regex(env.DATABASE_URL ?? '', /^postgres(ql)?:\/\/[^@]+@postgres:5432\/invoicing$/, `${name}: DATABASE_URL`);
+    t.is(env.TEMPORAL_ADDRESS, 'temporal:7233', `${name}: TEMPORAL_ADDRESS`);
+  }
+  t.regex(environmentOf(compose.services.migrate).DATABASE_URL ?? '', /@postgres:5432\/invoicing$/);
+});
+
+test('the commands of the Dockerfile and the compose services are npm scripts that exist', (t) => {
+  const commands = dockerfile.filter((i) => ['RUN', 'CMD', 'ENTRYPOINT'].includes(i.keyword)).map((i) => commandLine(i.args));
+  for (const service of Object.values(compose.services)) {
+    const command = commandOf(service);
+    if (command) commands.push(command);
+  }
+  const referenced = commands.flatMap(npmScriptsIn);
+  t.true(referenced.length > 0);
+  for (const script of referenced) t.true(script in packageScripts, `npm script "${script}" is not in package.json`);
+
+  const cmd = dockerfile.filter((i) => i.keyword === 'CMD').at(-1);
+  t.truthy(cmd, 'the Dockerfile has no CMD');
+  t.deepEqual(npmScriptsIn(commandLine(cmd!.args)), ['api']);
+  t.deepEqual(npmScriptsIn(commandOf(compose.services.migrate) ?? ''), ['migrate']);
+  t.deepEqual(npmScriptsIn(commandOf(compose.services.worker) ?? ''), ['worker']);
+});
+
+test('the Dockerfile installs with npm ci and the image listens on 0.0.0.0 as a non-root user', (t) => {
+  const stages = stagesOf(dockerfile);
+  t.true(stages.length > 0);
+  for (const stage of stages) {
+    const fromStage = stages.some((other) => other.name === stage.from);
+    t.true(fromStage || stage.from === 'node:20-bookworm-slim', `unexpected base image ${stage.from}`);
+  }
+  const runs = dockerfile.filter((i) => i.keyword === 'RUN').map((i) => i.args);
+  t.true(runs.some((run) => /\bnpm ci\b/.test(run)), 'no RUN npm ci');
+  for (const run of runs) t.notRegex(run, /\bnpm (install|i|add)\b/, `installs without the lockfile: ${run}`);
+
+  const final = stages[stages.length - 1];
+  const env = stageEnv(stages, final);
+  t.is(env.HOST, '0.0.0.0');
+  t.is(env.NODE_ENV, 'production');
+  t.truthy(env.WORKFLOW_BUNDLE_PATH);
+  const bundled = runs.some((run) => run.includes('scripts/bundle-workflows.ts') && run.includes(env.WORKFLOW_BUNDLE_PATH));
+  t.true(bundled, 'WORKFLOW_BUNDLE_PATH is not the file the bundle step writes');
+  const user = final.instructions.filter((i) => i.keyword === 'USER').at(-1);
+  t.truthy(user, 'the image runs as root');
+  t.false(['root', '0'].includes(user!.args.split(':')[0]), 'the image runs as root');
+});
