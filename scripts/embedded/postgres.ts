@@ -1,6 +1,6 @@
 import { execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { chmod, chown, mkdir, writeFile, rm } from 'node:fs/promises';
+import { chmod, chown, mkdir, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -53,10 +53,11 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   const spawnAs = owner ? { uid: owner.uid, gid: owner.gid } : {};
   const dataDir = path.resolve(options.dataDir);
   const socketDir = dataDir; // keeps sockets out of /var/run, which may not exist or be writable
+  if (owner) await makeTraversable(bin);
 
   if (!existsSync(path.join(dataDir, 'PG_VERSION'))) {
     await mkdir(dataDir, { recursive: true, mode: 0o700 });
-    await makeTraversable(path.dirname(dataDir));
+    if (owner) await makeTraversable(path.dirname(dataDir));
     if (owner) await chown(dataDir, owner.uid, owner.gid);
     const passwordFile = path.join(os.tmpdir(), `pg-pw-${process.pid}-${Date.now()}`);
     await writeFile(passwordFile, `${PASSWORD}\n`, { mode: 0o644 });
@@ -133,14 +134,20 @@ async function clusterOwner(): Promise<{ uid: number; gid: number } | null> {
   }
 }
 
-/** The cluster owner must be able to reach its data directory through every parent. */
+/**
+ * As root the cluster runs as `postgres`, which must be able to reach its binaries and its data
+ * directory. We add only search permission (o+x, no listing) to each ancestor that lacks it,
+ * e.g. a 0700 clone under /tmp or /root.
+ */
 async function makeTraversable(directory: string): Promise<void> {
   if (typeof process.getuid !== 'function' || process.getuid() !== 0) return;
-  let current = directory;
-  while (current !== path.dirname(current)) {
-    await chmod(current, 0o755).catch(() => undefined);
-    if (current === os.tmpdir() || current === path.resolve(__dirname, '../..')) break;
-    current = path.dirname(current);
+  let current = path.resolve(directory);
+  for (;;) {
+    const info = await stat(current).catch(() => null);
+    if (info && (info.mode & 0o001) === 0) await chmod(current, (info.mode & 0o7777) | 0o001).catch(() => undefined);
+    const parent = path.dirname(current);
+    if (parent === current) return;
+    current = parent;
   }
 }
 
