@@ -11,6 +11,7 @@ import { healthRoutes } from './health';
 import { openApiRoutes } from './v1/openapi/routes';
 import { meRoutes } from './v1/me/routes';
 import { companiesRoutes } from './v1/companies/routes';
+import { webhooksRoutes } from './v1/webhooks/routes';
 
 export type RouteEntry = { method: string; path: string };
 
@@ -31,7 +32,7 @@ export function createApp(deps: ApiDependencies): { app: Koa; routes: RouteEntry
   v1.use(authenticate(deps.repositories.apiKeys));
   v1.use(rateLimit(deps.config.rateLimit));
   v1.use(jsonBody(deps.config.http.bodyLimitBytes));
-  for (const resource of [meRoutes(deps), companiesRoutes(deps)]) {
+  for (const resource of [meRoutes(deps), companiesRoutes(deps), webhooksRoutes(deps)]) {
     v1.use(resource.routes(), resource.allowedMethods());
   }
 

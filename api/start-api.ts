@@ -4,7 +4,7 @@ import { Client, Connection } from '@temporalio/client';
 import type { Logger } from 'pino';
 import type { AppConfig } from '../config';
 import { connectDatabase } from '../db/connection';
-import { createRepositories } from '../db/repositories';
+import { buildApiDependencies } from './app-context';
 import { createApp } from './server';
 
 export type RunningApi = { url: string; close(): Promise<void> };
@@ -21,7 +21,7 @@ export async function startApi(options: {
   // Lazy: the API starts, and reports itself degraded on /healthz, while Temporal is down.
   const connection = Connection.lazy({ address: options.temporalAddress });
   const client = new Client({ connection, namespace: config.temporal.namespace });
-  const { app } = createApp({ config, db, repositories: createRepositories(db), temporal: { connection, client }, logger });
+  const { app } = createApp(buildApiDependencies(config, db, { connection, client }, logger));
 
   const server = http.createServer(app.callback());
   server.keepAliveTimeout = 65_000; // longer than common load balancers' idle timeout

@@ -36,6 +36,11 @@ const environmentSchema = z.object({
   REQUEST_BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(1024 * 1024),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
   TRUST_PROXY: booleanFromEnv.default(false),
+  SECRETS_ENCRYPTION_KEY: z
+    .string()
+    .refine((value) => Buffer.from(value, 'base64').length === 32, 'must be the base64 of 32 random bytes')
+    .optional(),
+  WEBHOOK_ALLOW_PRIVATE_TARGETS: booleanFromEnv.optional(),
 });
 
 export type AppConfig = {
@@ -60,6 +65,13 @@ export type AppConfig = {
   rateLimit: { perSecond: number; burst: number };
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
   projectRoot: string;
+  /** base64 of the 32-byte master key for secrets at rest; undefined = the key file under dataDir. */
+  secretsEncryptionKey?: string;
+  webhooks: {
+    /** Loopback/private targets: allowed outside production unless configured otherwise. */
+    allowPrivateTargets: boolean;
+    requireHttps: boolean;
+  };
 };
 
 export class ConfigError extends Error {}
@@ -96,6 +108,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     rateLimit: { perSecond: e.RATE_LIMIT_PER_SECOND, burst: e.RATE_LIMIT_BURST },
     logLevel: e.LOG_LEVEL,
     projectRoot,
+    secretsEncryptionKey: e.SECRETS_ENCRYPTION_KEY,
+    webhooks: {
+      allowPrivateTargets: e.WEBHOOK_ALLOW_PRIVATE_TARGETS ?? e.NODE_ENV !== 'production',
+      requireHttps: e.NODE_ENV === 'production',
+    },
   };
 }
 

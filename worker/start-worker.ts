@@ -1,8 +1,14 @@
+import { Client, Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import type { Logger } from 'pino';
 import type { AppConfig } from '../config';
+import { loadMasterKey } from '../config/master-key';
 import { connectDatabase } from '../db/connection';
+import { createRepositories } from '../db/repositories';
+import { SecretBox } from '../domain/secret-box';
+import type { ActivityDependencies } from '../activities';
 import { createWorker } from './create-worker';
+import { ensureSchedules } from './schedules';
 
 export type RunningWorker = { done: Promise<void>; shutdown(): Promise<void> };
 
@@ -17,11 +23,15 @@ export async function startWorker(options: {
   const { config, logger } = options;
   const db = connectDatabase(options.databaseUrl, config.databasePoolMax);
   const connection = await NativeConnection.connect({ address: options.temporalAddress });
+  const clientConnection = await Connection.connect({ address: options.temporalAddress });
+  const client = new Client({ connection: clientConnection, namespace: config.temporal.namespace });
+  const dependencies = buildActivityDependencies(config, db, client);
+  await ensureSchedules(client, config.temporal.taskQueue);
   const worker = await createWorker({
     connection,
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
-    dependencies: { db },
+    dependencies,
     workflowBundlePath: options.workflowBundlePath,
   });
   const done = worker
@@ -32,6 +42,7 @@ export async function startWorker(options: {
     })
     .finally(async () => {
       await connection.close();
+      await clientConnection.close();
       await db.destroy();
     });
   return {
@@ -40,5 +51,15 @@ export async function startWorker(options: {
       if (worker.getState() === 'RUNNING') worker.shutdown();
       await done.catch(() => undefined);
     },
+  };
+}
+
+export function buildActivityDependencies(config: AppConfig, db: ActivityDependencies['db'], client: Client): ActivityDependencies {
+  return {
+    db,
+    repositories: createRepositories(db),
+    secretBox: new SecretBox(loadMasterKey(config)),
+    temporal: { client, taskQueue: config.temporal.taskQueue },
+    webhooks: { allowPrivateTargets: config.webhooks.allowPrivateTargets },
   };
 }

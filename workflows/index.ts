@@ -1,2 +1,6 @@
 // Bundle entry: every workflow the worker runs is exported from here.
 export { systemCheckWorkflow } from './system-check';
+export { publishEventWorkflow } from './publish-event';
+export { webhookDeliveryWorkflow } from './webhook-delivery';
+export { webhookEndpointWorkflow } from './webhook-endpoint';
+export { purgeWebhookHistoryWorkflow } from './purge-webhook-history';

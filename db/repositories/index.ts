@@ -1,11 +1,17 @@
 import type { Database } from '../connection';
 import { createApiKeysRepository } from './api-keys';
 import { createCompaniesRepository } from './companies';
+import { createEventsRepository } from './events';
+import { createWebhookDeliveriesRepository } from './webhook-deliveries';
+import { createWebhookEndpointsRepository } from './webhook-endpoints';
 
 export function createRepositories(db: Database) {
   return {
     companies: createCompaniesRepository(db),
     apiKeys: createApiKeysRepository(db),
+    events: createEventsRepository(db),
+    webhookEndpoints: createWebhookEndpointsRepository(db),
+    webhookDeliveries: createWebhookDeliveriesRepository(db),
   };
 }
 

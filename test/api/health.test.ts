@@ -4,19 +4,16 @@ import test from 'ava';
 import { Client, Connection } from '@temporalio/client';
 import pino from 'pino';
 import { createApp } from '../../api/server';
+import { buildApiDependencies } from '../../api/app-context';
 import { freePort } from '../../scripts/embedded/ports';
 import { startTestApi } from '../support/api';
 
 test('health is degraded (503) when Temporal cannot be reached, and says which check failed', async (t) => {
   const api = await startTestApi();
   const deadConnection = Connection.lazy({ address: `127.0.0.1:${await freePort()}` });
-  const { app } = createApp({
-    config: api.config,
-    db: api.database.db,
-    repositories: api.database.repositories,
-    temporal: { connection: deadConnection, client: new Client({ connection: deadConnection }) },
-    logger: pino({ level: 'silent' }),
-  });
+  const { app } = createApp(
+    buildApiDependencies(api.config, api.database.db, { connection: deadConnection, client: new Client({ connection: deadConnection }) }, pino({ level: 'silent' })),
+  );
   const server = http.createServer(app.callback());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   try {

@@ -6,11 +6,12 @@ import { startTestWorker, type TestWorker } from '../support/worker';
 // worker runs it and its activity reads the time from Postgres.
 let api: TestApi;
 let worker: TestWorker;
-const taskQueue = `e2e-system-check-${process.pid}`;
+let taskQueue: string;
 
 test.before(async () => {
-  api = await startTestApi({ TEMPORAL_TASK_QUEUE: taskQueue });
-  worker = await startTestWorker(api.database, taskQueue);
+  api = await startTestApi();
+  worker = await startTestWorker(api.database, api.config);
+  taskQueue = worker.taskQueue;
 });
 test.after.always(async () => {
   await worker?.stop();

@@ -1,9 +1,11 @@
+import { randomBytes, randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client, Connection } from '@temporalio/client';
 import pino from 'pino';
 import { loadConfig, type AppConfig } from '../../config';
 import { createApp } from '../../api/server';
+import { buildApiDependencies } from '../../api/app-context';
 import { createApiKey } from '../../admin/api-keys';
 import { createCompany } from '../../admin/create-company';
 import type { Scope } from '../../domain/scopes';
@@ -20,12 +22,19 @@ export type TestApi = {
 
 /** The real Koa app over a fresh database and the suite's Temporal dev server, on a loopback port. */
 export async function startTestApi(env: Record<string, string> = {}): Promise<TestApi> {
-  const config = loadConfig({ ...process.env, RATE_LIMIT_PER_SECOND: '0', LOG_LEVEL: 'silent', ...env });
+  const config = loadConfig({
+    ...process.env,
+    RATE_LIMIT_PER_SECOND: '0',
+    LOG_LEVEL: 'silent',
+    SECRETS_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    TEMPORAL_TASK_QUEUE: `test-${randomUUID()}`,
+    ...env,
+  });
   const database = await createTestDatabase();
   const connection = await Connection.connect({ address: testTemporalAddress() });
   const client = new Client({ connection, namespace: config.temporal.namespace });
   const logger = pino({ level: 'silent' });
-  const { app, routes } = createApp({ config, db: database.db, repositories: database.repositories, temporal: { connection, client }, logger });
+  const { app, routes } = createApp(buildApiDependencies(config, database.db, { connection, client }, logger));
   const server = http.createServer(app.callback());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;

@@ -1,6 +1,8 @@
-import { randomUUID } from 'node:crypto';
+import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
+import type { AppConfig } from '../../config';
 import { createWorker } from '../../worker/create-worker';
+import { buildActivityDependencies } from '../../worker/start-worker';
 import type { TestDatabase } from './database';
 import { testTemporalAddress } from './database';
 
@@ -19,19 +21,32 @@ export function quietTemporalRuntime(): void {
 
 export type TestWorker = { worker: Worker; taskQueue: string; stop(): Promise<void> };
 
-/** The real worker (all workflows and activities) on a task queue of its own, against the suite's dev server. */
-export async function startTestWorker(database: TestDatabase, taskQueue = `test-${randomUUID()}`): Promise<TestWorker> {
+/**
+ * The real worker (every workflow and activity) against the suite's dev server, on the task
+ * queue of the given config (startTestApi gives each test file a queue of its own).
+ */
+export async function startTestWorker(database: TestDatabase, config: AppConfig): Promise<TestWorker> {
   quietTemporalRuntime();
-  const connection = await NativeConnection.connect({ address: testTemporalAddress() });
-  const worker = await createWorker({ connection, namespace: 'default', taskQueue, dependencies: { db: database.db } });
+  const address = testTemporalAddress();
+  const connection = await NativeConnection.connect({ address });
+  const clientConnection = await Connection.connect({ address });
+  const client = new Client({ connection: clientConnection, namespace: config.temporal.namespace });
+  const taskQueue = config.temporal.taskQueue;
+  const worker = await createWorker({
+    connection,
+    namespace: config.temporal.namespace,
+    taskQueue,
+    dependencies: buildActivityDependencies(config, database.db, client),
+  });
   const running = worker.run();
   return {
     worker,
     taskQueue,
     async stop() {
-      worker.shutdown();
+      if (worker.getState() === 'RUNNING') worker.shutdown();
       await running;
       await connection.close();
+      await clientConnection.close();
     },
   };
 }

@@ -1,0 +1,166 @@
+import type { Client } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
+import type { Repositories } from '../db/repositories';
+import type { SecretBox } from '../domain/secret-box';
+import { isSubscribed } from '../domain/webhooks/event-types';
+import type { AttemptOutcome } from '../domain/webhooks/endpoint-health';
+import { signingSecrets } from '../domain/webhooks/endpoint-secrets';
+import { ATTEMPT_TIMEOUT_MS, MAX_ATTEMPTS } from '../domain/webhooks/retry-schedule';
+import { webhookHeaders } from '../domain/webhooks/signature';
+import { attemptOutcomeSignal, workflowIds, type DeliveryInput, type PublishEventInput } from '../workflows/messages';
+import { postWebhook } from './webhook-http';
+
+export type WebhookActivityDependencies = {
+  repositories: Repositories;
+  secretBox: SecretBox;
+  temporal: { client: Client; taskQueue: string };
+  webhooks: { allowPrivateTargets: boolean };
+};
+
+export type AttemptResult =
+  | { kind: 'delivered' | 'failed'; statusCode: number | null; error: string | null }
+  | { kind: 'endpoint_unavailable'; reason: string };
+
+export type AttemptRequest = DeliveryInput & { attempt: number; nextAttemptAt: string | null };
+
+/**
+ * Ends every pending delivery of an endpoint (deactivated or deleted): their rows become failed
+ * and their workflows are cancelled, so no further attempt is made.
+ */
+export async function endPendingDeliveries(deps: Pick<WebhookActivityDependencies, 'repositories' | 'temporal'>, endpointId: number, reason: string) {
+  const ended = await deps.repositories.webhookDeliveries.failAllPending(endpointId, reason);
+  await Promise.all(
+    ended.map(async (delivery) => {
+      try {
+        await deps.temporal.client.workflow.getHandle(workflowIds.delivery(endpointId, delivery.event_id)).cancel();
+      } catch (error) {
+        if (!(error instanceof WorkflowNotFoundError)) throw error;
+      }
+    }),
+  );
+  return ended.length;
+}
+
+export function createWebhookActivities(deps: WebhookActivityDependencies) {
+  const { repositories } = deps;
+
+  return {
+    /** Persists the event and one pending delivery per target endpoint (idempotent for a retried call). */
+    async recordEvent(input: PublishEventInput): Promise<DeliveryInput[]> {
+      const event = await repositories.events.record(input.event);
+      const endpoints = await repositories.webhookEndpoints.enabledForCompany(event.company_id);
+      const targets = endpoints.filter((endpoint) =>
+        input.onlyEndpointId !== undefined ? endpoint.id === input.onlyEndpointId : isSubscribed(endpoint.events, event.type),
+      );
+      const deliveries = await repositories.webhookDeliveries.createForEvent(event.id, targets.map((endpoint) => endpoint.id));
+      return deliveries.map((delivery) => ({ deliveryId: delivery.id, endpointId: delivery.endpoint_id, eventId: event.id }));
+    },
+
+    /**
+     * Starts one delivery workflow per delivery. The workflow id derives from endpoint and event,
+     * so a retried call finds the ones already started and starts nothing twice.
+     */
+    async startDeliveries(deliveries: DeliveryInput[]): Promise<void> {
+      await Promise.all(
+        deliveries.map(async (delivery) => {
+          try {
+            await deps.temporal.client.workflow.start('webhookDeliveryWorkflow', {
+              workflowId: workflowIds.delivery(delivery.endpointId, delivery.eventId),
+              taskQueue: deps.temporal.taskQueue,
+              args: [delivery],
+            });
+          } catch (error) {
+            if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+          }
+        }),
+      );
+    },
+
+    /** One delivery attempt: check the endpoint, sign the stored body, POST, record the outcome. */
+    async deliverAttempt(request: AttemptRequest): Promise<AttemptResult> {
+      const endpoint = await repositories.webhookEndpoints.findById(request.endpointId);
+      const unavailable = !endpoint || endpoint.deleted_at ? 'endpoint deleted' : !endpoint.enabled ? 'endpoint disabled' : null;
+      if (unavailable || !endpoint) {
+        const reason = `${unavailable}; not sent`;
+        await repositories.webhookDeliveries.failIfPending(request.deliveryId, reason);
+        return { kind: 'endpoint_unavailable', reason };
+      }
+      const delivery = await repositories.webhookDeliveries.find(request.deliveryId);
+      if (!delivery || delivery.status !== 'pending') {
+        return { kind: 'endpoint_unavailable', reason: `delivery is ${delivery?.status ?? 'gone'}` };
+      }
+      const body = await repositories.events.payloadOf(request.eventId);
+      if (!body) throw new Error(`event ${request.eventId} has no payload`);
+
+      const startedAt = new Date();
+      const headers = webhookHeaders(
+        signingSecrets(deps.secretBox, endpoint.secrets, startedAt),
+        request.eventId,
+        Math.floor(startedAt.getTime() / 1000),
+        body,
+      );
+      const outcome = await postWebhook(endpoint.url, headers, body, {
+        timeoutMs: ATTEMPT_TIMEOUT_MS,
+        allowPrivateTargets: deps.webhooks.allowPrivateTargets,
+      });
+      await repositories.webhookDeliveries.recordAttempt(
+        {
+          deliveryId: request.deliveryId,
+          attempt: request.attempt,
+          startedAt,
+          durationMs: outcome.durationMs,
+          statusCode: outcome.statusCode,
+          error: outcome.error,
+          succeeded: outcome.succeeded,
+          nextAttemptAt: request.nextAttemptAt ? new Date(request.nextAttemptAt) : null,
+        },
+        request.attempt >= MAX_ATTEMPTS,
+      );
+      return { kind: outcome.succeeded ? 'delivered' : 'failed', statusCode: outcome.statusCode, error: outcome.error };
+    },
+
+    /** An attempt whose activity was lost (worker died, timed out) still counts as a failed attempt. */
+    async recordLostAttempt(request: AttemptRequest & { error: string }): Promise<void> {
+      await repositories.webhookDeliveries.recordAttempt(
+        {
+          deliveryId: request.deliveryId,
+          attempt: request.attempt,
+          startedAt: new Date(),
+          durationMs: 0,
+          statusCode: null,
+          error: request.error,
+          succeeded: false,
+          nextAttemptAt: request.nextAttemptAt ? new Date(request.nextAttemptAt) : null,
+        },
+        request.attempt >= MAX_ATTEMPTS,
+      );
+    },
+
+    /** Tells the endpoint's entity workflow, starting it if it is not running. */
+    async reportAttemptOutcome(endpointId: number, outcome: AttemptOutcome): Promise<void> {
+      await deps.temporal.client.workflow.signalWithStart('webhookEndpointWorkflow', {
+        workflowId: workflowIds.endpoint(endpointId),
+        taskQueue: deps.temporal.taskQueue,
+        args: [{ endpointId }],
+        signal: attemptOutcomeSignal,
+        signalArgs: [outcome],
+      });
+    },
+
+    /** Automatic deactivation at the threshold: disable, then end every pending delivery. */
+    async disableEndpoint(endpointId: number, consecutiveFailures: number): Promise<number> {
+      await repositories.webhookEndpoints.disable(endpointId, consecutiveFailures);
+      return endPendingDeliveries(deps, endpointId, `endpoint disabled after ${consecutiveFailures} consecutive failures`);
+    },
+
+    async mirrorConsecutiveFailures(endpointId: number, consecutiveFailures: number): Promise<void> {
+      await repositories.webhookEndpoints.mirrorConsecutiveFailures(endpointId, consecutiveFailures);
+    },
+
+    async purgeWebhookHistory(): Promise<{ deliveries: number; events: number }> {
+      const deliveries = await repositories.webhookDeliveries.purgeExpired();
+      const events = await repositories.events.purgeExpired();
+      return { deliveries, events };
+    },
+  };
+}

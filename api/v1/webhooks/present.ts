@@ -1,0 +1,31 @@
+import type { WebhookDeliveryRow } from '../../../db/repositories/webhook-deliveries';
+import type { WebhookEndpointRow } from '../../../db/repositories/webhook-endpoints';
+
+export function presentEndpoint(row: WebhookEndpointRow, secret?: string) {
+  return {
+    id: row.id,
+    company_id: row.company_id,
+    url: row.url,
+    events: row.events,
+    enabled: row.enabled,
+    consecutive_failures: row.consecutive_failures,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+    ...(secret ? { secret } : {}),
+  };
+}
+
+export function presentDelivery(row: WebhookDeliveryRow) {
+  return {
+    id: row.id,
+    event_id: row.event_id,
+    event_type: row.event_type,
+    status: row.status,
+    attempts: row.attempts,
+    next_attempt_at: row.next_attempt_at ? row.next_attempt_at.toISOString() : null,
+    last_status_code: row.last_status_code,
+    last_error: row.last_error,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+  };
+}

@@ -1,0 +1,147 @@
+import Router from '@koa/router';
+import { WorkflowNotFoundError } from '@temporalio/client';
+import type { Middleware } from 'koa';
+import type { ApiDependencies } from '../../app-context';
+import { requireRole, requireScope, type AuthState } from '../../middleware/authenticate';
+import { loadCompany, parseIdParam, type CompanyState } from '../../middleware/company-scope';
+import { ApiError, invalidParameter, notFound } from '../../errors';
+import { buildPage, readPageRequest } from '../../pagination';
+import { parseBody } from '../../validation';
+import { emitEvent } from '../../publish-event';
+import { endPendingDeliveries } from '../../../activities/webhooks';
+import type { WebhookEndpointRow } from '../../../db/repositories/webhook-endpoints';
+import { newSealedSecret, rotateSecrets } from '../../../domain/webhooks/endpoint-secrets';
+import { parseWebhookUrl, TargetNotAllowedError } from '../../../domain/webhooks/target-address';
+import { endpointDeletedSignal, endpointReenabledSignal, workflowIds } from '../../../workflows/messages';
+import { endpointIn, endpointPatch } from './schemas';
+import { presentDelivery, presentEndpoint } from './present';
+
+type EndpointState = AuthState & { endpoint: WebhookEndpointRow };
+
+export const MAX_ENDPOINTS_PER_COMPANY = 50;
+const ENDPOINT_PAGE = { defaultLimit: 20, maxLimit: 100 };
+const DELIVERY_PAGE = { defaultLimit: 25, maxLimit: 100 };
+
+/**
+ * Webhook endpoints (spec: Webhook endpoint, Events). Every route needs the scope
+ * webhooks:manage and the admin role, and is confined to the key's companies.
+ */
+export function webhooksRoutes(deps: ApiDependencies): Router {
+  const { repositories, config, secretBox, cursorKey } = deps;
+  const temporal = { client: deps.temporal.client, taskQueue: config.temporal.taskQueue };
+  const router = new Router();
+  const manage = [requireScope('webhooks:manage'), requireRole('admin')];
+
+  const loadEndpoint: Middleware = async (ctx, next) => {
+    const state = ctx.state as EndpointState;
+    const id = parseIdParam(ctx.params?.webhook_id, 'webhook_id');
+    const endpoint = await repositories.webhookEndpoints.findVisible(state.apiKey.access, id);
+    if (!endpoint) throw notFound(`Webhook endpoint ${id}`);
+    state.endpoint = endpoint;
+    await next();
+  };
+
+  const checkedUrl = (value: string) => {
+    try {
+      return parseWebhookUrl(value, config.webhooks).toString();
+    } catch (error) {
+      if (error instanceof TargetNotAllowedError) throw invalidParameter('url', error.message);
+      throw error;
+    }
+  };
+
+  router.post('/companies/:company_id/webhooks', ...manage, loadCompany(repositories.companies), async (ctx) => {
+    const { company } = ctx.state as CompanyState;
+    const input = parseBody(endpointIn, ctx.request.body);
+    const url = checkedUrl(input.url);
+    if ((await repositories.webhookEndpoints.countForCompany(company.id)) >= MAX_ENDPOINTS_PER_COMPANY) {
+      throw new ApiError(409, 'endpoint_limit_reached', `A company can have at most ${MAX_ENDPOINTS_PER_COMPANY} webhook endpoints.`);
+    }
+    const { secret, stored } = newSealedSecret(secretBox, new Date());
+    const endpoint = await repositories.webhookEndpoints.insert(company.id, url, input.events, stored);
+    ctx.status = 201;
+    ctx.body = presentEndpoint(endpoint, secret);
+  });
+
+  router.get('/companies/:company_id/webhooks', ...manage, loadCompany(repositories.companies), async (ctx) => {
+    const { company } = ctx.state as CompanyState;
+    const scope = `webhooks:${company.id}`;
+    const page = readPageRequest(ctx.query, cursorKey, scope, ENDPOINT_PAGE);
+    const rows = await repositories.webhookEndpoints.listForCompany(company.id, page.limit + 1, page.after?.[0] as number | undefined);
+    ctx.body = buildPage(rows, page, cursorKey, scope, (row) => [row.id], (row) => presentEndpoint(row));
+  });
+
+  router.get('/webhooks/:webhook_id', ...manage, loadEndpoint, (ctx) => {
+    ctx.body = presentEndpoint((ctx.state as EndpointState).endpoint);
+  });
+
+  router.patch('/webhooks/:webhook_id', ...manage, loadEndpoint, async (ctx) => {
+    const { endpoint } = ctx.state as EndpointState;
+    const patch = parseBody(endpointPatch, ctx.request.body);
+    let updated = endpoint;
+    if (patch.url !== undefined || patch.events !== undefined) {
+      updated = await repositories.webhookEndpoints.update(endpoint.id, {
+        ...(patch.url !== undefined ? { url: checkedUrl(patch.url) } : {}),
+        ...(patch.events !== undefined ? { events: patch.events } : {}),
+      });
+    }
+    if (patch.enabled === true && !endpoint.enabled) {
+      updated = await repositories.webhookEndpoints.setEnabled(endpoint.id, true);
+      // The entity workflow owns the counter; tell it to start again from zero.
+      await deps.temporal.client.workflow.signalWithStart('webhookEndpointWorkflow', {
+        workflowId: workflowIds.endpoint(endpoint.id),
+        taskQueue: temporal.taskQueue,
+        args: [{ endpointId: endpoint.id }],
+        signal: endpointReenabledSignal,
+        signalArgs: [],
+      });
+    } else if (patch.enabled === false && endpoint.enabled) {
+      updated = await repositories.webhookEndpoints.setEnabled(endpoint.id, false);
+      await endPendingDeliveries({ repositories, temporal }, endpoint.id, 'endpoint disabled by the API');
+    }
+    ctx.body = presentEndpoint(updated);
+  });
+
+  router.delete('/webhooks/:webhook_id', ...manage, loadEndpoint, async (ctx) => {
+    const { endpoint } = ctx.state as EndpointState;
+    await repositories.webhookEndpoints.softDelete(endpoint.id);
+    await endPendingDeliveries({ repositories, temporal }, endpoint.id, 'endpoint deleted');
+    try {
+      await deps.temporal.client.workflow.getHandle(workflowIds.endpoint(endpoint.id)).signal(endpointDeletedSignal);
+    } catch (error) {
+      if (!(error instanceof WorkflowNotFoundError)) throw error;
+    }
+    ctx.status = 204;
+  });
+
+  router.post('/webhooks/:webhook_id/test', ...manage, loadEndpoint, async (ctx) => {
+    const { endpoint } = ctx.state as EndpointState;
+    if (!endpoint.enabled) {
+      throw new ApiError(409, 'endpoint_disabled', 'This endpoint is disabled; re-enable it with PATCH {"enabled": true} first.');
+    }
+    const event = await emitEvent(
+      temporal,
+      { companyId: endpoint.company_id, type: 'webhook.test', data: { message: `Test event for webhook endpoint ${endpoint.id}.` } },
+      endpoint.id,
+    );
+    ctx.status = 202;
+    ctx.body = { event_id: event.id, type: 'webhook.test' };
+  });
+
+  router.post('/webhooks/:webhook_id/rotate-secret', ...manage, loadEndpoint, async (ctx) => {
+    const { endpoint } = ctx.state as EndpointState;
+    const rotation = rotateSecrets(secretBox, endpoint.secrets, new Date());
+    const updated = await repositories.webhookEndpoints.replaceSecrets(endpoint.id, rotation.stored);
+    ctx.body = presentEndpoint(updated, rotation.secret);
+  });
+
+  router.get('/webhooks/:webhook_id/deliveries', ...manage, loadEndpoint, async (ctx) => {
+    const { endpoint } = ctx.state as EndpointState;
+    const scope = `deliveries:${endpoint.id}`;
+    const page = readPageRequest(ctx.query, cursorKey, scope, DELIVERY_PAGE);
+    const rows = await repositories.webhookDeliveries.listForEndpoint(endpoint.id, page.limit + 1, page.after?.[0] as number | undefined);
+    ctx.body = buildPage(rows, page, cursorKey, scope, (row) => [row.id], presentDelivery);
+  });
+
+  return router;
+}

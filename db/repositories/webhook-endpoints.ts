@@ -1,0 +1,102 @@
+import type { Database } from '../connection';
+import type { CompanyAccess } from '../../domain/company-access';
+
+/** A secret sealed with the SecretBox; expires_at is set on the old secret by a rotation. */
+export type StoredSecret = { sealed: string; created_at: string; expires_at: string | null };
+
+export type WebhookEndpointRow = {
+  id: number;
+  company_id: number;
+  url: string;
+  events: string[];
+  enabled: boolean;
+  consecutive_failures: number;
+  secrets: StoredSecret[];
+  disabled_at: Date | null;
+  deleted_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+};
+
+export type EndpointChanges = Partial<Pick<WebhookEndpointRow, 'url' | 'events'>>;
+
+export function createWebhookEndpointsRepository(db: Database) {
+  const live = () => db<WebhookEndpointRow>('webhook_endpoints').whereNull('deleted_at');
+
+  return {
+    async insert(companyId: number, url: string, events: string[], secret: StoredSecret): Promise<WebhookEndpointRow> {
+      const [row] = await db<WebhookEndpointRow>('webhook_endpoints')
+        .insert({ company_id: companyId, url, events, secrets: JSON.stringify([secret]) as never })
+        .returning('*');
+      return row;
+    },
+
+    async countForCompany(companyId: number): Promise<number> {
+      const [{ count }] = await live().where({ company_id: companyId }).count<{ count: number }[]>({ count: '*' });
+      return Number(count);
+    },
+
+    /** An endpoint through the key's company access: invisible ones are indistinguishable from missing ones. */
+    async findVisible(access: CompanyAccess, id: number): Promise<WebhookEndpointRow | undefined> {
+      const query = live().where({ id });
+      if (!access.allCompanies) query.whereIn('company_id', access.companyIds);
+      return query.first();
+    },
+
+    /** Newest first; `beforeId` continues after the last id of the previous page. */
+    listForCompany(companyId: number, limit: number, beforeId?: number): Promise<WebhookEndpointRow[]> {
+      const query = live().where({ company_id: companyId }).orderBy('id', 'desc').limit(limit);
+      if (beforeId !== undefined) query.where('id', '<', beforeId);
+      return query;
+    },
+
+    async update(id: number, changes: EndpointChanges): Promise<WebhookEndpointRow> {
+      const [row] = await live().where({ id }).update({ ...changes, updated_at: db.fn.now() as never }).returning('*');
+      return row;
+    },
+
+    /** PATCH enabled: true resets the counter (spec); enabled: false is a manual pause. */
+    async setEnabled(id: number, enabled: boolean): Promise<WebhookEndpointRow> {
+      const changes = enabled
+        ? { enabled: true, consecutive_failures: 0, disabled_at: null }
+        : { enabled: false, disabled_at: db.fn.now() };
+      const [row] = await live().where({ id }).update({ ...changes, updated_at: db.fn.now() } as never).returning('*');
+      return row;
+    },
+
+    async replaceSecrets(id: number, secrets: StoredSecret[]): Promise<WebhookEndpointRow> {
+      const [row] = await live()
+        .where({ id })
+        .update({ secrets: JSON.stringify(secrets) as never, updated_at: db.fn.now() as never })
+        .returning('*');
+      return row;
+    },
+
+    async softDelete(id: number): Promise<void> {
+      await live().where({ id }).update({ deleted_at: db.fn.now() as never, enabled: false, updated_at: db.fn.now() as never });
+    },
+
+    /** Internal (activities): the endpoint as it is now, deleted ones included so callers can tell. */
+    findById(id: number): Promise<WebhookEndpointRow | undefined> {
+      return db<WebhookEndpointRow>('webhook_endpoints').where({ id }).first();
+    },
+
+    enabledForCompany(companyId: number): Promise<WebhookEndpointRow[]> {
+      return live().where({ company_id: companyId, enabled: true });
+    },
+
+    async mirrorConsecutiveFailures(id: number, consecutiveFailures: number): Promise<void> {
+      await db('webhook_endpoints').where({ id }).update({ consecutive_failures: consecutiveFailures });
+    },
+
+    /** Automatic deactivation; false when it was already disabled or deleted. */
+    async disable(id: number, consecutiveFailures: number): Promise<boolean> {
+      const changed = await live()
+        .where({ id, enabled: true })
+        .update({ enabled: false, consecutive_failures: consecutiveFailures, disabled_at: db.fn.now() as never, updated_at: db.fn.now() as never });
+      return changed > 0;
+    },
+  };
+}
+
+export type WebhookEndpointsRepository = ReturnType<typeof createWebhookEndpointsRepository>;

@@ -1,0 +1,64 @@
+import { DISABLE_AFTER_CONSECUTIVE_FAILURES } from './retry-schedule';
+
+export type AttemptOutcome = { deliveryId: number; attempt: number; succeeded: boolean };
+
+export type EndpointHealthState = {
+  consecutiveFailures: number;
+  enabled: boolean;
+  /** Recently counted outcomes, so a re-sent report is not counted twice. */
+  recentOutcomeKeys: string[];
+};
+
+const REMEMBERED_OUTCOMES = 500;
+
+/**
+ * The rules of automatic deactivation (spec, Automatic deactivation), free of Temporal so
+ * they are unit-tested alone. Every failed attempt adds one; any success resets to zero;
+ * reaching the threshold disables the endpoint once.
+ */
+export class EndpointHealth {
+  private state: EndpointHealthState;
+
+  constructor(state?: EndpointHealthState) {
+    this.state = state
+      ? { ...state, recentOutcomeKeys: [...state.recentOutcomeKeys] }
+      : { consecutiveFailures: 0, enabled: true, recentOutcomeKeys: [] };
+  }
+
+  get consecutiveFailures(): number {
+    return this.state.consecutiveFailures;
+  }
+
+  get enabled(): boolean {
+    return this.state.enabled;
+  }
+
+  /** Returns 'disable' exactly when this outcome makes the endpoint cross the threshold. */
+  record(outcome: AttemptOutcome): 'disable' | 'none' {
+    const key = `${outcome.deliveryId}:${outcome.attempt}`;
+    if (this.state.recentOutcomeKeys.includes(key)) return 'none';
+    this.state.recentOutcomeKeys.push(key);
+    if (this.state.recentOutcomeKeys.length > REMEMBERED_OUTCOMES) this.state.recentOutcomeKeys.shift();
+
+    if (outcome.succeeded) {
+      this.state.consecutiveFailures = 0;
+      return 'none';
+    }
+    this.state.consecutiveFailures += 1;
+    if (this.state.enabled && this.state.consecutiveFailures >= DISABLE_AFTER_CONSECUTIVE_FAILURES) {
+      this.state.enabled = false;
+      return 'disable';
+    }
+    return 'none';
+  }
+
+  /** PATCH enabled: true — the counter starts again from zero. */
+  reenable(): void {
+    this.state.enabled = true;
+    this.state.consecutiveFailures = 0;
+  }
+
+  snapshot(): EndpointHealthState {
+    return { ...this.state, recentOutcomeKeys: [...this.state.recentOutcomeKeys] };
+  }
+}

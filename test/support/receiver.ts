@@ -1,0 +1,53 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export type ReceivedRequest = { headers: http.IncomingHttpHeaders; body: string; receivedAt: number };
+
+export type Reply = { status: number; delayMs?: number; headers?: Record<string, string> };
+export type Responder = (request: ReceivedRequest, index: number) => Reply | Promise<Reply>;
+
+/** A real HTTP receiver on loopback that records every request with its raw body. */
+export async function startReceiver(responder: Responder = () => ({ status: 200 })) {
+  const received: ReceivedRequest[] = [];
+  const waiters: { count: number; resolve: () => void }[] = [];
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', async () => {
+      const request = { headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), receivedAt: Date.now() };
+      received.push(request);
+      const reply = await responder(request, received.length - 1);
+      for (const waiter of [...waiters]) {
+        if (received.length >= waiter.count) {
+          waiters.splice(waiters.indexOf(waiter), 1);
+          waiter.resolve();
+        }
+      }
+      const send = () => {
+        if (res.destroyed) return;
+        res.writeHead(reply.status, { 'content-type': 'text/plain', ...reply.headers });
+        res.end(reply.status >= 400 ? `receiver says ${reply.status}` : 'ok');
+      };
+      if (reply.delayMs) setTimeout(send, reply.delayMs);
+      else send();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
+  return {
+    url,
+    received,
+    /** Resolves once `count` requests have arrived, or rejects after timeoutMs. */
+    waitFor(count: number, timeoutMs = 30_000): Promise<void> {
+      if (received.length >= count) return Promise.resolve();
+      return new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`only ${received.length} of ${count} requests within ${timeoutMs} ms`)), timeoutMs);
+        waiters.push({ count, resolve: () => (clearTimeout(timer), resolve()) });
+      });
+    },
+    close(): Promise<void> {
+      server.closeAllConnections();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
+}

@@ -1,0 +1,75 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { randomBytes, randomUUID } from 'node:crypto';
+import path from 'node:path';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Worker } from '@temporalio/worker';
+import pino from 'pino';
+import { createActivities } from '../../activities';
+import { buildApiDependencies } from '../../api/app-context';
+import { createApp } from '../../api/server';
+import { loadConfig } from '../../config';
+import { buildActivityDependencies } from '../../worker/start-worker';
+import { workflowIds } from '../../workflows/messages';
+import { createTestDatabase, type TestDatabase } from './database';
+import { createTimeSkippingEnvironment } from './time-skipping';
+
+/**
+ * The webhook engine under the time-skipping server: the real workflows and activities over a
+ * fresh database, and the real API app whose Temporal client is the test environment's.
+ */
+export async function startWebhookWorld() {
+  const env: TestWorkflowEnvironment = await createTimeSkippingEnvironment();
+  const database: TestDatabase = await createTestDatabase();
+  const taskQueue = `webhooks-${randomUUID()}`;
+  const config = loadConfig({
+    ...process.env,
+    LOG_LEVEL: 'silent',
+    RATE_LIMIT_PER_SECOND: '0',
+    SECRETS_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    TEMPORAL_TASK_QUEUE: taskQueue,
+  });
+  const worker = await Worker.create({
+    connection: env.nativeConnection,
+    taskQueue,
+    workflowsPath: path.resolve(__dirname, '../../workflows/index.ts'),
+    activities: createActivities(buildActivityDependencies(config, database.db, env.client)),
+  });
+  const running = worker.run();
+
+  const { app } = createApp(buildApiDependencies(config, database.db, { connection: env.connection, client: env.client }, pino({ level: 'silent' })));
+  const server = http.createServer(app.callback());
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const apiUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  return {
+    env,
+    database,
+    config,
+    taskQueue,
+    apiUrl,
+    /** Publishes an event as a capability would, returning its id once deliveries have started. */
+    async publish(companyId: number, type: string, data: unknown = {}): Promise<string> {
+      const id = randomUUID();
+      await env.client.workflow.execute('publishEventWorkflow', {
+        workflowId: workflowIds.publishEvent(id),
+        taskQueue,
+        args: [{ event: { id, companyId, type, data } }],
+      });
+      return id;
+    },
+    deliveryResult(endpointId: number, eventId: string): Promise<'delivered' | 'failed'> {
+      return env.client.workflow.getHandle(workflowIds.delivery(endpointId, eventId)).result();
+    },
+    async close() {
+      server.closeAllConnections();
+      server.close();
+      worker.shutdown();
+      await running;
+      await env.teardown();
+      await database.drop();
+    },
+  };
+}
+
+export type WebhookWorld = Awaited<ReturnType<typeof startWebhookWorld>>;

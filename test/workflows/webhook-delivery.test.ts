@@ -1,0 +1,135 @@
+import test from 'ava';
+import { Worker } from '@temporalio/worker';
+import path from 'node:path';
+import { endpointHealthQuery, workflowIds } from '../../workflows/messages';
+import { startReceiver } from '../support/receiver';
+import { webhookAdmin } from '../support/webhook-api';
+import { startWebhookWorld, type WebhookWorld } from '../support/webhook-world';
+
+// The retry schedule and attempt rules in virtual time (Java time-skipping server).
+let world: WebhookWorld;
+let admin: Awaited<ReturnType<typeof webhookAdmin>>;
+const finishedWorkflowIds: string[] = [];
+
+test.before(async () => {
+  world = await startWebhookWorld();
+  admin = await webhookAdmin(world.database, world.apiUrl);
+});
+test.after.always(async () => world?.close());
+
+async function deliveryRow(endpointId: number, eventId: string) {
+  return world.database.db('webhook_deliveries').where({ endpoint_id: endpointId, event_id: eventId }).first();
+}
+
+test.serial('five attempts at 0, +1 min, +5 min, +30 min, +2 h, then failed', async (t) => {
+  const virtualTimes: number[] = [];
+  const receiver = await startReceiver(async () => {
+    virtualTimes.push(await world.env.currentTimeMs());
+    return { status: 500 };
+  });
+  try {
+    const endpoint = await admin.createEndpoint(receiver.url);
+    const eventId = await world.publish(admin.company.id, 'document.imported', { id: 1 });
+    t.is(await world.deliveryResult(endpoint.id, eventId), 'failed');
+    finishedWorkflowIds.push(workflowIds.delivery(endpoint.id, eventId));
+
+    t.is(receiver.received.length, 5);
+    const offsets = virtualTimes.map((time) => Math.round((time - virtualTimes[0]) / 1000));
+    const expected = [0, 60, 360, 2160, 9360];
+    offsets.forEach((offset, index) => t.true(offset >= expected[index] && offset <= expected[index] + 5 * index, `attempt ${index + 1} at ${offset} s`));
+
+    const ids = new Set(receiver.received.map((request) => request.headers['webhook-id']));
+    t.deepEqual([...ids], [eventId], 'the same webhook-id on every retry');
+    const bodies = new Set(receiver.received.map((request) => request.body));
+    t.is(bodies.size, 1, 'the same body bytes on every retry');
+
+    const row = await deliveryRow(endpoint.id, eventId);
+    t.like(row, { status: 'failed', attempts: 5, last_status_code: 500, next_attempt_at: null });
+    t.regex(row.last_error, /HTTP 500: receiver says 500/);
+    const attempts = await world.database.db('webhook_attempts').where({ delivery_id: row.id }).orderBy('attempt_number');
+    t.deepEqual(attempts.map((attempt) => attempt.attempt_number), [1, 2, 3, 4, 5]);
+  } finally {
+    await receiver.close();
+  }
+});
+
+test.serial('success on attempt 3 stops the retries and resets the endpoint counter', async (t) => {
+  const receiver = await startReceiver((_request, index) => ({ status: index < 2 ? 503 : 204 }));
+  try {
+    const endpoint = await admin.createEndpoint(receiver.url);
+    const eventId = await world.publish(admin.company.id, 'contact.created', { id: 7 });
+    t.is(await world.deliveryResult(endpoint.id, eventId), 'delivered');
+    finishedWorkflowIds.push(workflowIds.delivery(endpoint.id, eventId));
+    t.is(receiver.received.length, 3);
+    t.like(await deliveryRow(endpoint.id, eventId), { status: 'delivered', attempts: 3, last_status_code: 204, last_error: null, next_attempt_at: null });
+
+    const entity = world.env.client.workflow.getHandle(workflowIds.endpoint(endpoint.id));
+    const health = await entity.query(endpointHealthQuery);
+    t.is(health.consecutiveFailures, 0);
+    t.true(health.enabled);
+    finishedWorkflowIds.push(workflowIds.endpoint(endpoint.id));
+  } finally {
+    await receiver.close();
+  }
+});
+
+test.serial('a redirect is a failed attempt and is never followed', async (t) => {
+  const elsewhere = await startReceiver();
+  const receiver = await startReceiver((_request, index) =>
+    index === 0 ? { status: 302, headers: { location: elsewhere.url } } : { status: 200 },
+  );
+  try {
+    const endpoint = await admin.createEndpoint(receiver.url);
+    const eventId = await world.publish(admin.company.id, 'export.succeeded');
+    t.is(await world.deliveryResult(endpoint.id, eventId), 'delivered');
+    t.is(receiver.received.length, 2);
+    t.is(elsewhere.received.length, 0);
+    const attempts = await world.database.db('webhook_attempts as a')
+      .join('webhook_deliveries as d', 'd.id', 'a.delivery_id')
+      .where({ 'd.endpoint_id': endpoint.id })
+      .orderBy('a.attempt_number');
+    t.is(attempts[0].status_code, 302);
+    t.regex(attempts[0].error, /redirects are not followed/);
+  } finally {
+    await receiver.close();
+    await elsewhere.close();
+  }
+});
+
+test.serial('a receiver that answers after 11 s counts as a failed attempt', async (t) => {
+  const receiver = await startReceiver((_request, index) => (index === 0 ? { status: 200, delayMs: 11_000 } : { status: 200 }));
+  try {
+    const endpoint = await admin.createEndpoint(receiver.url);
+    const eventId = await world.publish(admin.company.id, 'dian_event.completed');
+    t.is(await world.deliveryResult(endpoint.id, eventId), 'delivered');
+    t.is(receiver.received.length, 2);
+    const row = await deliveryRow(endpoint.id, eventId);
+    t.is(row.attempts, 2);
+    const [first] = await world.database.db('webhook_attempts').where({ delivery_id: row.id, attempt_number: 1 });
+    t.is(first.status_code, null);
+    t.regex(first.error, /timed out after 10 s/);
+    t.true(first.duration_ms >= 9_900 && first.duration_ms < 11_000, `took ${first.duration_ms} ms`);
+  } finally {
+    await receiver.close();
+  }
+});
+
+test.serial('recorded delivery and entity histories replay deterministically', async (t) => {
+  t.true(finishedWorkflowIds.length >= 3);
+  const histories = finishedWorkflowIds.map(async (workflowId) => ({
+    workflowId,
+    history: await world.env.client.workflow.getHandle(workflowId).fetchHistory(),
+  }));
+  const results = Worker.runReplayHistories(
+    { workflowsPath: path.resolve(__dirname, '../../workflows/index.ts') },
+    (async function* () {
+      for (const history of histories) yield await history;
+    })(),
+  );
+  let replayed = 0;
+  for await (const result of results) {
+    t.is(result.error, undefined, `${result.workflowId}: ${String(result.error)}`);
+    replayed += 1;
+  }
+  t.is(replayed, finishedWorkflowIds.length);
+});

@@ -1,0 +1,70 @@
+import {
+  allHandlersFinished,
+  condition,
+  continueAsNew,
+  proxyActivities,
+  setHandler,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { createWebhookActivities } from '../activities/webhooks';
+import { EndpointHealth, type AttemptOutcome } from '../domain/webhooks/endpoint-health';
+import {
+  attemptOutcomeSignal,
+  endpointDeletedSignal,
+  endpointHealthQuery,
+  endpointReenabledSignal,
+  type EndpointWorkflowInput,
+} from './messages';
+
+const { disableEndpoint, mirrorConsecutiveFailures } = proxyActivities<ReturnType<typeof createWebhookActivities>>({
+  startToCloseTimeout: '1 minute',
+  retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
+});
+
+type Message = { kind: 'outcome'; outcome: AttemptOutcome } | { kind: 'reenabled' };
+
+const MAX_HISTORY_EVENTS = 5_000;
+
+/**
+ * The long-lived entity of one webhook endpoint. It owns consecutive_failures: every failed
+ * attempt adds one, a success resets it, and the 20th disables the endpoint (and ends its
+ * pending deliveries). Re-enabling resets it. Messages are handled in arrival order; the
+ * counter is mirrored to Postgres for the API. Ends when the endpoint is deleted.
+ */
+export async function webhookEndpointWorkflow(input: EndpointWorkflowInput): Promise<void> {
+  const health = new EndpointHealth(input.health);
+  const inbox: Message[] = [];
+  let deleted = false;
+
+  setHandler(attemptOutcomeSignal, (outcome) => void inbox.push({ kind: 'outcome', outcome }));
+  setHandler(endpointReenabledSignal, () => void inbox.push({ kind: 'reenabled' }));
+  setHandler(endpointDeletedSignal, () => void (deleted = true));
+  setHandler(endpointHealthQuery, () => health.snapshot());
+
+  const historyIsLong = () => workflowInfo().continueAsNewSuggested || workflowInfo().historyLength > MAX_HISTORY_EVENTS;
+
+  for (;;) {
+    await condition(() => inbox.length > 0 || deleted || historyIsLong());
+    if (deleted) return;
+
+    const before = health.consecutiveFailures;
+    let reenabled = false;
+    while (inbox.length > 0) {
+      const message = inbox.shift()!;
+      if (message.kind === 'reenabled') {
+        health.reenable();
+        reenabled = true;
+      } else if (health.record(message.outcome) === 'disable') {
+        await disableEndpoint(input.endpointId, health.consecutiveFailures);
+      }
+    }
+    if (reenabled || health.consecutiveFailures !== before) {
+      await mirrorConsecutiveFailures(input.endpointId, health.consecutiveFailures);
+    }
+
+    if (historyIsLong() && inbox.length === 0) {
+      await condition(allHandlersFinished);
+      await continueAsNew<typeof webhookEndpointWorkflow>({ endpointId: input.endpointId, health: health.snapshot() });
+    }
+  }
+}
