@@ -1,7 +1,7 @@
 import dns from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
-import type { LookupFunction } from 'node:net';
+import net, { type LookupFunction } from 'node:net';
 import { isPublicAddress } from '../domain/webhooks/target-address';
 
 export type PostOutcome = { statusCode: number | null; error: string | null; succeeded: boolean; durationMs: number };
@@ -21,6 +21,11 @@ export function postWebhook(
 ): Promise<PostOutcome> {
   const started = performance.now();
   const target = new URL(url);
+  const literal = target.hostname.replace(/^\[|\]$/g, '');
+  // Node skips the lookup hook for IP literals, so those are checked here.
+  if (!options.allowPrivateTargets && net.isIP(literal) && !isPublicAddress(literal)) {
+    return Promise.resolve({ statusCode: null, error: `ETARGETBLOCKED: ${literal} is not a public address`, succeeded: false, durationMs: 0 });
+  }
   const transport = target.protocol === 'https:' ? https : http;
   const payload = Buffer.from(body, 'utf8');
 

@@ -1,0 +1,145 @@
+import test from 'ava';
+import { bearer, seedCompany, seedKey, startTestApi, type TestApi } from '../support/api';
+import { webhookAdmin } from '../support/webhook-api';
+
+// The webhook endpoint API: validation, authorization and tenant isolation, pagination.
+let api: TestApi;
+let admin: Awaited<ReturnType<typeof webhookAdmin>>;
+
+test.before(async () => {
+  api = await startTestApi();
+  admin = await webhookAdmin(api.database, api.url);
+});
+test.after.always(async () => api?.close());
+
+const receiverUrl = 'http://127.0.0.1:9/hooks';
+
+test('create returns 201 with the endpoint record and a whsec_ secret of 32 bytes; reads never show the secret', async (t) => {
+  const created = await admin.call('POST', `/v1/companies/${admin.company.id}/webhooks`, { url: receiverUrl, events: ['export.failed', 'export.failed'] });
+  t.is(created.status, 201);
+  const body = created.body!;
+  t.deepEqual(Object.keys(body).sort(), ['company_id', 'consecutive_failures', 'created_at', 'enabled', 'events', 'id', 'secret', 'updated_at', 'url']);
+  t.like(body, { company_id: admin.company.id, url: receiverUrl, events: ['export.failed'], enabled: true, consecutive_failures: 0 });
+  t.is(Buffer.from(body.secret.slice('whsec_'.length), 'base64').length, 32);
+
+  const read = await admin.call('GET', `/v1/webhooks/${body.id}`);
+  t.is(read.status, 200);
+  t.false('secret' in read.body!);
+  const stored = await api.database.db('webhook_endpoints').where({ id: body.id }).first();
+  t.false(JSON.stringify(stored.secrets).includes(body.secret.slice(6, 20)), 'the secret is stored sealed');
+});
+
+test('events defaults to [] (all events, including future ones)', async (t) => {
+  const created = await admin.call('POST', `/v1/companies/${admin.company.id}/webhooks`, { url: receiverUrl });
+  t.is(created.status, 201);
+  t.deepEqual(created.body!.events, []);
+});
+
+for (const [label, body, param] of [
+  ['an unknown event type', { url: receiverUrl, events: ['invoice.exploded'] }, 'events'],
+  ['events that are not a list', { url: receiverUrl, events: 'export.failed' }, 'events'],
+  ['a relative url', { url: '/hooks' }, 'url'],
+  ['a non-http url', { url: 'ftp://example.com/x' }, 'url'],
+  ['a missing url', { events: [] }, 'url'],
+  ['an unknown field', { url: receiverUrl, secret: 'whsec_mine' }, 'secret'],
+] as const) {
+  test(`create refuses ${label} with 400 naming ${param}`, async (t) => {
+    const result = await admin.call('POST', `/v1/companies/${admin.company.id}/webhooks`, body);
+    t.is(result.status, 400, JSON.stringify(result.body));
+    t.is(result.body!.error.code, 'invalid_parameter');
+    t.is(result.body!.error.param, param);
+  });
+}
+
+test('in production only https URLs to public addresses are accepted', async (t) => {
+  const production = await startTestApi({ NODE_ENV: 'production' });
+  try {
+    const prodAdmin = await webhookAdmin(production.database, production.url);
+    for (const url of ['http://hooks.example.com/x', 'https://127.0.0.1/x', 'https://169.254.169.254/latest', 'https://10.1.2.3/x', 'https://localhost/x']) {
+      const result = await prodAdmin.call('POST', `/v1/companies/${prodAdmin.company.id}/webhooks`, { url });
+      t.is(result.status, 400, url);
+      t.is(result.body!.error.param, 'url');
+    }
+    const ok = await prodAdmin.call('POST', `/v1/companies/${prodAdmin.company.id}/webhooks`, { url: 'https://hooks.example.com/x' });
+    t.is(ok.status, 201);
+  } finally {
+    await production.close();
+  }
+});
+
+test('managing webhooks needs webhooks:manage and the admin role (403), and sees only its companies (404)', async (t) => {
+  const endpoint = await admin.createEndpoint(receiverUrl);
+  const member = await seedKey(api.database, { scopes: ['webhooks:manage'], role: 'member' });
+  const noScope = await seedKey(api.database, { scopes: ['documents:read'], role: 'admin' });
+  const other = await seedCompany(api.database, 'Ajena S.A.S.', '830122566');
+  const outsider = await seedKey(api.database, { scopes: ['webhooks:manage'], role: 'admin', companyIds: [other.id] });
+
+  const get = (key: string, path: string) => fetch(`${api.url}${path}`, { headers: bearer(key) });
+  t.is((await get(member.key, `/v1/webhooks/${endpoint.id}`)).status, 403);
+  t.is((await get(noScope.key, `/v1/webhooks/${endpoint.id}`)).status, 403);
+  t.is((await get(member.key, `/v1/companies/${admin.company.id}/webhooks`)).status, 403);
+  for (const path of [`/v1/webhooks/${endpoint.id}`, `/v1/webhooks/${endpoint.id}/deliveries`, `/v1/companies/${admin.company.id}/webhooks`]) {
+    const response = await get(outsider.key, path);
+    t.is(response.status, 404, path);
+  }
+  const rotate = await fetch(`${api.url}/v1/webhooks/${endpoint.id}/rotate-secret`, { method: 'POST', headers: bearer(outsider.key) });
+  t.is(rotate.status, 404);
+  t.is((await get(admin.key, '/v1/webhooks/999999')).status, 404);
+});
+
+test('PATCH changes url and events, validates, and refuses an empty patch', async (t) => {
+  const endpoint = await admin.createEndpoint(receiverUrl);
+  const patched = await admin.call('PATCH', `/v1/webhooks/${endpoint.id}`, { url: 'http://127.0.0.1:10/new', events: ['contact.created'] });
+  t.is(patched.status, 200);
+  t.like(patched.body, { url: 'http://127.0.0.1:10/new', events: ['contact.created'], enabled: true });
+  t.is((await admin.call('PATCH', `/v1/webhooks/${endpoint.id}`, {})).status, 400);
+  const bad = await admin.call('PATCH', `/v1/webhooks/${endpoint.id}`, { enabled: 'yes' });
+  t.is(bad.status, 400);
+  t.is(bad.body!.error.param, 'enabled');
+  const paused = await admin.call('PATCH', `/v1/webhooks/${endpoint.id}`, { enabled: false });
+  t.like(paused.body, { enabled: false });
+  const resumed = await admin.call('PATCH', `/v1/webhooks/${endpoint.id}`, { enabled: true });
+  t.like(resumed.body, { enabled: true, consecutive_failures: 0 });
+});
+
+test('DELETE answers 204, then the endpoint is gone', async (t) => {
+  const endpoint = await admin.createEndpoint(receiverUrl);
+  t.is((await admin.call('DELETE', `/v1/webhooks/${endpoint.id}`)).status, 204);
+  t.is((await admin.call('GET', `/v1/webhooks/${endpoint.id}`)).status, 404);
+  t.is((await admin.call('DELETE', `/v1/webhooks/${endpoint.id}`)).status, 404);
+});
+
+test('the endpoint list pages with a cursor bound to its company; bad limits and cursors are 400', async (t) => {
+  const own = await webhookAdmin(api.database, api.url);
+  const ids: number[] = [];
+  for (let i = 0; i < 5; i += 1) ids.push((await own.createEndpoint(receiverUrl)).id);
+  const seen: number[] = [];
+  let cursor: string | null = null;
+  do {
+    const page: { body: Record<string, any> | null } = await own.call('GET', `/v1/companies/${own.company.id}/webhooks?limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    seen.push(...page.body!.data.map((endpoint: { id: number }) => endpoint.id));
+    cursor = page.body!.has_more ? page.body!.next_cursor : null;
+    if (!page.body!.has_more) t.is(page.body!.next_cursor, null);
+  } while (cursor);
+  t.deepEqual(seen, [...ids].reverse());
+
+  const first = await own.call('GET', `/v1/companies/${own.company.id}/webhooks?limit=2`);
+  const foreign = await admin.call('GET', `/v1/companies/${admin.company.id}/webhooks?cursor=${encodeURIComponent(first.body!.next_cursor)}`);
+  t.is(foreign.status, 400);
+  t.is(foreign.body!.error.code, 'invalid_cursor');
+  for (const query of ['limit=0', 'limit=101', 'limit=abc', 'limit=-1']) {
+    const result = await own.call('GET', `/v1/companies/${own.company.id}/webhooks?${query}`);
+    t.is(result.status, 400, query);
+    t.is(result.body!.error.param, 'limit');
+  }
+  const garbage = await own.call('GET', `/v1/webhooks/${ids[0]}/deliveries?cursor=not-a-cursor`);
+  t.is(garbage.body!.error.code, 'invalid_cursor');
+});
+
+test('a company holds at most 50 endpoints', async (t) => {
+  const own = await webhookAdmin(api.database, api.url);
+  for (let i = 0; i < 50; i += 1) await own.createEndpoint(receiverUrl);
+  const refused = await own.call('POST', `/v1/companies/${own.company.id}/webhooks`, { url: receiverUrl });
+  t.is(refused.status, 409);
+  t.is(refused.body!.error.code, 'endpoint_limit_reached');
+});

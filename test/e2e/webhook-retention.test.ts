@@ -1,0 +1,56 @@
+import { randomUUID } from 'node:crypto';
+import test from 'ava';
+import { ensureSchedules } from '../../worker/schedules';
+import { workflowIds } from '../../workflows/messages';
+import { startTestApi, type TestApi } from '../support/api';
+import { webhookAdmin } from '../support/webhook-api';
+import { startTestWorker, type TestWorker } from '../support/worker';
+
+// Delivery history: the API shows 30 days; a Temporal schedule purges what is older.
+let api: TestApi;
+let worker: TestWorker;
+
+test.before(async () => {
+  api = await startTestApi();
+  worker = await startTestWorker(api.database, api.config);
+});
+test.after.always(async () => {
+  await worker?.stop();
+  await api?.close();
+});
+
+test('deliveries older than 30 days are hidden from the list and purged by the scheduled workflow', async (t) => {
+  const admin = await webhookAdmin(api.database, api.url);
+  const endpoint = await admin.createEndpoint('http://127.0.0.1:9/hooks');
+  const db = api.database.db;
+  const insertDelivery = async (ageDays: number) => {
+    const eventId = randomUUID();
+    await db('events').insert({ id: eventId, company_id: admin.company.id, type: 'contact.created', data: '{}', payload: '{}', created_at: db.raw(`now() - interval '${ageDays} days'`) });
+    await db('webhook_deliveries').insert({ endpoint_id: endpoint.id, event_id: eventId, status: 'delivered', attempts: 1, created_at: db.raw(`now() - interval '${ageDays} days'`) });
+    return eventId;
+  };
+  const recent = await insertDelivery(29);
+  const old = await insertDelivery(31);
+
+  const listed = await admin.call('GET', `/v1/webhooks/${endpoint.id}/deliveries`);
+  t.deepEqual(listed.body!.data.map((delivery: { event_id: string }) => delivery.event_id), [recent]);
+
+  const result = await api.temporal.client.workflow.execute('purgeWebhookHistoryWorkflow', {
+    taskQueue: worker.taskQueue,
+    workflowId: `purge-${randomUUID()}`,
+  });
+  t.deepEqual(result, { deliveries: 1, events: 1 });
+  t.is((await db('webhook_deliveries').where({ event_id: old })).length, 0);
+  t.is((await db('events').where({ id: old })).length, 0);
+  t.is((await db('webhook_deliveries').where({ event_id: recent })).length, 1);
+});
+
+test('the worker creates the hourly purge schedule once', async (t) => {
+  await ensureSchedules(api.temporal.client, worker.taskQueue);
+  await ensureSchedules(api.temporal.client, worker.taskQueue);
+  const description = await api.temporal.client.schedule.getHandle(`${workflowIds.purgeSchedule}-${worker.taskQueue}`).describe();
+  t.is(description.action.type, 'startWorkflow');
+  t.is(description.action.type === 'startWorkflow' ? description.action.workflowType : '', 'purgeWebhookHistoryWorkflow');
+  t.is(description.spec.intervals?.[0]?.every, 3_600_000);
+  await api.temporal.client.schedule.getHandle(`${workflowIds.purgeSchedule}-${worker.taskQueue}`).delete();
+});

@@ -1,0 +1,84 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import test from 'ava';
+import { emitEvent } from '../../api/publish-event';
+import { startTestApi, type TestApi } from '../support/api';
+import { testTemporalAddress } from '../support/database';
+import { startReceiver } from '../support/receiver';
+import { webhookAdmin } from '../support/webhook-api';
+
+// Fault test: the worker process is killed with SIGKILL in the middle of a burst and
+// restarted. Every event must still reach every endpoint (receivers deduplicate by
+// webhook-id), and no delivery may stay pending once its workflow has ended.
+const EVENTS = 30;
+const ENDPOINTS = 3;
+let api: TestApi;
+
+test.before(async () => {
+  api = await startTestApi();
+});
+test.after.always(async () => api?.close());
+
+function startWorkerProcess(): ChildProcess {
+  const root = path.resolve(__dirname, '../..');
+  return spawn(process.execPath, ['--import', 'tsx', path.join(root, 'worker/main.ts')], {
+    cwd: root,
+    env: {
+      ...process.env,
+      DATABASE_URL: api.database.url,
+      TEMPORAL_ADDRESS: testTemporalAddress(),
+      TEMPORAL_TASK_QUEUE: api.config.temporal.taskQueue,
+      SECRETS_ENCRYPTION_KEY: api.config.secretsEncryptionKey,
+      LOG_LEVEL: 'warn',
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+}
+
+test('a worker killed mid-burst loses nothing once restarted', async (t) => {
+  t.timeout(240_000);
+  const admin = await webhookAdmin(api.database, api.url);
+  const receivers = await Promise.all(Array.from({ length: ENDPOINTS }, () => startReceiver(() => ({ status: 200, delayMs: 20 }))));
+  let worker = startWorkerProcess();
+  try {
+    for (const receiver of receivers) await admin.createEndpoint(receiver.url);
+    const temporal = { client: api.temporal.client, taskQueue: api.config.temporal.taskQueue };
+    const eventIds: string[] = [];
+    for (let i = 0; i < EVENTS; i += 1) {
+      eventIds.push((await emitEvent(temporal, { companyId: admin.company.id, type: 'contact.created', data: { id: i } })).id);
+    }
+
+    const total = () => receivers.reduce((sum, receiver) => sum + receiver.received.length, 0);
+    const deadline = Date.now() + 60_000;
+    while (total() < (EVENTS * ENDPOINTS) / 4 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
+    t.true(total() < EVENTS * ENDPOINTS, 'the kill happens mid-burst');
+    worker.kill('SIGKILL');
+    await new Promise((resolve) => worker.once('exit', resolve));
+    const receivedBeforeKill = total();
+
+    worker = startWorkerProcess();
+    const everyoneHasEverything = () =>
+      receivers.every((receiver) => new Set(receiver.received.map((request) => request.headers['webhook-id'])).size === EVENTS);
+    const recoveryDeadline = Date.now() + 200_000;
+    while (!everyoneHasEverything() && Date.now() < recoveryDeadline) await new Promise((resolve) => setTimeout(resolve, 250));
+
+    for (const receiver of receivers) {
+      const unique = new Set(receiver.received.map((request) => String(request.headers['webhook-id'])));
+      t.deepEqual([...unique].sort(), [...eventIds].sort());
+    }
+    t.true(total() > receivedBeforeKill);
+
+    // Rows catch up with the receipts: every delivery ends delivered, none stays pending.
+    let rows: { status: string }[] = [];
+    for (let i = 0; i < 100; i += 1) {
+      rows = await api.database.db('webhook_deliveries').select('status');
+      if (rows.length === EVENTS * ENDPOINTS && rows.every((row) => row.status === 'delivered')) break;
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    }
+    t.is(rows.length, EVENTS * ENDPOINTS);
+    t.deepEqual([...new Set(rows.map((row) => row.status))], ['delivered']);
+  } finally {
+    worker.kill('SIGKILL');
+    await Promise.all(receivers.map((receiver) => receiver.close()));
+  }
+});
