@@ -5,6 +5,10 @@ import { loadMasterKey } from '../config/master-key';
 import type { Database } from '../db/connection';
 import { createRepositories, type Repositories } from '../db/repositories';
 import { deriveKey, SecretBox } from '../domain/secret-box';
+import type { BlobStore } from '../storage/blob-store';
+import { createBlobStore } from '../storage/create-blob-store';
+import { createDocumentFiles, type DocumentFiles } from '../activities/document-files';
+import { producePdfFromOriginal } from '../activities/document-pdf';
 
 /** What the HTTP layer is built over; tests pass their own. */
 export type ApiDependencies = {
@@ -17,6 +21,8 @@ export type ApiDependencies = {
   secretBox: SecretBox;
   /** Signs pagination cursors. */
   cursorKey: Buffer;
+  blobStore: BlobStore;
+  documentFiles: DocumentFiles;
 };
 
 export function buildApiDependencies(
@@ -24,15 +30,21 @@ export function buildApiDependencies(
   db: Database,
   temporal: ApiDependencies['temporal'],
   logger: Logger,
+  /** The API's public URL, known once it listens; filesystem download links point at it. */
+  publicBaseUrl: () => string,
 ): ApiDependencies {
   const masterKey = loadMasterKey(config);
+  const repositories = createRepositories(db);
+  const blobStore = createBlobStore(config, masterKey, publicBaseUrl);
   return {
     config,
     db,
-    repositories: createRepositories(db),
+    repositories,
     temporal,
     logger,
     secretBox: new SecretBox(masterKey),
     cursorKey: deriveKey(masterKey, 'pagination-cursor/v1'),
+    blobStore,
+    documentFiles: createDocumentFiles({ blobStore, documents: repositories.documents, producePdf: producePdfFromOriginal, logger }),
   };
 }

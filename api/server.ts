@@ -12,6 +12,9 @@ import { openApiRoutes } from './v1/openapi/routes';
 import { meRoutes } from './v1/me/routes';
 import { companiesRoutes } from './v1/companies/routes';
 import { webhooksRoutes } from './v1/webhooks/routes';
+import { documentsRoutes } from './v1/documents/routes';
+import { contactsRoutes } from './v1/contacts/routes';
+import { blobRoutes } from './blobs';
 
 export type RouteEntry = { method: string; path: string };
 
@@ -27,12 +30,13 @@ export function createApp(deps: ApiDependencies): { app: Koa; routes: RouteEntry
   const publicRouter = new Router();
   publicRouter.use(healthRoutes(deps).routes());
   publicRouter.use('/v1', openApiRoutes().routes());
+  publicRouter.use(blobRoutes(deps).routes());
 
   const v1 = new Router({ prefix: '/v1' });
   v1.use(authenticate(deps.repositories.apiKeys));
   v1.use(rateLimit(deps.config.rateLimit));
   v1.use(jsonBody(deps.config.http.bodyLimitBytes));
-  for (const resource of [meRoutes(deps), companiesRoutes(deps), webhooksRoutes(deps)]) {
+  for (const resource of [meRoutes(deps), companiesRoutes(deps), documentsRoutes(deps), contactsRoutes(deps), webhooksRoutes(deps)]) {
     v1.use(resource.routes(), resource.allowedMethods());
   }
 

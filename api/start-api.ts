@@ -21,7 +21,8 @@ export async function startApi(options: {
   // Lazy: the API starts, and reports itself degraded on /healthz, while Temporal is down.
   const connection = Connection.lazy({ address: options.temporalAddress });
   const client = new Client({ connection, namespace: config.temporal.namespace });
-  const { app } = createApp(buildApiDependencies(config, db, { connection, client }, logger));
+  let publicBaseUrl = config.http.publicBaseUrl ?? '';
+  const { app } = createApp(buildApiDependencies(config, db, { connection, client }, logger, () => publicBaseUrl));
 
   const server = http.createServer(app.callback());
   server.keepAliveTimeout = 65_000; // longer than common load balancers' idle timeout
@@ -32,6 +33,7 @@ export async function startApi(options: {
   const { port } = server.address() as AddressInfo;
   const host = config.http.host === '0.0.0.0' ? '127.0.0.1' : config.http.host;
   const url = config.http.publicBaseUrl ?? `http://${host}:${port}`;
+  publicBaseUrl = url;
 
   return {
     url,

@@ -41,6 +41,12 @@ const environmentSchema = z.object({
     .refine((value) => Buffer.from(value, 'base64').length === 32, 'must be the base64 of 32 random bytes')
     .optional(),
   WEBHOOK_ALLOW_PRIVATE_TARGETS: booleanFromEnv.optional(),
+  BLOB_STORE: z.enum(['filesystem', 's3']).default('filesystem'),
+  BLOB_DIR: z.string().optional(),
+  S3_BUCKET: z.string().optional(),
+  S3_REGION: z.string().default('us-east-1'),
+  S3_ENDPOINT: z.string().url().optional(),
+  S3_FORCE_PATH_STYLE: booleanFromEnv.default(false),
 });
 
 export type AppConfig = {
@@ -72,6 +78,9 @@ export type AppConfig = {
     allowPrivateTargets: boolean;
     requireHttps: boolean;
   };
+  blobStore:
+    | { driver: 'filesystem'; directory: string }
+    | { driver: 's3'; bucket: string; region: string; endpoint?: string; forcePathStyle: boolean };
 };
 
 export class ConfigError extends Error {}
@@ -113,7 +122,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       allowPrivateTargets: e.WEBHOOK_ALLOW_PRIVATE_TARGETS ?? e.NODE_ENV !== 'production',
       requireHttps: e.NODE_ENV === 'production',
     },
+    blobStore: blobStoreConfig(e, path.resolve(e.DATA_DIR)),
   };
+}
+
+function blobStoreConfig(e: z.infer<typeof environmentSchema>, dataDir: string): AppConfig['blobStore'] {
+  if (e.BLOB_STORE === 'filesystem') {
+    return { driver: 'filesystem', directory: path.resolve(e.BLOB_DIR ?? path.join(dataDir, 'blobs')) };
+  }
+  if (!e.S3_BUCKET) throw new ConfigError('Invalid configuration:\n  S3_BUCKET: required when BLOB_STORE=s3');
+  return { driver: 's3', bucket: e.S3_BUCKET, region: e.S3_REGION, endpoint: e.S3_ENDPOINT, forcePathStyle: e.S3_FORCE_PATH_STYLE };
 }
 
 /** Treat `FOO=` like an unset variable, as shells and compose files often produce it. */

@@ -8,6 +8,8 @@ import { startApi } from '../api/start-api';
 import { startWorker } from '../worker/start-worker';
 import { startLocalServices } from './embedded/local-services';
 import { seedDemoOnFirstRun } from './demo-seed';
+import { loadMasterKey } from '../config/master-key';
+import { createBlobStore } from '../storage/create-blob-store';
 
 /**
  * `npm start`: the whole service on one machine. Embedded Postgres and the Temporal dev
@@ -31,7 +33,8 @@ async function main() {
     const db = connectDatabase(services.databaseUrl, 2);
     const applied = await migrateToLatest(db);
     if (applied.length) say(`migrations applied: ${applied.length}`);
-    const demo = await seedDemoOnFirstRun(createRepositories(db), config);
+    const blobStore = createBlobStore(config, loadMasterKey(config), () => config.http.publicBaseUrl ?? '');
+    const demo = await seedDemoOnFirstRun(createRepositories(db), blobStore, config);
     await db.destroy();
 
     const runtime = { config, databaseUrl: services.databaseUrl, temporalAddress: services.temporalAddress, logger };
@@ -47,7 +50,7 @@ async function main() {
     if (demo) {
       say('first run: created a demo company and an admin API key (shown only now, keep it):');
       console.log(JSON.stringify(demo, null, 2));
-      say(`try: curl -H "Authorization: Bearer ${demo.api_key.key}" ${api.url}/v1/companies`);
+      say(`try: curl -H "Authorization: Bearer ${demo.api_key.key}" ${api.url}/v1/companies/${demo.company.id}/invoices`);
     }
     say('press Ctrl-C to stop');
     worker.done.catch(async () => {

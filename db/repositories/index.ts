@@ -1,6 +1,9 @@
 import type { Database } from '../connection';
 import { createApiKeysRepository } from './api-keys';
 import { createCompaniesRepository } from './companies';
+import { createContactsRepository } from './contacts';
+import { createDocumentsRepository } from './documents';
+import { createUploadedFilesRepository } from './uploaded-files';
 import { createEventsRepository } from './events';
 import { createWebhookDeliveriesRepository } from './webhook-deliveries';
 import { createWebhookEndpointsRepository } from './webhook-endpoints';
@@ -10,6 +13,9 @@ export function createRepositories(db: Database) {
     companies: createCompaniesRepository(db),
     apiKeys: createApiKeysRepository(db),
     events: createEventsRepository(db),
+    contacts: createContactsRepository(db),
+    documents: createDocumentsRepository(db),
+    uploadedFiles: createUploadedFilesRepository(db),
     webhookEndpoints: createWebhookEndpointsRepository(db),
     webhookDeliveries: createWebhookDeliveriesRepository(db),
   };

@@ -12,7 +12,7 @@ test('health is degraded (503) when Temporal cannot be reached, and says which c
   const api = await startTestApi();
   const deadConnection = Connection.lazy({ address: `127.0.0.1:${await freePort()}` });
   const { app } = createApp(
-    buildApiDependencies(api.config, api.database.db, { connection: deadConnection, client: new Client({ connection: deadConnection }) }, pino({ level: 'silent' })),
+    buildApiDependencies(api.config, api.database.db, { connection: deadConnection, client: new Client({ connection: deadConnection }) }, pino({ level: 'silent' }), () => ''),
   );
   const server = http.createServer(app.callback());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

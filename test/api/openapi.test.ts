@@ -12,7 +12,7 @@ const HTTP_METHODS = ['get', 'post', 'put', 'patch', 'delete'];
 
 /** Koa's `/companies/:company_id` is OpenAPI's `/companies/{company_id}`. */
 function toOpenApiPath(koaPath: string): string {
-  return koaPath.replace(/:([A-Za-z_]+)/g, '{$1}');
+  return koaPath.replace(/[:*]([A-Za-z_]+)/g, '{$1}');
 }
 
 test('every route of the router is in docs/openapi.yaml, and every documented operation is routed', (t) => {

@@ -1,11 +1,13 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { Client, Connection } from '@temporalio/client';
 import pino from 'pino';
 import { loadConfig, type AppConfig } from '../../config';
 import { createApp } from '../../api/server';
-import { buildApiDependencies } from '../../api/app-context';
+import { buildApiDependencies, type ApiDependencies } from '../../api/app-context';
 import { createApiKey } from '../../admin/api-keys';
 import { createCompany } from '../../admin/create-company';
 import type { Scope } from '../../domain/scopes';
@@ -13,6 +15,7 @@ import { createTestDatabase, testTemporalAddress, type TestDatabase } from './da
 
 export type TestApi = {
   url: string;
+  dependencies: ApiDependencies;
   database: TestDatabase;
   config: AppConfig;
   temporal: { connection: Connection; client: Client };
@@ -27,6 +30,7 @@ export async function startTestApi(env: Record<string, string> = {}): Promise<Te
     RATE_LIMIT_PER_SECOND: '0',
     LOG_LEVEL: 'silent',
     SECRETS_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    BLOB_DIR: path.join(os.tmpdir(), `invoicing-test-blobs-${randomUUID()}`),
     TEMPORAL_TASK_QUEUE: `test-${randomUUID()}`,
     ...env,
   });
@@ -34,12 +38,16 @@ export async function startTestApi(env: Record<string, string> = {}): Promise<Te
   const connection = await Connection.connect({ address: testTemporalAddress() });
   const client = new Client({ connection, namespace: config.temporal.namespace });
   const logger = pino({ level: 'silent' });
-  const { app, routes } = createApp(buildApiDependencies(config, database.db, { connection, client }, logger));
+  let url = '';
+  const dependencies = buildApiDependencies(config, database.db, { connection, client }, logger, () => url);
+  const { app, routes } = createApp(dependencies);
   const server = http.createServer(app.callback());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
+  url = `http://127.0.0.1:${port}`;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url,
+    dependencies,
     database,
     config,
     temporal: { connection, client },

@@ -37,7 +37,7 @@ export async function startWebhookWorld() {
   });
   const running = worker.run();
 
-  const { app } = createApp(buildApiDependencies(config, database.db, { connection: env.connection, client: env.client }, pino({ level: 'silent' })));
+  const { app } = createApp(buildApiDependencies(config, database.db, { connection: env.connection, client: env.client }, pino({ level: 'silent' }), () => apiUrl));
   const server = http.createServer(app.callback());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const apiUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

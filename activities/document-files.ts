@@ -1,0 +1,74 @@
+import type { Logger } from 'pino';
+import type { DocumentRow, DocumentsRepository } from '../db/repositories/documents';
+import { filesObject, type OriginalFile } from '../domain/documents/files-object';
+import type { BlobStore } from '../storage/blob-store';
+
+/**
+ * Produces the bytes of an on-demand PDF from a document's original (the PDF inside its ZIP,
+ * or a graphic representation generated from its XML); null when it cannot.
+ */
+export type PdfProducer = (document: DocumentRow, original: Buffer) => Promise<Buffer | null>;
+
+export function originalOf(document: DocumentRow): OriginalFile {
+  if (!document.original_blob_key || !document.original_content_type) return null;
+  return {
+    fileName: document.original_file_name ?? 'original',
+    extension: document.original_extension ?? '',
+    contentType: document.original_content_type,
+    size: document.original_size ?? 0,
+    zipPdfEntry: document.original_zip_pdf_entry,
+  };
+}
+
+/**
+ * Signed download URLs for a document's original and PDF. An on-demand PDF is produced on the
+ * first request, stored, and served as a plain redirect afterwards.
+ */
+export function createDocumentFiles(deps: {
+  blobStore: BlobStore;
+  documents: DocumentsRepository;
+  producePdf: PdfProducer;
+  logger: Logger;
+}) {
+  const pdfKey = (document: DocumentRow) => `companies/${document.company_id}/documents/${document.id}/representation.pdf`;
+  const pdfName = (document: DocumentRow) => `${document.number ?? `document-${document.id}`}.pdf`;
+
+  return {
+    /** null: the document has no original file. */
+    async originalUrl(document: DocumentRow): Promise<string | null> {
+      const original = originalOf(document);
+      if (!original || !document.original_blob_key) return null;
+      return deps.blobStore.signedDownloadUrl(document.original_blob_key, { fileName: original.fileName, contentType: original.contentType });
+    },
+
+    /** null: no PDF exists for this document, or an on-demand one could not be produced. */
+    async pdfUrl(document: DocumentRow): Promise<string | null> {
+      const { pdf } = filesObject(document.document_type, originalOf(document));
+      if (pdf.status === 'none' || !document.original_blob_key) return null;
+      if (pdf.status === 'available') {
+        return deps.blobStore.signedDownloadUrl(document.original_blob_key, { fileName: document.original_file_name ?? pdfName(document), contentType: 'application/pdf' });
+      }
+      if (!document.pdf_blob_key) {
+        const produced = await this.produce(document);
+        if (!produced) return null;
+      }
+      return deps.blobStore.signedDownloadUrl(pdfKey(document), { fileName: pdfName(document), contentType: 'application/pdf' });
+    },
+
+    async produce(document: DocumentRow): Promise<boolean> {
+      try {
+        const original = await deps.blobStore.get(document.original_blob_key!);
+        const bytes = await deps.producePdf(document, original);
+        if (!bytes) return false;
+        await deps.blobStore.put(pdfKey(document), bytes, 'application/pdf');
+        await deps.documents.setPdfBlobKey(document.id, pdfKey(document));
+        return true;
+      } catch (error) {
+        deps.logger.warn({ err: error, documentId: document.id }, 'on-demand PDF could not be produced');
+        return false;
+      }
+    },
+  };
+}
+
+export type DocumentFiles = ReturnType<typeof createDocumentFiles>;

@@ -1,0 +1,105 @@
+import type { Knex } from 'knex';
+import type { Database } from '../connection';
+import type { DocumentType } from '../../domain/documents/collections';
+
+export type DocumentRow = {
+  id: number;
+  company_id: number;
+  document_type: DocumentType;
+  kind: 'purchase' | 'sale';
+  number: string | null;
+  cufe: string | null;
+  issued_at: Date;
+  due_date: string | null;
+  contact_id: number | null;
+  sub_total: string | null;
+  vat: string | null;
+  total: string | null;
+  currency: string | null;
+  referenced_document_number: string | null;
+  referenced_document_cufe: string | null;
+  synced: boolean;
+  synced_at: Date | null;
+  export_integration: string | null;
+  export_external_id: string | null;
+  export_external_number: string | null;
+  export_external_name: string | null;
+  exported_at: Date | null;
+  export_marked_manually: boolean | null;
+  imported_file_id: number | null;
+  original_blob_key: string | null;
+  original_file_name: string | null;
+  original_extension: string | null;
+  original_content_type: string | null;
+  original_size: number | null;
+  original_zip_pdf_entry: string | null;
+  pdf_blob_key: string | null;
+  created_at: Date;
+  updated_at: Date;
+  /** issued_at with microseconds, for keyset cursors (a JS Date keeps only milliseconds). */
+  issued_at_key: string;
+  contact_name: string | null;
+  contact_id_number: string | null;
+};
+
+export type DocumentFilters = {
+  issuedFrom?: Date;
+  /** Exclusive upper bound. */
+  issuedBefore?: Date;
+  synced?: boolean;
+  contactId?: number;
+  kind?: 'purchase' | 'sale';
+};
+
+export type NewDocument = Partial<Omit<DocumentRow, 'id' | 'created_at' | 'updated_at' | 'issued_at_key' | 'contact_name' | 'contact_id_number'>> & {
+  company_id: number;
+  document_type: DocumentType;
+  issued_at: Date;
+};
+
+export function createDocumentsRepository(db: Database) {
+  const withContact = (query: Knex.QueryBuilder) =>
+    query
+      .leftJoin('contacts as c', 'c.id', 'd.contact_id')
+      .select(
+        'd.*',
+        'c.name as contact_name',
+        'c.id_number as contact_id_number',
+        db.raw(`to_char(d.issued_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS issued_at_key`),
+      );
+
+  return {
+    async insert(document: NewDocument): Promise<number> {
+      const [row] = await db('documents').insert(document).returning('id');
+      return row.id as number;
+    },
+
+    /**
+     * One page, newest first with ties broken by id, continuing strictly after `after`
+     * ([issued_at_key, id]). Keyset on documents_company_type_page: no OFFSET at any depth.
+     */
+    async list(companyId: number, type: DocumentType, filters: DocumentFilters, limit: number, after?: [string, number]): Promise<DocumentRow[]> {
+      const query = withContact(db('documents as d'))
+        .where({ 'd.company_id': companyId, 'd.document_type': type })
+        .orderBy([{ column: 'd.issued_at', order: 'desc' }, { column: 'd.id', order: 'desc' }])
+        .limit(limit);
+      if (filters.issuedFrom) query.where('d.issued_at', '>=', filters.issuedFrom);
+      if (filters.issuedBefore) query.where('d.issued_at', '<', filters.issuedBefore);
+      if (filters.synced !== undefined) query.where('d.synced', filters.synced);
+      if (filters.contactId !== undefined) query.where('d.contact_id', filters.contactId);
+      if (filters.kind) query.where('d.kind', filters.kind);
+      if (after) query.whereRaw('(d.issued_at, d.id) < (?::timestamptz, ?)', after);
+      return query;
+    },
+
+    async find(companyId: number, type: DocumentType, id: number): Promise<DocumentRow | undefined> {
+      return withContact(db('documents as d')).where({ 'd.company_id': companyId, 'd.document_type': type, 'd.id': id }).first();
+    },
+
+    async setPdfBlobKey(id: number, key: string): Promise<void> {
+      await db('documents').where({ id }).update({ pdf_blob_key: key, updated_at: db.fn.now() });
+    },
+  };
+}
+
+export type DocumentsRepository = ReturnType<typeof createDocumentsRepository>;

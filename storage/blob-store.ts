@@ -1,0 +1,43 @@
+/**
+ * Where files live: the filesystem under the data folder (embedded default) or S3. Both give
+ * clients a signed URL valid for one hour that needs no Authorization header.
+ */
+export type DownloadOptions = { fileName: string; contentType: string; expiresInSeconds?: number };
+
+export interface BlobStore {
+  readonly driver: 'filesystem' | 's3';
+  put(key: string, data: Buffer, contentType: string): Promise<void>;
+  get(key: string): Promise<Buffer>;
+  exists(key: string): Promise<boolean>;
+  signedDownloadUrl(key: string, options: DownloadOptions): Promise<string>;
+}
+
+export const SIGNED_URL_TTL_SECONDS = 3600;
+
+export class BlobNotFoundError extends Error {}
+
+/** Keys are our own: lowercase path segments, no traversal, no leading slash. */
+const SAFE_KEY = /^[a-z0-9][a-z0-9._-]*(\/[a-z0-9][a-z0-9._-]*)*$/;
+
+export function assertSafeKey(key: string): void {
+  if (!SAFE_KEY.test(key) || key.includes('..') || key.length > 512) throw new Error(`unsafe blob key ${JSON.stringify(key)}`);
+}
+
+/** A file name reduced to a safe key segment (the original name travels in Content-Disposition). */
+export function keySegment(fileName: string): string {
+  const cleaned = fileName
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9._-]+/g, '-')
+    .replace(/^[^a-z0-9]+/, '')
+    .replace(/\.{2,}/g, '.')
+    .slice(0, 100);
+  return cleaned || 'file';
+}
+
+/** RFC 6266 attachment disposition with an ASCII fallback and the UTF-8 name. */
+export function contentDisposition(fileName: string): string {
+  const ascii = fileName.normalize('NFKD').replace(/[^\x20-\x7e]/g, '').replace(/["\\]/g, '') || 'file';
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(fileName)}`;
+}

@@ -1,0 +1,110 @@
+import test from 'ava';
+import { bearer, seedCompany, seedKey, startTestApi, type TestApi } from '../support/api';
+
+// Keyset pagination over thousands of documents while new ones keep arriving.
+const EXISTING = 3000;
+let api: TestApi;
+let key: string;
+let company: { id: number };
+let other: { id: number };
+
+test.before(async () => {
+  api = await startTestApi();
+  company = await seedCompany(api.database, 'Paginas S.A.S.', '900108281');
+  other = await seedCompany(api.database, 'Otra S.A.S.', '800197268');
+  key = (await seedKey(api.database, { scopes: ['documents:read'] })).key;
+  const base = Date.parse('2026-01-01T00:00:00Z');
+  const rows = Array.from({ length: EXISTING }, (_, i) => ({
+    company_id: company.id,
+    document_type: 'electronic_invoice',
+    number: `P${i}`,
+    // Many ties on issued_at (ten documents per second) so the id tie-break matters.
+    issued_at: new Date(base + Math.floor(i / 10) * 1000),
+    total: '1.00',
+    currency: 'COP',
+  }));
+  for (let i = 0; i < rows.length; i += 1000) await api.database.db('documents').insert(rows.slice(i, i + 1000));
+});
+test.after.always(async () => api?.close());
+
+async function page(path: string) {
+  const response = await fetch(`${api.url}${path}`, { headers: bearer(key) });
+  return { status: response.status, body: (await response.json()) as any };
+}
+
+test('a walk sees every document exactly once while new documents arrive', async (t) => {
+  const seen: string[] = [];
+  let cursor: string | null = null;
+  let inserted = 0;
+  let pages = 0;
+  do {
+    const result: { body: any } = await page(`/v1/companies/${company.id}/invoices?limit=97${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    seen.push(...result.body.data.map((d: { number: string }) => d.number));
+    cursor = result.body.next_cursor;
+    pages += 1;
+    // Concurrent arrivals: some newer than everything, some older, some tied with the page end.
+    await api.database.db('documents').insert([
+      { company_id: company.id, document_type: 'electronic_invoice', number: `NEW${inserted}`, issued_at: new Date(), total: '1.00', currency: 'COP' },
+      { company_id: company.id, document_type: 'electronic_invoice', number: `OLD${inserted}`, issued_at: new Date('2025-06-01T00:00:00Z'), total: '1.00', currency: 'COP' },
+    ]);
+    inserted += 1;
+  } while (cursor);
+
+  const original = seen.filter((number) => number.startsWith('P'));
+  t.is(new Set(seen).size, seen.length, 'no document repeats');
+  t.is(original.length, EXISTING, 'no document is skipped');
+  t.true(pages >= Math.ceil(EXISTING / 97));
+  // Documents older than the walk position that arrived during it are reached too (they sort last).
+  t.true(seen.some((number) => number.startsWith('OLD')));
+});
+
+test('pages are ordered newest first with ties broken by id', async (t) => {
+  const { body } = await page(`/v1/companies/${company.id}/invoices?limit=200&issued_to=2026-01-01`);
+  const rows = await api.database.db('documents').whereIn('id', body.data.map((d: { id: number }) => d.id)).select('id', 'issued_at');
+  const byId = new Map(rows.map((row) => [row.id, row.issued_at.getTime()]));
+  for (let i = 1; i < body.data.length; i += 1) {
+    const [previous, current] = [body.data[i - 1].id, body.data[i].id];
+    const order = byId.get(previous)! - byId.get(current)! || previous - current;
+    t.true(order > 0, `${previous} before ${current}`);
+  }
+});
+
+test('cursors are bound to their company, collection and filters; tampering is refused', async (t) => {
+  const first = await page(`/v1/companies/${company.id}/invoices?limit=10`);
+  const cursor = encodeURIComponent(first.body.next_cursor);
+  for (const path of [
+    `/v1/companies/${other.id}/invoices?cursor=${cursor}`,
+    `/v1/companies/${company.id}/credit-notes?cursor=${cursor}`,
+    `/v1/companies/${company.id}/invoices?synced=false&cursor=${cursor}`,
+    `/v1/companies/${company.id}/invoices?cursor=${cursor}x`,
+    `/v1/companies/${company.id}/invoices?cursor=eyJzY29wZSI6IngifQ.AAAA`,
+  ]) {
+    const result = await page(path);
+    t.is(result.status, 400, path);
+    t.is(result.body.error.code, 'invalid_cursor', path);
+  }
+  t.is((await page(`/v1/companies/${company.id}/invoices?limit=10&cursor=${cursor}`)).status, 200);
+});
+
+test('limit: default 50, maximum 200, anything else is 400 invalid_parameter', async (t) => {
+  t.is((await page(`/v1/companies/${company.id}/invoices`)).body.data.length, 50);
+  t.is((await page(`/v1/companies/${company.id}/invoices?limit=200`)).body.data.length, 200);
+  for (const limit of ['0', '201', '-5', '1.5', 'many']) {
+    const result = await page(`/v1/companies/${company.id}/invoices?limit=${limit}`);
+    t.is(result.status, 400, limit);
+    t.is(result.body.error.code, 'invalid_parameter');
+    t.is(result.body.error.param, 'limit');
+  }
+});
+
+test('the list query pages on the index, never with OFFSET', async (t) => {
+  await api.database.db.raw('ANALYZE documents');
+  const plan = await api.database.db.raw(
+    `EXPLAIN SELECT * FROM documents d WHERE d.company_id = ? AND d.document_type = 'electronic_invoice'
+       AND (d.issued_at, d.id) < (now(), 999999) ORDER BY d.issued_at DESC, d.id DESC LIMIT 51`,
+    [company.id],
+  );
+  const text = plan.rows.map((row: { 'QUERY PLAN': string }) => row['QUERY PLAN']).join('\n');
+  t.regex(text, /Index Scan using documents_company_type_page/);
+  t.notRegex(text, /Sort/);
+});
