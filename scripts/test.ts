@@ -8,6 +8,7 @@ import { freePort } from './embedded/ports';
 import { startTemporalDevServer } from './embedded/temporal-dev-server';
 import { ensureTemporalCli } from './provision/temporal-cli';
 import { ensureTestServer } from './provision/test-server';
+import { ensureMinio } from './provision/minio';
 import { summariseTap, type TapSummary } from './tap-summary';
 
 export const TEMPLATE_DATABASE = 'invoicing_template';
@@ -24,7 +25,7 @@ async function main(): Promise<number> {
   const stops: (() => Promise<void>)[] = [async () => rm(workDir, { recursive: true, force: true })];
   let summary: TapSummary = { passed: 0, failed: 1, skipped: 0 };
   try {
-    const [cliPath, testServerPath] = await Promise.all([ensureTemporalCli(say), ensureTestServer(say)]);
+    const [cliPath, testServerPath, minioPath] = await Promise.all([ensureTemporalCli(say), ensureTestServer(say), ensureMinio(say)]);
 
     const postgres = await startEmbeddedPostgres({ dataDir: path.join(workDir, 'postgres'), port: await freePort(), throwaway: true });
     stops.push(() => postgres.stop());
@@ -48,6 +49,7 @@ async function main(): Promise<number> {
       TEST_TEMPORAL_ADDRESS: devServer.address,
       TEST_TIME_SKIPPING_SERVER: testServerPath,
       TEMPORAL_CLI_PATH: cliPath,
+      TEST_MINIO_PATH: minioPath,
     });
   } catch (error) {
     console.error(`[test] could not run the suite: ${error instanceof Error ? error.stack : String(error)}`);

@@ -1,0 +1,72 @@
+import test from 'ava';
+import { seedDemoDocuments } from '../../admin/demo-documents';
+import { loadConfig } from '../../config';
+import { S3BlobStore } from '../../storage/s3-blob-store';
+import { bearer, seedCompany, seedKey, startTestApi } from '../support/api';
+import { startS3Server } from '../support/s3-server';
+
+// The S3 driver against a real MinIO server process on loopback.
+let s3: Awaited<ReturnType<typeof startS3Server>>;
+
+test.before(async () => {
+  s3 = await startS3Server();
+  Object.assign(process.env, { AWS_ACCESS_KEY_ID: s3.env.AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY: s3.env.AWS_SECRET_ACCESS_KEY });
+});
+test.after.always(async () => s3?.close());
+
+function store() {
+  const config = loadConfig({ ...process.env, ...s3.env });
+  if (config.blobStore.driver !== 's3') throw new Error('expected the s3 driver');
+  return new S3BlobStore(config.blobStore);
+}
+
+test('upload, presign, download without credentials, with type and disposition', async (t) => {
+  const blobs = store();
+  const bytes = Buffer.from('%PDF-1.7\nfactura\n');
+  await blobs.put('companies/1/uploads/factura.pdf', bytes, 'application/pdf');
+  t.true(await blobs.exists('companies/1/uploads/factura.pdf'));
+  t.false(await blobs.exists('companies/1/uploads/none.pdf'));
+  t.deepEqual(await blobs.get('companies/1/uploads/factura.pdf'), bytes);
+
+  const url = await blobs.signedDownloadUrl('companies/1/uploads/factura.pdf', { fileName: 'Factura Nº 1.pdf', contentType: 'application/pdf' });
+  const parsed = new URL(url);
+  t.is(parsed.searchParams.get('X-Amz-Expires'), '3600');
+  const response = await fetch(url);
+  t.is(response.status, 200);
+  t.is(response.headers.get('content-type'), 'application/pdf');
+  t.regex(response.headers.get('content-disposition') ?? '', /attachment; filename="Factura No 1.pdf"; filename\*=UTF-8''Factura%20N%C2%BA%201.pdf/);
+  t.deepEqual(Buffer.from(await response.arrayBuffer()), bytes);
+});
+
+test('a presigned URL past its expiry, or altered, is refused', async (t) => {
+  const blobs = store();
+  await blobs.put('companies/1/uploads/short.xml', Buffer.from('<x/>'), 'application/xml');
+  const url = await blobs.signedDownloadUrl('companies/1/uploads/short.xml', { fileName: 'short.xml', contentType: 'application/xml', expiresInSeconds: 1 });
+  t.is((await fetch(url)).status, 200);
+  const forged = url.replace(/X-Amz-Signature=([0-9a-f])/, (_match, first: string) => `X-Amz-Signature=${first === '0' ? '1' : '0'}`);
+  t.is((await fetch(forged)).status, 403, 'a wrong signature');
+  const otherObject = url.replace('short.xml?', 'other.xml?');
+  t.is((await fetch(otherObject)).status, 403, 'a signature for another object');
+  await new Promise((resolve) => setTimeout(resolve, 2100));
+  t.is((await fetch(url)).status, 403);
+});
+
+test('the API on the S3 driver redirects originals and PDFs to presigned object-storage URLs', async (t) => {
+  const api = await startTestApi(s3.env);
+  try {
+    const company = await seedCompany(api.database, 'S3 S.A.S.', '900108281');
+    const demo = await seedDemoDocuments({ repositories: api.database.repositories, blobStore: api.dependencies.blobStore }, company);
+    const { key } = await seedKey(api.database, { scopes: ['documents:read'] });
+    for (const path of [`invoices/${demo.invoiceFromZip}/pdf`, `invoices/${demo.invoiceFromZip}/original`, `payment-claim-accounts/${demo.paymentClaim}/pdf`]) {
+      const redirect = await fetch(`${api.url}/v1/companies/${company.id}/${path}`, { headers: bearer(key), redirect: 'manual' });
+      t.is(redirect.status, 302, path);
+      const location = redirect.headers.get('location')!;
+      t.true(location.startsWith(`${s3.endpoint}/${s3.bucket}/`), location);
+      const file = await fetch(location);
+      t.is(file.status, 200, path);
+      t.true((await file.arrayBuffer()).byteLength > 0);
+    }
+  } finally {
+    await api.close();
+  }
+});
