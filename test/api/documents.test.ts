@@ -1,5 +1,5 @@
 import test from 'ava';
-import { seedDemoDocuments } from '../../admin/demo-documents';
+import { createDocumentWithOriginal, seedDemoDocuments } from '../../admin/demo-documents';
 import { COLLECTIONS } from '../../domain/documents/collections';
 import { FilesystemBlobStore } from '../../storage/filesystem-blob-store';
 import { bearer, seedCompany, seedKey, startTestApi, type TestApi } from '../support/api';
@@ -126,6 +126,30 @@ test('pdf: a PDF original is served as is; a ZIP with a PDF is extracted once, t
 
   const note = await get(`/v1/companies/${companyA.id}/credit-notes/${demoA.creditNote}/pdf`);
   t.is(note.status, 302);
+});
+
+test('pdf: an invoice whose original is XML gets a generated graphic representation, stored once', async (t) => {
+  const first = await get(`/v1/companies/${companyA.id}/invoices/${demoA.invoiceFromXml}/pdf`);
+  t.is(first.status, 302);
+  const pdf = await download(first.headers.get('location')!);
+  t.is(pdf.status, 200);
+  t.is(pdf.bytes.subarray(0, 5).toString(), '%PDF-');
+  t.regex(pdf.headers.get('content-disposition') ?? '', /FEDEMO2\.pdf/);
+  const second = await download((await get(`/v1/companies/${companyA.id}/invoices/${demoA.invoiceFromXml}/pdf`)).headers.get('location')!);
+  t.deepEqual(second.bytes, pdf.bytes);
+});
+
+test('pdf: an on-demand PDF that cannot be produced is 404 file_not_available', async (t) => {
+  const companyC = await seedCompany(api.database, 'Rota S.A.S.', '860034313');
+  const key = (await seedKey(api.database, { scopes: ['documents:read'], companyIds: [companyC.id] })).key;
+  const broken = await createDocumentWithOriginal(
+    { repositories: api.database.repositories, blobStore: api.dependencies.blobStore },
+    { company_id: companyC.id, document_type: 'electronic_invoice', number: 'BROKEN', cufe: 'f'.repeat(96), issued_at: new Date('2020-01-01T00:00:00Z') },
+    { fileName: 'broken.xml', contentType: 'application/xml', bytes: Buffer.from('<Invoice><cbc:ID>unclosed') },
+  );
+  const result = await get(`/v1/companies/${companyC.id}/invoices/${broken}/pdf`, key);
+  t.is(result.status, 404);
+  t.is(result.body.error.code, 'file_not_available');
 });
 
 test('missing variants are 404 file_not_available; unknown documents are 404 not_found', async (t) => {

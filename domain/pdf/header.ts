@@ -1,0 +1,121 @@
+/**
+ * First-page header of the graphic representation: issuer, document identification and the
+ * DIAN QR code on top; the CUFE/CUDE in full; then the customer and, for notes, the document
+ * they amend. Every field is wrapped in its column and capped in lines so the header keeps a
+ * bounded height whatever the input.
+ */
+import type { UblDocument, UblParty, UblReference } from '../ubl/types';
+import { formatDate, formatIssued, formatPartyId, uniqueCodeLabel, DOCUMENT_TITLES } from './format';
+import {
+  ACCENT, MARGIN, MUTED, PAGE_HEIGHT, PAGE_WIDTH, blocksHeight, drawBlocks, layoutBlocks,
+  type BlockInput, type PageFlow,
+} from './layout';
+import { dianQrText, drawQr, type QrPlacement, type QrSymbol } from './qr';
+
+/** Where the QR goes on the first page: the top-right corner, 100 pt square (quiet zone included). */
+export const QR_PLACEMENT: QrPlacement = {
+  x: PAGE_WIDTH - MARGIN - 100,
+  y: PAGE_HEIGHT - MARGIN - 100,
+  size: 100,
+};
+
+const GAP = 14;
+
+function partyInputs(party: UblParty, nameSize: number): BlockInput[] {
+  const small = { size: 8 };
+  const inputs: BlockInput[] = [
+    { text: party.name || '(sin nombre)', style: { size: nameSize, bold: true }, maxLines: 4 },
+    { text: formatPartyId(party), style: small, gapBefore: 2, maxLines: 2 },
+  ];
+  if (party.address) inputs.push({ text: party.address, style: small, maxLines: 3 });
+  const place = [party.city?.trim(), party.countryCode && party.countryCode !== 'CO' ? party.countryCode : null]
+    .filter((part): part is string => Boolean(part))
+    .join(', ');
+  if (place) inputs.push({ text: place, style: small, maxLines: 2 });
+  if (party.phone) inputs.push({ text: `Tel. ${party.phone}`, style: small, maxLines: 2 });
+  if (party.email) inputs.push({ text: party.email, style: small, maxLines: 2 });
+  return inputs;
+}
+
+function heading(text: string): BlockInput {
+  return { text, style: { size: 7, bold: true, color: ACCENT }, maxLines: 1 };
+}
+
+function referenceInputs(document: UblDocument, reference: UblReference): BlockInput[] {
+  const kind = document.documentType === 'Invoice' ? 'Documento' : 'Factura';
+  const inputs: BlockInput[] = [
+    heading('DOCUMENTO REFERENCIADO'),
+    { text: `${kind} No. ${reference.number}`, style: { size: 9, bold: true }, gapBefore: 2, maxLines: 2 },
+  ];
+  if (reference.issueDate) inputs.push({ text: `Fecha de emisión: ${formatDate(reference.issueDate)}`, style: { size: 8 }, maxLines: 1 });
+  if (reference.cufe) inputs.push({ text: `CUFE: ${reference.cufe}`, style: { size: 7.5 }, maxLines: 4 });
+  return inputs;
+}
+
+function detailInputs(document: UblDocument): BlockInput[] {
+  const inputs: BlockInput[] = [heading('DETALLES')];
+  if (document.typeCode) inputs.push({ text: `Tipo de documento: ${document.typeCode}`, style: { size: 8 }, gapBefore: 2, maxLines: 1 });
+  inputs.push({ text: `Número de líneas: ${document.lines.length}`, style: { size: 8 }, maxLines: 1 });
+  return inputs;
+}
+
+/** Draws the first-page header at the top of the flow's current page; returns the QR symbol drawn. */
+export function drawDocumentHeader(flow: PageFlow, document: UblDocument): QrSymbol {
+  const { fonts, page } = flow;
+  const top = flow.y;
+  const qr = drawQr(page, dianQrText(document.cufe), QR_PLACEMENT);
+
+  const supplierWidth = 220;
+  const infoX = flow.left + supplierWidth + GAP;
+  const infoWidth = QR_PLACEMENT.x - GAP - infoX;
+  const supplier = layoutBlocks(fonts, partyInputs(document.supplier, 12), supplierWidth);
+  const issued = formatIssued(document.issuedAt, document.issueDate, document.issueTime);
+  const infoInputs: BlockInput[] = [
+    { text: DOCUMENT_TITLES[document.documentType], style: { size: 11, bold: true, color: ACCENT }, maxLines: 2 },
+    { text: `No. ${document.number}`, style: { size: 11, bold: true }, gapBefore: 2, maxLines: 3 },
+    { text: `Fecha de emisión: ${issued.date}`, style: { size: 8 }, gapBefore: 4, maxLines: 1 },
+  ];
+  if (issued.time) infoInputs.push({ text: `Hora de emisión: ${issued.time}`, style: { size: 8 }, maxLines: 2 });
+  if (document.dueDate) infoInputs.push({ text: `Fecha de vencimiento: ${formatDate(document.dueDate)}`, style: { size: 8 }, maxLines: 1 });
+  infoInputs.push({ text: `Moneda: ${document.currency}`, style: { size: 8 }, maxLines: 1 });
+  const info = layoutBlocks(fonts, infoInputs, infoWidth);
+
+  drawBlocks(page, fonts, supplier, flow.left, top, supplierWidth);
+  drawBlocks(page, fonts, info, infoX, top, infoWidth);
+  flow.y = top - Math.max(blocksHeight(supplier), blocksHeight(info), QR_PLACEMENT.size) - 8;
+
+  drawUniqueCode(flow, document);
+  drawCustomerRow(flow, document);
+  return qr;
+}
+
+function drawUniqueCode(flow: PageFlow, document: UblDocument): void {
+  const { fonts, page } = flow;
+  flow.rule(5);
+  const label = `${uniqueCodeLabel(document.documentType)}:`;
+  const labelWidth = fonts.bold.widthOfTextAtSize(label, 8) + 4;
+  const codeBlocks = layoutBlocks(fonts, [{ text: document.cufe, style: { size: 8 }, maxLines: 4 }], flow.width - labelWidth);
+  drawBlocks(page, fonts, layoutBlocks(fonts, [{ text: label, style: { size: 8, bold: true } }], labelWidth), flow.left, flow.y, labelWidth);
+  flow.y -= drawBlocks(page, fonts, codeBlocks, flow.left + labelWidth, flow.y, flow.width - labelWidth);
+  const algorithm = document.cufeAlgorithm ? `Algoritmo: ${document.cufeAlgorithm}. ` : '';
+  const note = `${algorithm}Verifique este documento con el código QR o en catalogo-vpfe.dian.gov.co.`;
+  const noteBlocks = layoutBlocks(fonts, [{ text: note, style: { size: 7, color: MUTED }, maxLines: 2 }], flow.width);
+  flow.y -= drawBlocks(page, fonts, noteBlocks, flow.left, flow.y - 1, flow.width) + 1;
+  flow.y -= 4;
+  flow.rule(8);
+}
+
+function drawCustomerRow(flow: PageFlow, document: UblDocument): void {
+  const { fonts, page } = flow;
+  const columnWidth = (flow.width - GAP) / 2;
+  const customer = layoutBlocks(fonts, [heading('ADQUIRIENTE'), ...partyInputs(document.customer, 10)], columnWidth);
+  const right = layoutBlocks(
+    fonts,
+    document.referencedDocument ? referenceInputs(document, document.referencedDocument) : detailInputs(document),
+    columnWidth,
+  );
+  const top = flow.y;
+  drawBlocks(page, fonts, customer, flow.left, top, columnWidth);
+  drawBlocks(page, fonts, right, flow.left + columnWidth + GAP, top, columnWidth);
+  flow.y = top - Math.max(blocksHeight(customer), blocksHeight(right)) - 10;
+}

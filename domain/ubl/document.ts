@@ -1,0 +1,138 @@
+/**
+ * Invoice / CreditNote / DebitNote element → UblDocument.
+ */
+import { isDecimal, sumDecimals } from './amounts';
+import { parseIsoDate, toUtcInstant } from './dates';
+import { readParty } from './parties';
+import {
+  UblParseError,
+  type UblDocument,
+  type UblDocumentType,
+  type UblLine,
+  type UblReference,
+  type UblTax,
+} from './types';
+import { all, attribute, child, children, first, text, type XmlElement } from './xml-tree';
+
+export const DOCUMENT_TYPES: readonly UblDocumentType[] = ['Invoice', 'CreditNote', 'DebitNote'];
+
+const LINE_NAMES: Record<UblDocumentType, string> = { Invoice: 'InvoiceLine', CreditNote: 'CreditNoteLine', DebitNote: 'DebitNoteLine' };
+const QUANTITY_NAMES = ['InvoicedQuantity', 'CreditedQuantity', 'DebitedQuantity'];
+const TYPE_CODE_NAMES = ['InvoiceTypeCode', 'CreditNoteTypeCode', 'DebitNoteTypeCode'];
+const VAT_SCHEME = '01';
+
+function missing(field: string): UblParseError {
+  return new UblParseError('missing_field', `the document has no ${field}`);
+}
+
+function required(value: string | null, field: string): string {
+  if (value === null) throw missing(field);
+  return value;
+}
+
+/** A decimal amount as written (trimmed); invalid_field when it is not plain decimal text. */
+function amount(value: string | null, field: string): string | null {
+  if (value === null) return null;
+  if (!isDecimal(value)) {
+    throw new UblParseError('invalid_field', `${field} is not a decimal amount: ${JSON.stringify(value.slice(0, 40))}`);
+  }
+  return value;
+}
+
+function readTax(subtotal: XmlElement, field: string): UblTax {
+  const category = child(subtotal, 'TaxCategory');
+  const scheme = child(category, 'TaxScheme');
+  return {
+    schemeId: text(scheme, 'ID') ?? '',
+    schemeName: text(scheme, 'Name'),
+    percent: amount(text(category, 'Percent') ?? text(subtotal, 'Percent'), `${field} Percent`),
+    taxableAmount: amount(text(subtotal, 'TaxableAmount'), `${field} TaxableAmount`) ?? '0.00',
+    taxAmount: required(amount(text(subtotal, 'TaxAmount'), `${field} TaxAmount`), `${field} TaxAmount`),
+  };
+}
+
+/** Tax subtotals of the TaxTotal elements directly under `owner` (never WithholdingTaxTotal). */
+function readTaxes(owner: XmlElement, field: string): UblTax[] {
+  return all(owner, 'TaxTotal/TaxSubtotal').map((subtotal, index) => readTax(subtotal, `${field} TaxSubtotal[${index + 1}]`));
+}
+
+function readLine(line: XmlElement, index: number, documentType: UblDocumentType): UblLine {
+  const field = `${LINE_NAMES[documentType]}[${index + 1}]`;
+  const quantity = QUANTITY_NAMES.map((name) => child(line, name)).find((node) => node !== null) ?? null;
+  const descriptions = all(line, 'Item/Description').map((node) => node.text).filter(Boolean);
+  return {
+    id: text(line, 'ID') ?? String(index + 1),
+    description: descriptions.length ? descriptions.join(' ') : (text(line, 'Item/Name') ?? ''),
+    quantity: amount(quantity?.text || null, `${field} quantity`) ?? '0',
+    unitCode: attribute(quantity, 'unitCode'),
+    unitPrice: amount(text(line, 'Price/PriceAmount'), `${field} PriceAmount`) ?? '0.00',
+    lineExtensionAmount: required(amount(text(line, 'LineExtensionAmount'), `${field} LineExtensionAmount`), `${field} LineExtensionAmount`),
+    taxes: readTaxes(line, field),
+  };
+}
+
+function readReference(root: XmlElement): UblReference | null {
+  for (const name of ['InvoiceDocumentReference', 'CreditNoteDocumentReference', 'DebitNoteDocumentReference']) {
+    for (const reference of all(root, `BillingReference/${name}`)) {
+      const number = text(reference, 'ID');
+      if (number) return { number, cufe: text(reference, 'UUID'), issueDate: parseIsoDate(text(reference, 'IssueDate')) };
+    }
+  }
+  const referenceId = text(root, 'DiscrepancyResponse/ReferenceID');
+  return referenceId ? { number: referenceId, cufe: null, issueDate: null } : null;
+}
+
+/** Extracts every UblDocument field from an Invoice, CreditNote or DebitNote root element. */
+export function readDocument(root: XmlElement, documentType: UblDocumentType): UblDocument {
+  const number = required(text(root, 'ID'), 'number (cbc:ID)');
+  const uuid = first(root, 'UUID');
+  const cufe = required(uuid?.text || null, 'CUFE/CUDE (cbc:UUID)');
+  const issueDateText = required(text(root, 'IssueDate'), 'issue date (cbc:IssueDate)');
+  const issueDate = parseIsoDate(issueDateText);
+  if (!issueDate) throw new UblParseError('invalid_field', `cbc:IssueDate is not a YYYY-MM-DD date: ${JSON.stringify(issueDateText.slice(0, 40))}`);
+  const issueTime = text(root, 'IssueTime');
+  const currency = required(text(root, 'DocumentCurrencyCode'), 'currency (cbc:DocumentCurrencyCode)');
+
+  // Debit notes carry RequestedMonetaryTotal; accept either element for any document type.
+  const totalNames = documentType === 'DebitNote' ? ['RequestedMonetaryTotal', 'LegalMonetaryTotal'] : ['LegalMonetaryTotal', 'RequestedMonetaryTotal'];
+  const totals = totalNames.map((name) => child(root, name)).find((node) => node !== null) ?? null;
+  const totalsName = totals?.name ?? totalNames[0];
+  const total = required(amount(text(totals, 'PayableAmount'), `${totalsName}/PayableAmount`), `payable amount (${totalsName}/PayableAmount)`);
+  const subTotal = required(
+    amount(text(totals, 'LineExtensionAmount'), `${totalsName}/LineExtensionAmount`),
+    `subtotal (${totalsName}/LineExtensionAmount)`,
+  );
+
+  const supplier = readParty(child(root, 'AccountingSupplierParty'), 'supplier');
+  const customer = readParty(child(root, 'AccountingCustomerParty'), 'customer');
+  const taxes = readTaxes(root, 'TaxTotal');
+  const vatAmounts = taxes.filter((tax) => tax.schemeId === VAT_SCHEME).map((tax) => tax.taxAmount);
+  const lineElements = children(root, LINE_NAMES[documentType]);
+  const lines = (lineElements.length ? lineElements : Object.values(LINE_NAMES).flatMap((name) => children(root, name))).map((line, index) =>
+    readLine(line, index, documentType),
+  );
+
+  return {
+    documentType,
+    number,
+    cufe,
+    cufeAlgorithm: attribute(uuid, 'schemeName'),
+    typeCode: TYPE_CODE_NAMES.map((name) => text(root, name)).find(Boolean) ?? null,
+    issueDate,
+    issueTime,
+    issuedAt: toUtcInstant(issueDate, issueTime),
+    dueDate: parseIsoDate(text(root, 'DueDate')) ?? parseIsoDate(text(root, 'PaymentMeans/PaymentDueDate')),
+    currency,
+    supplier,
+    customer,
+    subTotal,
+    vat: vatAmounts.length ? sumDecimals(vatAmounts) : null,
+    taxExclusiveAmount: amount(text(totals, 'TaxExclusiveAmount'), `${totalsName}/TaxExclusiveAmount`),
+    taxInclusiveAmount: amount(text(totals, 'TaxInclusiveAmount'), `${totalsName}/TaxInclusiveAmount`),
+    total,
+    taxes,
+    lines,
+    referencedDocument: readReference(root),
+    notes: children(root, 'Note').map((note) => note.text).filter(Boolean),
+  };
+}
