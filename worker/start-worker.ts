@@ -9,6 +9,7 @@ import { SecretBox } from '../domain/secret-box';
 import type { ActivityDependencies } from '../activities';
 import { createWorker } from './create-worker';
 import { ensureSchedules } from './schedules';
+import { createBlobStore } from '../storage/create-blob-store';
 
 export type RunningWorker = { done: Promise<void>; shutdown(): Promise<void> };
 
@@ -55,10 +56,13 @@ export async function startWorker(options: {
 }
 
 export function buildActivityDependencies(config: AppConfig, db: ActivityDependencies['db'], client: Client): ActivityDependencies {
+  const masterKey = loadMasterKey(config);
   return {
     db,
     repositories: createRepositories(db),
-    secretBox: new SecretBox(loadMasterKey(config)),
+    secretBox: new SecretBox(masterKey),
+    // Activities only read and write blobs; download links are made by the API.
+    blobStore: createBlobStore(config, masterKey, () => config.http.publicBaseUrl ?? ''),
     temporal: { client, taskQueue: config.temporal.taskQueue },
     webhooks: { allowPrivateTargets: config.webhooks.allowPrivateTargets },
   };

@@ -28,4 +28,5 @@ export const workflowIds = {
   delivery: (endpointId: number, eventId: string) => `webhook-delivery-${endpointId}-${eventId}`,
   endpoint: (endpointId: number) => `webhook-endpoint-${endpointId}`,
   purgeSchedule: 'purge-webhook-history',
+  importFile: (fileId: number) => `file-import-${fileId}`,
 };

@@ -3,6 +3,7 @@ import { createApiKeysRepository } from './api-keys';
 import { createCompaniesRepository } from './companies';
 import { createContactsRepository } from './contacts';
 import { createDocumentsRepository } from './documents';
+import { createImportsRepository } from './imports';
 import { createUploadedFilesRepository } from './uploaded-files';
 import { createEventsRepository } from './events';
 import { createWebhookDeliveriesRepository } from './webhook-deliveries';
@@ -16,6 +17,7 @@ export function createRepositories(db: Database) {
     contacts: createContactsRepository(db),
     documents: createDocumentsRepository(db),
     uploadedFiles: createUploadedFilesRepository(db),
+    imports: createImportsRepository(db),
     webhookEndpoints: createWebhookEndpointsRepository(db),
     webhookDeliveries: createWebhookDeliveriesRepository(db),
   };

@@ -16,12 +16,18 @@ export type UploadedFileRow = {
   idempotency_key: string | null;
   error_code: string | null;
   error_message: string | null;
+  /** Documents the import did not create because their CUFE was already stored. */
+  skipped: { cufe: string; existing_document_id: number; kind: string }[];
+  source_message_key: string | null;
+  processed_at: Date | null;
   created_at: Date;
   updated_at: Date;
 };
 
 export type NewUploadedFile = Pick<UploadedFileRow, 'company_id' | 'type' | 'file_name' | 'extension' | 'content_type' | 'size' | 'sha256' | 'blob_key'> &
-  Partial<Pick<UploadedFileRow, 'status' | 'kind_hint' | 'dian_importation_id' | 'idempotency_key'>>;
+  Partial<Pick<UploadedFileRow, 'status' | 'kind_hint' | 'dian_importation_id' | 'idempotency_key' | 'source_message_key'>>;
+
+export type ImportedDocumentRef = { kind: string; id: number; cufe: string | null };
 
 export function createUploadedFilesRepository(db: Database) {
   return {
@@ -32,6 +38,50 @@ export function createUploadedFilesRepository(db: Database) {
 
     find(companyId: number, id: number): Promise<UploadedFileRow | undefined> {
       return db<UploadedFileRow>('uploaded_files').where({ company_id: companyId, id }).first();
+    },
+
+    findById(id: number): Promise<UploadedFileRow | undefined> {
+      return db<UploadedFileRow>('uploaded_files').where({ id }).first();
+    },
+
+    findByIdempotencyKey(companyId: number, key: string): Promise<UploadedFileRow | undefined> {
+      return db<UploadedFileRow>('uploaded_files').where({ company_id: companyId, idempotency_key: key }).first();
+    },
+
+    listForCompany(companyId: number, limit: number, beforeId?: number): Promise<UploadedFileRow[]> {
+      const query = db<UploadedFileRow>('uploaded_files').where({ company_id: companyId }).orderBy('id', 'desc').limit(limit);
+      if (beforeId !== undefined) query.where('id', '<', beforeId);
+      return query;
+    },
+
+    /** The documents each file created, for the Uploaded file record (documents_imported_file index). */
+    async documentsOf(fileIds: number[]): Promise<Map<number, ImportedDocumentRef[]>> {
+      const rows = fileIds.length
+        ? await db('documents').whereIn('imported_file_id', fileIds).orderBy('id').select('imported_file_id', 'document_type', 'id', 'cufe')
+        : [];
+      const byFile = new Map<number, ImportedDocumentRef[]>();
+      for (const row of rows) {
+        const list = byFile.get(row.imported_file_id) ?? [];
+        list.push({ kind: row.document_type, id: row.id, cufe: row.cufe });
+        byFile.set(row.imported_file_id, list);
+      }
+      return byFile;
+    },
+
+    async markProcessing(id: number): Promise<void> {
+      await db('uploaded_files').where({ id }).whereIn('status', ['PENDING', 'PROCESSING']).update({ status: 'PROCESSING', updated_at: db.fn.now() });
+    },
+
+    async markDone(id: number, skipped: UploadedFileRow['skipped']): Promise<void> {
+      await db('uploaded_files')
+        .where({ id })
+        .update({ status: 'DONE', skipped: JSON.stringify(skipped), error_code: null, error_message: null, processed_at: db.fn.now(), updated_at: db.fn.now() });
+    },
+
+    async markFailed(id: number, code: string, message: string): Promise<void> {
+      await db('uploaded_files')
+        .where({ id })
+        .update({ status: 'ERROR', error_code: code, error_message: message.slice(0, 2000), processed_at: db.fn.now(), updated_at: db.fn.now() });
     },
   };
 }

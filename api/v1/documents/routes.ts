@@ -67,13 +67,5 @@ export function documentsRoutes(deps: ApiDependencies): Router {
     });
   }
 
-  router.get('/companies/:company_id/files/:file_id/content', ...guard, async (ctx) => {
-    const { company } = ctx.state as CompanyState;
-    const id = parseIdParam(ctx.params.file_id, 'file_id');
-    const file = await repositories.uploadedFiles.find(company.id, id);
-    if (!file) throw notFound(`File ${id}`);
-    redirectToSignedUrl(ctx, await deps.blobStore.signedDownloadUrl(file.blob_key, { fileName: file.file_name, contentType: file.content_type }));
-  });
-
   return router;
 }

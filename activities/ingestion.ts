@@ -1,0 +1,82 @@
+import type { Client } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import type { Repositories } from '../db/repositories';
+import type { ContactChange } from '../db/repositories/imports';
+import { PDF_KINDS, planImport, type PdfKind } from '../domain/ingestion/plan-import';
+import type { EventType } from '../domain/webhooks/event-types';
+import type { BlobStore } from '../storage/blob-store';
+import { presentUploadedFile, type UploadedFileRecord } from '../api/v1/files/present';
+import { presentContact } from '../api/v1/contacts/present';
+import { workflowIds } from '../workflows/messages';
+
+export type IngestionActivityDependencies = {
+  repositories: Repositories;
+  blobStore: BlobStore;
+  temporal: { client: Client; taskQueue: string };
+};
+
+export type ImportOutcome = { status: 'DONE' | 'ERROR'; contactChanges: ContactChange[] };
+
+export type EventToPublish = { id: string; companyId: number; type: EventType; data: unknown };
+
+export function createIngestionActivities(deps: IngestionActivityDependencies) {
+  const { repositories } = deps;
+
+  return {
+    /**
+     * Reads, parses and records one uploaded file. Bad input is an outcome (status ERROR with a
+     * code), not an exception; exceptions are infrastructure faults and are retried.
+     */
+    async importUploadedFile(fileId: number): Promise<ImportOutcome> {
+      const file = await repositories.uploadedFiles.findById(fileId);
+      if (!file) throw new Error(`uploaded file ${fileId} does not exist`);
+      if (file.status === 'DONE' || file.status === 'ERROR') return { status: file.status, contactChanges: [] };
+      await repositories.uploadedFiles.markProcessing(fileId);
+      const company = await repositories.companies.findVisible({ allCompanies: true }, file.company_id);
+      if (!company) throw new Error(`company ${file.company_id} does not exist`);
+      const bytes = await deps.blobStore.get(file.blob_key);
+      const pdfKind = (PDF_KINDS as readonly string[]).includes(file.kind_hint ?? '') ? (file.kind_hint as PdfKind) : null;
+      const plan = planImport(bytes, file.file_name, company.nit, pdfKind);
+      if (!plan.ok) {
+        await repositories.uploadedFiles.markFailed(fileId, plan.code, plan.message);
+        return { status: 'ERROR', contactChanges: [] };
+      }
+      const result = await repositories.imports.importDrafts(file, plan.drafts);
+      await repositories.uploadedFiles.markDone(fileId, result.skipped);
+      return { status: 'DONE', contactChanges: result.contactChanges };
+    },
+
+    /** The last resort when importing kept failing for reasons other than the file itself. */
+    async failUploadedFile(fileId: number, code: string, message: string): Promise<void> {
+      await repositories.uploadedFiles.markFailed(fileId, code, message);
+    },
+
+    async uploadedFileRecord(fileId: number): Promise<UploadedFileRecord & { company_id: number }> {
+      const file = await repositories.uploadedFiles.findById(fileId);
+      if (!file) throw new Error(`uploaded file ${fileId} does not exist`);
+      const documents = (await repositories.uploadedFiles.documentsOf([fileId])).get(fileId) ?? [];
+      return { ...presentUploadedFile(file, documents), company_id: file.company_id };
+    },
+
+    async contactRecord(contactId: number) {
+      const contact = await repositories.contacts.findVisible({ allCompanies: true }, contactId);
+      if (!contact) throw new Error(`contact ${contactId} does not exist`);
+      return presentContact(contact);
+    },
+
+    /** Publishes events (ids chosen by the calling workflow, so a retry publishes nothing twice). */
+    async publishEvents(events: EventToPublish[]): Promise<void> {
+      for (const event of events) {
+        try {
+          await deps.temporal.client.workflow.start('publishEventWorkflow', {
+            workflowId: workflowIds.publishEvent(event.id),
+            taskQueue: deps.temporal.taskQueue,
+            args: [{ event }],
+          });
+        } catch (error) {
+          if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+        }
+      }
+    },
+  };
+}

@@ -1,0 +1,77 @@
+import Router from '@koa/router';
+import type { ApiDependencies } from '../../app-context';
+import { requireScope } from '../../middleware/authenticate';
+import { loadCompany, parseIdParam, type CompanyState } from '../../middleware/company-scope';
+import { ApiError, invalidParameter, notFound } from '../../errors';
+import { buildPage, readPageRequest } from '../../pagination';
+import { acceptFile, IntakeError, MAX_FILE_BYTES } from '../../../intake/accept-file';
+import { PDF_KINDS } from '../../../domain/ingestion/plan-import';
+import { redirectToSignedUrl } from '../documents/routes';
+import { readMultipartFile } from './multipart';
+import { presentUploadedFile } from './present';
+
+const FILE_PAGE = { defaultLimit: 50, maxLimit: 200 };
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+
+/**
+ * Uploaded files: POST (multipart, field `file`, optional `kind`) answers 202 once the bytes
+ * and the record are stored and the import has started; reads show the import's outcome.
+ */
+export function filesRoutes(deps: ApiDependencies): Router {
+  const { repositories, cursorKey, config } = deps;
+  const router = new Router();
+  const company = loadCompany(repositories.companies);
+  const intake = { repositories, blobStore: deps.blobStore, temporal: { client: deps.temporal.client, taskQueue: config.temporal.taskQueue } };
+
+  router.post('/companies/:company_id/files', requireScope('documents:write'), company, async (ctx) => {
+    const { company: owner } = ctx.state as CompanyState;
+    const idempotencyKey = ctx.get('Idempotency-Key') || null;
+    if (idempotencyKey !== null && !IDEMPOTENCY_KEY.test(idempotencyKey)) {
+      throw invalidParameter('Idempotency-Key', 'Idempotency-Key must be 1 to 255 printable ASCII characters.');
+    }
+    const upload = await readMultipartFile(ctx.req, ctx.get('Content-Type'), MAX_FILE_BYTES);
+    const kind = upload.fields.kind ?? null;
+    if (kind !== null && !(PDF_KINDS as readonly string[]).includes(kind)) {
+      throw invalidParameter('kind', `kind must be one of ${PDF_KINDS.join(', ')}.`);
+    }
+    try {
+      const { file, replayed } = await acceptFile(intake, {
+        companyId: owner.id, type: 'API', fileName: upload.fileName, bytes: upload.bytes, kindHint: kind, idempotencyKey,
+      });
+      const documents = (await repositories.uploadedFiles.documentsOf([file.id])).get(file.id) ?? [];
+      ctx.status = 202;
+      if (replayed) ctx.set('Idempotent-Replayed', 'true');
+      ctx.body = presentUploadedFile(file, documents);
+    } catch (error) {
+      if (error instanceof IntakeError) throw new ApiError(error.status, error.code, error.message, error.code === 'empty_file' ? 'file' : undefined);
+      throw error;
+    }
+  });
+
+  router.get('/companies/:company_id/files', requireScope('documents:read'), company, async (ctx) => {
+    const { company: owner } = ctx.state as CompanyState;
+    const scope = `files:${owner.id}`;
+    const page = readPageRequest(ctx.query, cursorKey, scope, FILE_PAGE);
+    const rows = await repositories.uploadedFiles.listForCompany(owner.id, page.limit + 1, page.after?.[0] as number | undefined);
+    const documents = await repositories.uploadedFiles.documentsOf(rows.map((row) => row.id));
+    ctx.body = buildPage(rows, page, cursorKey, scope, (row) => [row.id], (row) => presentUploadedFile(row, documents.get(row.id) ?? []));
+  });
+
+  router.get('/companies/:company_id/files/:file_id', requireScope('documents:read'), company, async (ctx) => {
+    const { company: owner } = ctx.state as CompanyState;
+    const id = parseIdParam(ctx.params.file_id, 'file_id');
+    const file = await repositories.uploadedFiles.find(owner.id, id);
+    if (!file) throw notFound(`File ${id}`);
+    ctx.body = presentUploadedFile(file, (await repositories.uploadedFiles.documentsOf([id])).get(id) ?? []);
+  });
+
+  router.get('/companies/:company_id/files/:file_id/content', requireScope('documents:read'), company, async (ctx) => {
+    const { company: owner } = ctx.state as CompanyState;
+    const id = parseIdParam(ctx.params.file_id, 'file_id');
+    const file = await repositories.uploadedFiles.find(owner.id, id);
+    if (!file) throw notFound(`File ${id}`);
+    redirectToSignedUrl(ctx, await deps.blobStore.signedDownloadUrl(file.blob_key, { fileName: file.file_name, contentType: file.content_type }));
+  });
+
+  return router;
+}

@@ -1,0 +1,110 @@
+import type { Knex } from 'knex';
+import type { Database } from '../connection';
+import type { DocumentDraft } from '../../domain/ingestion/plan-import';
+import type { UblParty } from '../../domain/ubl/types';
+import type { UploadedFileRow } from './uploaded-files';
+
+export type ContactChange = { type: 'contact.created' | 'contact.updated'; contactId: number };
+
+export type ImportResult = {
+  created: { kind: string; id: number; cufe: string | null }[];
+  skipped: UploadedFileRow['skipped'];
+  contactChanges: ContactChange[];
+};
+
+const CONTACT_FIELDS = ['dv', 'name', 'email', 'phone', 'address', 'city', 'country_code'] as const;
+
+/**
+ * Writes the documents of one uploaded file in one transaction. Idempotent: a CUFE already
+ * stored for the company is skipped (unless this very file created it, which is what a retried
+ * import finds), and contacts are created once and updated only when their data changed.
+ */
+export function createImportsRepository(db: Database) {
+  return {
+    async importDrafts(file: UploadedFileRow, drafts: DocumentDraft[]): Promise<ImportResult> {
+      return db.transaction(async (trx) => {
+        const result: ImportResult = { created: [], skipped: [], contactChanges: [] };
+        for (const draft of drafts) {
+          const contactId = draft.counterpart ? await upsertContact(trx, file.company_id, draft.counterpart, result.contactChanges) : null;
+          const cufe = draft.ubl?.cufe ?? null;
+          const [inserted] = await trx('documents')
+            .insert(documentRow(file, draft, contactId))
+            .onConflict(trx.raw('(company_id, cufe) WHERE cufe IS NOT NULL'))
+            .ignore()
+            .returning(['id']);
+          if (inserted) {
+            result.created.push({ kind: draft.documentType, id: inserted.id, cufe });
+            continue;
+          }
+          const existing = await trx('documents').where({ company_id: file.company_id, cufe }).first('id', 'imported_file_id', 'document_type');
+          if (existing.imported_file_id === file.id) result.created.push({ kind: existing.document_type, id: existing.id, cufe });
+          else result.skipped.push({ cufe: cufe!, existing_document_id: existing.id, kind: existing.document_type });
+        }
+        return result;
+      });
+    },
+  };
+}
+
+function documentRow(file: UploadedFileRow, draft: DocumentDraft, contactId: number | null) {
+  const ubl = draft.ubl;
+  return {
+    company_id: file.company_id,
+    document_type: draft.documentType,
+    kind: draft.kind,
+    number: ubl?.number ?? draft.fallbackNumber,
+    cufe: ubl?.cufe ?? null,
+    issued_at: ubl ? new Date(ubl.issuedAt) : file.created_at,
+    due_date: ubl?.dueDate ?? null,
+    contact_id: contactId,
+    sub_total: ubl?.subTotal ?? null,
+    vat: ubl ? (ubl.vat ?? '0.00') : null,
+    total: ubl?.total ?? null,
+    currency: ubl?.currency ?? null,
+    supplier: ubl ? JSON.stringify(ubl.supplier) : null,
+    customer: ubl ? JSON.stringify(ubl.customer) : null,
+    lines: ubl ? JSON.stringify(ubl.lines) : null,
+    referenced_document_number: ubl?.referencedDocument?.number ?? null,
+    referenced_document_cufe: ubl?.referencedDocument?.cufe ?? null,
+    dian_validation: draft.validation ? JSON.stringify(draft.validation) : null,
+    imported_file_id: file.id,
+    original_blob_key: file.blob_key,
+    original_file_name: file.file_name,
+    original_extension: file.extension,
+    original_content_type: file.content_type,
+    original_size: file.size,
+    original_zip_pdf_entry: draft.zipPdfEntry,
+  };
+}
+
+async function upsertContact(trx: Knex.Transaction, companyId: number, party: UblParty, changes: { type: 'contact.created' | 'contact.updated'; contactId: number }[]): Promise<number> {
+  const idType = party.idType ?? '31';
+  const incoming = {
+    dv: party.dv,
+    name: party.name,
+    email: party.email,
+    phone: party.phone,
+    address: party.address,
+    city: party.city,
+    country_code: party.countryCode,
+  };
+  const [created] = await trx('contacts')
+    .insert({ company_id: companyId, id_type: idType, id_number: party.idNumber, ...incoming })
+    .onConflict(['company_id', 'id_type', 'id_number'])
+    .ignore()
+    .returning('id');
+  if (created) {
+    changes.push({ type: 'contact.created', contactId: created.id });
+    return created.id;
+  }
+  const existing = await trx('contacts').where({ company_id: companyId, id_type: idType, id_number: party.idNumber }).forUpdate().first();
+  // Only data the document actually carries can change a contact; absent fields keep their value.
+  const updates = Object.fromEntries(CONTACT_FIELDS.filter((field) => incoming[field] !== null && incoming[field] !== existing[field]).map((field) => [field, incoming[field]]));
+  if (Object.keys(updates).length > 0) {
+    await trx('contacts').where({ id: existing.id }).update({ ...updates, updated_at: trx.fn.now() });
+    if (!changes.some((change) => change.contactId === existing.id)) changes.push({ type: 'contact.updated', contactId: existing.id });
+  }
+  return existing.id;
+}
+
+export type ImportsRepository = ReturnType<typeof createImportsRepository>;

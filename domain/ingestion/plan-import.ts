@@ -1,0 +1,121 @@
+import { contentTypeFor, detectFileType, extensionFor, type DetectedFileType } from '../files/detect';
+import { ArchiveError, pairPdfWithXml, readZipSafely } from '../files/zip';
+import { parseUbl } from '../ubl/parse';
+import { UblParseError, type UblDocument, type UblParty, type UblValidation } from '../ubl/types';
+import type { DocumentType } from '../documents/collections';
+
+/** Kinds a bare PDF can be declared as (it carries no DIAN data of its own). */
+export const PDF_KINDS = ['electronic_invoice', 'payment_claim_account', 'foreign_invoice'] as const;
+export type PdfKind = (typeof PDF_KINDS)[number];
+
+/** One document an uploaded file will create, before it touches the database. */
+export type DocumentDraft = {
+  documentType: DocumentType;
+  kind: 'purchase' | 'sale';
+  /** The other party: the supplier of a purchase, the customer of a sale; becomes a contact. */
+  counterpart: UblParty | null;
+  ubl: UblDocument | null;
+  validation: UblValidation | null;
+  /** The PDF inside the original ZIP that belongs to this document. */
+  zipPdfEntry: string | null;
+  /** For a bare PDF: the file name stands in for the number. */
+  fallbackNumber: string | null;
+};
+
+export type ImportPlan =
+  | { ok: true; fileType: DetectedFileType; drafts: DocumentDraft[] }
+  | { ok: false; code: string; message: string };
+
+const DOCUMENT_TYPE_OF = { Invoice: 'electronic_invoice', CreditNote: 'credit_note', DebitNote: 'debit_note' } as const;
+
+/**
+ * What importing a file means, decided from its bytes alone: an XML is one DIAN document, a ZIP
+ * holds one or more (each paired with its PDF when present), a PDF is one document of the
+ * declared kind. Each DIAN document must name the company as customer (a purchase) or
+ * supplier (a sale). Never throws for bad input: failures come back with a stable code.
+ */
+export function planImport(bytes: Buffer, fileName: string, companyNit: string, pdfKind: PdfKind | null): ImportPlan {
+  const fileType = detectFileType(bytes);
+  if (!fileType) return { ok: false, code: 'unsupported_file_type', message: 'The file is not XML, ZIP or PDF.' };
+  try {
+    if (fileType === 'pdf') {
+      if (!looksLikeCompletePdf(bytes)) return { ok: false, code: 'invalid_pdf', message: 'The file starts like a PDF but is not a complete PDF document.' };
+      return { ok: true, fileType, drafts: [pdfDraft(pdfKind ?? 'electronic_invoice', fileName)] };
+    }
+    if (fileType === 'xml') {
+      return { ok: true, fileType, drafts: [ublDraft(bytes, companyNit, null)] };
+    }
+    const contents = readZipSafely(bytes);
+    if (contents.xmls.length === 0) {
+      if (contents.pdfs.length === 1 && pdfKind) return { ok: true, fileType, drafts: [pdfDraft(pdfKind, contents.pdfs[0].name)] };
+      return { ok: false, code: 'no_documents_in_archive', message: 'The ZIP holds no DIAN XML document.' };
+    }
+    const pdfs = contents.pdfs.filter((pdf) => looksLikeCompletePdf(pdf.data));
+    const drafts = pairPdfWithXml(contents.xmls, pdfs).map(({ xml, pdf }) => ublDraft(xml.data, companyNit, pdf?.name ?? null));
+    return { ok: true, fileType, drafts };
+  } catch (error) {
+    if (error instanceof UblParseError || error instanceof ArchiveError || error instanceof ImportRefusal) {
+      return { ok: false, code: error.code, message: error.message };
+    }
+    throw error;
+  }
+}
+
+class ImportRefusal extends Error {
+  constructor(readonly code: string, message: string) {
+    super(message);
+  }
+}
+
+function ublDraft(xml: Buffer, companyNit: string, zipPdfEntry: string | null): DocumentDraft {
+  const parsed = parseUbl(xml);
+  const document = parsed.document;
+  const isCustomer = sameNit(document.customer.idNumber, companyNit);
+  const isSupplier = sameNit(document.supplier.idNumber, companyNit);
+  if (!isCustomer && !isSupplier) {
+    throw new ImportRefusal(
+      'company_not_a_party',
+      `Document ${document.number} names neither this company (NIT ${companyNit}) as customer (${document.customer.idNumber}) nor as supplier (${document.supplier.idNumber}).`,
+    );
+  }
+  const kind = isCustomer ? 'purchase' : 'sale';
+  return {
+    documentType: DOCUMENT_TYPE_OF[document.documentType],
+    kind,
+    counterpart: kind === 'purchase' ? document.supplier : document.customer,
+    ubl: document,
+    validation: parsed.validation,
+    zipPdfEntry,
+    fallbackNumber: null,
+  };
+}
+
+function pdfDraft(kind: PdfKind, fileName: string): DocumentDraft {
+  return {
+    documentType: kind,
+    kind: 'purchase',
+    counterpart: null,
+    ubl: null,
+    validation: null,
+    zipPdfEntry: null,
+    fallbackNumber: fileName.replace(/\.[A-Za-z0-9]{1,5}$/, '').slice(0, 100) || null,
+  };
+}
+
+/**
+ * A cheap structural check: a PDF ends with a cross-reference pointer and %%EOF. It refuses
+ * truncated files and bytes that merely start with %PDF-; it does not render the document.
+ */
+export function looksLikeCompletePdf(bytes: Buffer): boolean {
+  const tail = bytes.subarray(Math.max(0, bytes.length - 2048)).toString('latin1');
+  return bytes.subarray(0, 1024).toString('latin1').includes('%PDF-') && /startxref\s+\d+\s+%%EOF/.test(tail);
+}
+
+function sameNit(a: string, b: string): boolean {
+  const digits = (value: string) => value.replace(/[^0-9]/g, '').replace(/^0+/, '');
+  return digits(a) !== '' && digits(a) === digits(b);
+}
+
+export function describeFileType(fileType: DetectedFileType) {
+  return { extension: extensionFor(fileType), contentType: contentTypeFor(fileType) };
+}

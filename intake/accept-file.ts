@@ -1,0 +1,112 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import type { Repositories } from '../db/repositories';
+import type { UploadedFileRow } from '../db/repositories/uploaded-files';
+import { describeFileType } from '../domain/ingestion/plan-import';
+import { detectFileType } from '../domain/files/detect';
+import { keySegment, type BlobStore } from '../storage/blob-store';
+import { workflowIds } from '../workflows/messages';
+
+/** Largest accepted file (documented in docs/ingestion.md). */
+export const MAX_FILE_BYTES = 20 * 1024 * 1024;
+
+export type IntakeDependencies = {
+  repositories: Repositories;
+  blobStore: BlobStore;
+  temporal: { client: Client; taskQueue: string };
+};
+
+export type IncomingFile = {
+  companyId: number;
+  type: UploadedFileRow['type'];
+  fileName: string;
+  bytes: Buffer;
+  kindHint?: string | null;
+  idempotencyKey?: string | null;
+  dianImportationId?: number | null;
+  sourceMessageKey?: string | null;
+};
+
+export class IntakeError extends Error {
+  constructor(readonly status: number, readonly code: string, message: string) {
+    super(message);
+  }
+}
+
+/**
+ * How every file enters (API upload, e-mail, CLI, tax-authority import): the bytes are in the
+ * blob store and the uploaded-file row exists before anything else happens, then the import
+ * workflow starts. With an idempotency key, a repeated call returns the first file.
+ */
+export async function acceptFile(deps: IntakeDependencies, incoming: IncomingFile): Promise<{ file: UploadedFileRow; replayed: boolean }> {
+  if (incoming.bytes.length === 0) throw new IntakeError(400, 'empty_file', 'The file is empty.');
+  if (incoming.bytes.length > MAX_FILE_BYTES) {
+    throw new IntakeError(413, 'file_too_large', `Files are limited to ${MAX_FILE_BYTES / (1024 * 1024)} MB.`);
+  }
+  const fileType = detectFileType(incoming.bytes);
+  if (!fileType) throw new IntakeError(415, 'unsupported_file_type', 'Only XML, ZIP and PDF files are accepted (detected from the content, not the name).');
+  const sha256 = createHash('sha256').update(incoming.bytes).digest('hex');
+
+  if (incoming.idempotencyKey) {
+    const earlier = await deps.repositories.uploadedFiles.findByIdempotencyKey(incoming.companyId, incoming.idempotencyKey);
+    if (earlier) return { file: await replay(deps, earlier, sha256), replayed: true };
+  }
+
+  const { extension, contentType } = describeFileType(fileType);
+  const fileName = cleanFileName(incoming.fileName, extension);
+  const blobKey = `companies/${incoming.companyId}/uploads/${randomUUID()}-${keySegment(fileName)}`;
+  await deps.blobStore.put(blobKey, incoming.bytes, contentType);
+  let file: UploadedFileRow;
+  try {
+    file = await deps.repositories.uploadedFiles.insert({
+      company_id: incoming.companyId,
+      type: incoming.type,
+      file_name: fileName,
+      extension,
+      content_type: contentType,
+      size: incoming.bytes.length,
+      sha256,
+      blob_key: blobKey,
+      kind_hint: incoming.kindHint ?? null,
+      idempotency_key: incoming.idempotencyKey ?? null,
+      dian_importation_id: incoming.dianImportationId ?? null,
+      source_message_key: incoming.sourceMessageKey ?? null,
+    });
+  } catch (error) {
+    // Two concurrent requests with one idempotency key: the second one answers like a replay.
+    if ((error as { code?: string }).code === '23505' && incoming.idempotencyKey) {
+      const earlier = await deps.repositories.uploadedFiles.findByIdempotencyKey(incoming.companyId, incoming.idempotencyKey);
+      if (earlier) return { file: await replay(deps, earlier, sha256), replayed: true };
+    }
+    throw error;
+  }
+  await startImport(deps, file.id);
+  return { file, replayed: false };
+}
+
+async function replay(deps: IntakeDependencies, earlier: UploadedFileRow, sha256: string): Promise<UploadedFileRow> {
+  if (earlier.sha256 !== sha256) {
+    throw new IntakeError(409, 'idempotency_key_reused', 'This Idempotency-Key was already used for a different file.');
+  }
+  await startImport(deps, earlier.id); // a first attempt may have stored the file but not started its import
+  return earlier;
+}
+
+export async function startImport(deps: Pick<IntakeDependencies, 'temporal'>, fileId: number): Promise<void> {
+  try {
+    await deps.temporal.client.workflow.start('importFileWorkflow', {
+      workflowId: workflowIds.importFile(fileId),
+      taskQueue: deps.temporal.taskQueue,
+      args: [{ fileId }],
+    });
+  } catch (error) {
+    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+  }
+}
+
+/** Keeps the name people gave the file, minus paths and control characters, with a sensible extension. */
+function cleanFileName(name: string, extension: string): string {
+  const base = name.split(/[\\/]/).pop()!.replace(/[\x00-\x1f\x7f]/g, '').trim().slice(0, 200);
+  if (!base) return `file.${extension}`;
+  return base;
+}

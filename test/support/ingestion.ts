@@ -1,0 +1,40 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { bearer } from './api';
+
+export const FIXTURES = path.resolve(__dirname, '../../../shared/fixtures/dian');
+
+export function fixture(name: string): Buffer {
+  return readFileSync(path.join(FIXTURES, name));
+}
+
+/** POST /v1/companies/{id}/files as multipart, the way a client would. */
+export async function upload(
+  apiUrl: string,
+  key: string,
+  companyId: number,
+  file: { name: string; bytes: Buffer; type?: string },
+  extra: { kind?: string; idempotencyKey?: string } = {},
+) {
+  const form = new FormData();
+  form.append('file', new Blob([file.bytes], { type: file.type ?? 'application/octet-stream' }), file.name);
+  if (extra.kind) form.append('kind', extra.kind);
+  const response = await fetch(`${apiUrl}/v1/companies/${companyId}/files`, {
+    method: 'POST',
+    headers: { ...bearer(key), ...(extra.idempotencyKey ? { 'Idempotency-Key': extra.idempotencyKey } : {}) },
+    body: form,
+  });
+  return { status: response.status, headers: response.headers, body: (await response.json()) as Record<string, any> };
+}
+
+/** Polls the file until its import has finished (DONE or ERROR). */
+export async function waitForImport(apiUrl: string, key: string, companyId: number, fileId: number, timeoutMs = 30_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const response = await fetch(`${apiUrl}/v1/companies/${companyId}/files/${fileId}`, { headers: bearer(key) });
+    const body = (await response.json()) as Record<string, any>;
+    if (body.status === 'DONE' || body.status === 'ERROR') return body;
+    if (Date.now() > deadline) throw new Error(`file ${fileId} still ${body.status} after ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+  }
+}

@@ -1,0 +1,40 @@
+import { ActivityFailure, proxyActivities, uuid4 } from '@temporalio/workflow';
+import type { createIngestionActivities, EventToPublish } from '../activities/ingestion';
+
+type IngestionActivities = ReturnType<typeof createIngestionActivities>;
+
+const { importUploadedFile } = proxyActivities<IngestionActivities>({
+  startToCloseTimeout: '5 minutes',
+  retry: { initialInterval: '2 seconds', maximumInterval: '1 minute', maximumAttempts: 6 },
+});
+const { failUploadedFile, uploadedFileRecord, contactRecord, publishEvents } = proxyActivities<IngestionActivities>({
+  startToCloseTimeout: '1 minute',
+  retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
+});
+
+/**
+ * One uploaded file, from bytes to documents: import it (idempotently: a CUFE is stored once,
+ * a retried import creates nothing new), then tell the client — contact.created/updated for
+ * the third parties it touched, and document.imported or document.import_failed with the
+ * Uploaded file record.
+ */
+export async function importFileWorkflow(input: { fileId: number }): Promise<{ status: 'DONE' | 'ERROR' }> {
+  let outcome: Awaited<ReturnType<IngestionActivities['importUploadedFile']>>;
+  try {
+    outcome = await importUploadedFile(input.fileId);
+  } catch (error) {
+    if (!(error instanceof ActivityFailure)) throw error;
+    await failUploadedFile(input.fileId, 'import_failed', 'The file could not be processed; it is kept and can be uploaded again.');
+    outcome = { status: 'ERROR', contactChanges: [] };
+  }
+
+  const record = await uploadedFileRecord(input.fileId);
+  const events: EventToPublish[] = [];
+  for (const change of outcome.contactChanges) {
+    events.push({ id: uuid4(), companyId: record.company_id, type: change.type, data: await contactRecord(change.contactId) });
+  }
+  const { company_id: companyId, ...data } = record;
+  events.push({ id: uuid4(), companyId, type: outcome.status === 'DONE' ? 'document.imported' : 'document.import_failed', data });
+  await publishEvents(events);
+  return { status: outcome.status };
+}
