@@ -1,5 +1,6 @@
 import { ensureTemporalCli } from './provision/temporal-cli';
 import { ensureTestServer } from './provision/test-server';
+import { ensureMinio } from './provision/minio';
 
 /** `npm run provision`: fetch/build the offline tools once; later runs return at once. */
 async function main() {
@@ -8,6 +9,7 @@ async function main() {
   log(`Temporal CLI: ${cli}`);
   const testServer = await ensureTestServer(log);
   log(`time-skipping test server: ${testServer}`);
+  log(`MinIO (S3 tests): ${await ensureMinio(log)}`);
 }
 
 main().catch((error) => {
