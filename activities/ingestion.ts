@@ -1,3 +1,4 @@
+import { Context } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import type { Repositories } from '../db/repositories';
@@ -8,6 +9,7 @@ import type { BlobStore } from '../storage/blob-store';
 import { presentUploadedFile, type UploadedFileRecord } from '../api/v1/files/present';
 import { presentContact } from '../api/v1/contacts/present';
 import { workflowIds } from '../workflows/messages';
+import { startImport } from '../intake/accept-file';
 
 export type IngestionActivityDependencies = {
   repositories: Repositories;
@@ -18,6 +20,15 @@ export type IngestionActivityDependencies = {
 export type ImportOutcome = { status: 'DONE' | 'ERROR'; contactChanges: ContactChange[] };
 
 export type EventToPublish = { id: string; companyId: number; type: EventType; data: unknown };
+
+/** Lets Temporal notice a lost worker within the heartbeat timeout instead of the whole start-to-close. */
+function heartbeat(): void {
+  try {
+    Context.current().heartbeat();
+  } catch {
+    // Called outside an activity (tests of the function itself): nothing to report to.
+  }
+}
 
 export function createIngestionActivities(deps: IngestionActivityDependencies) {
   const { repositories } = deps;
@@ -32,11 +43,14 @@ export function createIngestionActivities(deps: IngestionActivityDependencies) {
       if (!file) throw new Error(`uploaded file ${fileId} does not exist`);
       if (file.status === 'DONE' || file.status === 'ERROR') return { status: file.status, contactChanges: [] };
       await repositories.uploadedFiles.markProcessing(fileId);
+      heartbeat();
       const company = await repositories.companies.findVisible({ allCompanies: true }, file.company_id);
       if (!company) throw new Error(`company ${file.company_id} does not exist`);
       const bytes = await deps.blobStore.get(file.blob_key);
+      heartbeat();
       const pdfKind = (PDF_KINDS as readonly string[]).includes(file.kind_hint ?? '') ? (file.kind_hint as PdfKind) : null;
       const plan = planImport(bytes, file.file_name, company.nit, pdfKind);
+      heartbeat();
       if (!plan.ok) {
         await repositories.uploadedFiles.markFailed(fileId, plan.code, plan.message);
         return { status: 'ERROR', contactChanges: [] };
@@ -62,6 +76,16 @@ export function createIngestionActivities(deps: IngestionActivityDependencies) {
       const contact = await repositories.contacts.findVisible({ allCompanies: true }, contactId);
       if (!contact) throw new Error(`contact ${contactId} does not exist`);
       return presentContact(contact);
+    },
+
+    /**
+     * Reconciliation: an upload whose import workflow never started (Temporal was down when the
+     * file was stored) or ended without an outcome gets its import (re)started. Returns how many.
+     */
+    async resumeUnfinishedImports(): Promise<number> {
+      const ids = await repositories.uploadedFiles.unfinishedIds(120);
+      for (const id of ids) await startImport(deps, id);
+      return ids.length;
     },
 
     /** Publishes events (ids chosen by the calling workflow, so a retry publishes nothing twice). */

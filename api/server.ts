@@ -15,6 +15,7 @@ import { webhooksRoutes } from './v1/webhooks/routes';
 import { documentsRoutes } from './v1/documents/routes';
 import { contactsRoutes } from './v1/contacts/routes';
 import { filesRoutes } from './v1/files/routes';
+import { paymentClaimRoutes } from './v1/documents/payment-claims';
 import { blobRoutes } from './blobs';
 
 export type RouteEntry = { method: string; path: string };
@@ -37,7 +38,7 @@ export function createApp(deps: ApiDependencies): { app: Koa; routes: RouteEntry
   v1.use(authenticate(deps.repositories.apiKeys));
   v1.use(rateLimit(deps.config.rateLimit));
   v1.use(jsonBody(deps.config.http.bodyLimitBytes));
-  for (const resource of [meRoutes(deps), companiesRoutes(deps), documentsRoutes(deps), filesRoutes(deps), contactsRoutes(deps), webhooksRoutes(deps)]) {
+  for (const resource of [meRoutes(deps), companiesRoutes(deps), documentsRoutes(deps), paymentClaimRoutes(deps), filesRoutes(deps), contactsRoutes(deps), webhooksRoutes(deps)]) {
     v1.use(resource.routes(), resource.allowedMethods());
   }
 

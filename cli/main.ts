@@ -7,15 +7,19 @@ import { AdminInputError, createCompany } from '../admin/create-company';
 import { createApiKey, presentApiKey, revokeApiKey } from '../admin/api-keys';
 import { presentCompany } from '../api/v1/companies/present';
 import { createDatabaseIfMissing, startEmbeddedPostgres } from '../scripts/embedded/postgres';
+import { importFiles } from './import-files';
 
 const USAGE = `usage:
   invoicing company create --name NAME --nit NIT
   invoicing company list
   invoicing key create --scopes S1,S2 [--companies 1,2] [--role admin|member] [--name NAME]
   invoicing key revoke KEY_ID
+  invoicing import COMPANY_ID FILE... [--kind payment_claim_account|foreign_invoice]
 
 Talks to DATABASE_URL, or to the embedded Postgres of \`npm start\` (started for the
-command if it is not running). Prints JSON on stdout; errors as JSON on stderr.`;
+command if it is not running). import also needs Temporal (TEMPORAL_ADDRESS, or the dev
+server of \`npm start\`) and stores files where the service does (BLOB_STORE). Prints JSON on
+stdout; errors as JSON on stderr.`;
 
 class UsageError extends Error {}
 
@@ -49,6 +53,13 @@ const COMMANDS: Record<string, Command> = {
     });
     return { ...presentApiKey(created.record), key: created.fullKey };
   },
+  import: async (repositories, args, config) => {
+    const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { kind: { type: 'string' } } });
+    if (positionals.length < 2) throw new UsageError('import needs a COMPANY_ID and at least one FILE.');
+    const companyId = parseCompanyId(positionals[0]);
+    if (!(await repositories.companies.findVisible({ allCompanies: true }, companyId))) throw new AdminInputError(`No company with id ${companyId}.`);
+    return importFiles(repositories, config, companyId, positionals.slice(1), values.kind ?? null);
+  },
   'key revoke': async (repositories, args) => {
     const { positionals } = parseArgs({ args, allowPositionals: true, options: {} });
     if (positionals.length !== 1) throw new UsageError('key revoke takes exactly one KEY_ID.');
@@ -61,13 +72,13 @@ async function main(argv: string[]): Promise<number> {
     console.log(USAGE);
     return argv.length === 0 ? 2 : 0;
   }
-  const command = COMMANDS[`${argv[0]} ${argv[1] ?? ''}`.trim()];
+  const command = COMMANDS[`${argv[0]} ${argv[1] ?? ''}`.trim()] ?? COMMANDS[argv[0]];
   if (!command) return fail('invalid_command', `Unknown command "${argv.slice(0, 2).join(' ')}".\n${USAGE}`, 2);
 
   const config = loadConfig();
   const session = await openDatabase(config);
   try {
-    const result = await command(createRepositories(session.db), argv.slice(2), config);
+    const result = await command(createRepositories(session.db), argv.slice(COMMANDS[argv[0]] ? 1 : 2), config);
     console.log(JSON.stringify(result, null, 2));
     return 0;
   } catch (error) {

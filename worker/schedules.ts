@@ -1,16 +1,23 @@
 import { ScheduleAlreadyRunning, type Client } from '@temporalio/client';
 import { workflowIds } from '../workflows/messages';
 
+const RECURRING_JOBS = [
+  { scheduleId: workflowIds.purgeSchedule, workflowType: 'purgeWebhookHistoryWorkflow', every: '1 hour' },
+  { scheduleId: workflowIds.resumeImportsSchedule, workflowType: 'resumeUnfinishedImportsWorkflow', every: '5 minutes' },
+] as const;
+
 /** Recurring jobs, created once per namespace and task queue; an existing schedule is left as it is. */
 export async function ensureSchedules(client: Client, taskQueue: string): Promise<void> {
-  try {
-    await client.schedule.create({
-      scheduleId: `${workflowIds.purgeSchedule}-${taskQueue}`,
-      spec: { intervals: [{ every: '1 hour' }] },
-      action: { type: 'startWorkflow', workflowType: 'purgeWebhookHistoryWorkflow', taskQueue, args: [] },
-      policies: { overlap: 'SKIP' },
-    });
-  } catch (error) {
-    if (!(error instanceof ScheduleAlreadyRunning)) throw error;
+  for (const job of RECURRING_JOBS) {
+    try {
+      await client.schedule.create({
+        scheduleId: `${job.scheduleId}-${taskQueue}`,
+        spec: { intervals: [{ every: job.every }] },
+        action: { type: 'startWorkflow', workflowType: job.workflowType, taskQueue, args: [] },
+        policies: { overlap: 'SKIP' },
+      });
+    } catch (error) {
+      if (!(error instanceof ScheduleAlreadyRunning)) throw error;
+    }
   }
 }

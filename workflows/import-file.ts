@@ -4,10 +4,11 @@ import type { createIngestionActivities, EventToPublish } from '../activities/in
 type IngestionActivities = ReturnType<typeof createIngestionActivities>;
 
 const { importUploadedFile } = proxyActivities<IngestionActivities>({
-  startToCloseTimeout: '5 minutes',
+  startToCloseTimeout: '2 minutes',
+  heartbeatTimeout: '15 seconds',
   retry: { initialInterval: '2 seconds', maximumInterval: '1 minute', maximumAttempts: 6 },
 });
-const { failUploadedFile, uploadedFileRecord, contactRecord, publishEvents } = proxyActivities<IngestionActivities>({
+const { failUploadedFile, uploadedFileRecord, contactRecord, publishEvents, resumeUnfinishedImports } = proxyActivities<IngestionActivities>({
   startToCloseTimeout: '1 minute',
   retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
 });
@@ -37,4 +38,9 @@ export async function importFileWorkflow(input: { fileId: number }): Promise<{ s
   events.push({ id: uuid4(), companyId, type: outcome.status === 'DONE' ? 'document.imported' : 'document.import_failed', data });
   await publishEvents(events);
   return { status: outcome.status };
+}
+
+/** Run by a schedule: restarts imports of uploads stored while Temporal or the worker was unavailable. */
+export async function resumeUnfinishedImportsWorkflow(): Promise<number> {
+  return resumeUnfinishedImports();
 }

@@ -4,4 +4,4 @@ export { publishEventWorkflow } from './publish-event';
 export { webhookDeliveryWorkflow } from './webhook-delivery';
 export { webhookEndpointWorkflow } from './webhook-endpoint';
 export { purgeWebhookHistoryWorkflow } from './purge-webhook-history';
-export { importFileWorkflow } from './import-file';
+export { importFileWorkflow, resumeUnfinishedImportsWorkflow } from './import-file';

@@ -28,5 +28,6 @@ export const workflowIds = {
   delivery: (endpointId: number, eventId: string) => `webhook-delivery-${endpointId}-${eventId}`,
   endpoint: (endpointId: number) => `webhook-endpoint-${endpointId}`,
   purgeSchedule: 'purge-webhook-history',
+  resumeImportsSchedule: 'resume-unfinished-imports',
   importFile: (fileId: number) => `file-import-${fileId}`,
 };

@@ -68,6 +68,17 @@ export function createUploadedFilesRepository(db: Database) {
       return byFile;
     },
 
+    /** Uploads older than `olderThanSeconds` whose import has not finished (uploaded_files_unfinished). */
+    async unfinishedIds(olderThanSeconds: number, limit = 500): Promise<number[]> {
+      const rows = await db('uploaded_files')
+        .whereIn('status', ['PENDING', 'PROCESSING'])
+        .where('created_at', '<', db.raw(`now() - make_interval(secs => ?)`, [olderThanSeconds]))
+        .orderBy('created_at')
+        .limit(limit)
+        .select('id');
+      return rows.map((row) => row.id as number);
+    },
+
     async markProcessing(id: number): Promise<void> {
       await db('uploaded_files').where({ id }).whereIn('status', ['PENDING', 'PROCESSING']).update({ status: 'PROCESSING', updated_at: db.fn.now() });
     },

@@ -2,20 +2,36 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import test from 'ava';
-import { bearer, startTestApi, type TestApi } from '../support/api';
+import { bearer, seedKey, startTestApi, type TestApi } from '../support/api';
+import { testTemporalAddress } from '../support/database';
+import { FIXTURES, waitForImport } from '../support/ingestion';
+import { startTestWorker, type TestWorker } from '../support/worker';
 
 const run = promisify(execFile);
 const CLI = path.resolve(__dirname, '../../bin/invoicing');
 
 let api: TestApi;
+let worker: TestWorker;
 test.before(async () => {
   api = await startTestApi();
+  worker = await startTestWorker(api.database, api.config);
 });
-test.after.always(async () => api?.close());
+test.after.always(async () => {
+  await worker?.stop();
+  await api?.close();
+});
 
 async function cli(...args: string[]) {
+  const env = {
+    ...process.env,
+    DATABASE_URL: api.database.url,
+    TEMPORAL_ADDRESS: testTemporalAddress(),
+    TEMPORAL_TASK_QUEUE: api.config.temporal.taskQueue,
+    SECRETS_ENCRYPTION_KEY: api.config.secretsEncryptionKey,
+    BLOB_DIR: api.config.blobStore.driver === 'filesystem' ? api.config.blobStore.directory : '',
+  };
   try {
-    const { stdout, stderr } = await run(CLI, args, { env: { ...process.env, DATABASE_URL: api.database.url } });
+    const { stdout, stderr } = await run(CLI, args, { env });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const failure = error as { code: number; stdout: string; stderr: string };
@@ -71,4 +87,22 @@ test('a second company with the same NIT is refused', async (t) => {
   const again = await cli('company', 'create', '--name', 'Dos', '--nit', '890903938');
   t.is(again.code, 1);
   t.is(JSON.parse(again.stderr).error.code, 'already_exists');
+});
+
+test('import sends files through the same path as an upload', async (t) => {
+  const company = JSON.parse((await cli('company', 'create', '--name', 'Opticas GMO', '--nit', '900108281')).stdout);
+  const result = await cli('import', String(company.id), path.join(FIXTURES, 'invoice-signed-setp.xml'), path.join(FIXTURES, 'debitnote.xml'));
+  t.is(result.code, 0, result.stderr);
+  const files = JSON.parse(result.stdout) as { id: number; type: string; status: string }[];
+  t.is(files.length, 2);
+  t.true(files.every((file) => file.type === 'UPLOAD'));
+  const { key } = await seedKey(api.database, { scopes: ['documents:read'] });
+  for (const file of files) {
+    const imported = await waitForImport(api.url, key, company.id, file.id);
+    t.is(imported.status, 'DONE', JSON.stringify(imported));
+    t.is(imported.documents.length, 1);
+  }
+  const missing = await cli('import', String(company.id), '/nonexistent/file.xml');
+  t.is(missing.code, 2);
+  t.regex(JSON.parse(missing.stderr).error.message, /Cannot read/);
 });

@@ -1,0 +1,44 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { temporalAddressOf, type AppConfig } from '../config';
+import { loadMasterKey } from '../config/master-key';
+import type { Repositories } from '../db/repositories';
+import { PDF_KINDS } from '../domain/ingestion/plan-import';
+import { acceptFile, IntakeError } from '../intake/accept-file';
+import { presentUploadedFile } from '../api/v1/files/present';
+import { createBlobStore } from '../storage/create-blob-store';
+import { AdminInputError } from '../admin/create-company';
+
+/** `invoicing import`: each file takes the same path as an API upload (type UPLOAD). */
+export async function importFiles(repositories: Repositories, config: AppConfig, companyId: number, files: string[], kind: string | null) {
+  if (kind !== null && !(PDF_KINDS as readonly string[]).includes(kind)) {
+    throw new AdminInputError(`--kind must be one of ${PDF_KINDS.join(', ')}.`);
+  }
+  const connection = await Connection.connect({ address: temporalAddressOf(config), connectTimeout: '5 seconds' }).catch((error: Error) => {
+    throw new AdminInputError(`Temporal is not reachable at ${temporalAddressOf(config)} (is \`npm start\` running?): ${error.message}`);
+  });
+  try {
+    const intake = {
+      repositories,
+      blobStore: createBlobStore(config, loadMasterKey(config), () => ''),
+      temporal: { client: new Client({ connection, namespace: config.temporal.namespace }), taskQueue: config.temporal.taskQueue },
+    };
+    const results = [];
+    for (const file of files) {
+      const bytes = await readFile(file).catch((error: Error) => {
+        throw new AdminInputError(`Cannot read ${file}: ${error.message}`);
+      });
+      try {
+        const accepted = await acceptFile(intake, { companyId, type: 'UPLOAD', fileName: path.basename(file), bytes, kindHint: kind });
+        results.push(presentUploadedFile(accepted.file, []));
+      } catch (error) {
+        if (!(error instanceof IntakeError)) throw error;
+        results.push({ file_name: path.basename(file), error: { code: error.code, message: error.message } });
+      }
+    }
+    return results;
+  } finally {
+    await connection.close();
+  }
+}

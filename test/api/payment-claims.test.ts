@@ -1,0 +1,50 @@
+import test from 'ava';
+import { bearer, seedCompany, seedKey, startTestApi, type TestApi } from '../support/api';
+
+let api: TestApi;
+let writer: string;
+let company: { id: number };
+
+test.before(async () => {
+  api = await startTestApi();
+  company = await seedCompany(api.database);
+  writer = (await seedKey(api.database, { scopes: ['documents:read', 'documents:write'] })).key;
+});
+test.after.always(async () => api?.close());
+
+async function create(body: unknown, key = writer) {
+  const response = await fetch(`${api.url}/v1/companies/${company.id}/payment-claim-accounts`, {
+    method: 'POST',
+    headers: { ...bearer(key), 'Content-Type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  return { status: response.status, body: (await response.json()) as Record<string, any> };
+}
+
+test('a cuenta de cobro created by hand has no file and no PDF', async (t) => {
+  const created = await create({ number: 'CC-100', issue_date: '2026-11-20', due_date: '2026-12-20', total: 850000 });
+  t.is(created.status, 201);
+  t.like(created.body, { number: 'CC-100', total: '850000.00', sub_total: '850000.00', vat: '0.00', currency: 'COP', due_date: '2026-12-20', cufe: null, imported_file_id: null });
+  t.deepEqual(created.body.files, { original: { available: false }, pdf: { status: 'none', source: null } });
+  const listed = await fetch(`${api.url}/v1/companies/${company.id}/payment-claim-accounts/${created.body.id}/pdf`, { headers: bearer(writer) });
+  t.is(listed.status, 404);
+  t.is(((await listed.json()) as { error: { code: string } }).error.code, 'file_not_available');
+});
+
+test('validation names the offending field; documents:write is required', async (t) => {
+  for (const [body, param] of [
+    [{ issue_date: '2026-11-20', total: '1' }, 'number'],
+    [{ number: 'x', issue_date: '20-11-2026', total: '1' }, 'issue_date'],
+    [{ number: 'x', issue_date: '2026-11-20', total: '-5' }, 'total'],
+    [{ number: 'x', issue_date: '2026-11-20', total: '1.234' }, 'total'],
+    [{ number: 'x', issue_date: '2026-11-20', total: '1', currency: 'pesos' }, 'currency'],
+    [{ number: 'x', issue_date: '2026-11-20', total: '1', contact_id: 99999 }, 'contact_id'],
+    [{ number: 'x', issue_date: '2026-11-20', total: '1', colour: 'blue' }, 'colour'],
+  ] as const) {
+    const result = await create(body);
+    t.is(result.status, 400, JSON.stringify(body));
+    t.is(result.body.error.param, param, JSON.stringify(body));
+  }
+  const reader = (await seedKey(api.database, { scopes: ['documents:read'] })).key;
+  t.is((await create({ number: 'x', issue_date: '2026-11-20', total: '1' }, reader)).status, 403);
+});
