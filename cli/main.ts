@@ -26,13 +26,13 @@ class UsageError extends Error {}
 type Command = (repositories: Repositories, args: string[], config: AppConfig) => Promise<unknown>;
 
 const COMMANDS: Record<string, Command> = {
-  'company create': async (repositories, args) => {
+  'company create': async (repositories, args, config) => {
     const { values } = parseArgs({ args, options: { name: { type: 'string' }, nit: { type: 'string' } } });
     if (!values.name || !values.nit) throw new UsageError('company create needs --name and --nit.');
-    return presentCompany(await createCompany(repositories, { name: values.name, nit: values.nit }));
+    return presentCompany(await createCompany(repositories, { name: values.name, nit: values.nit }), config.email.domain);
   },
-  'company list': async (repositories) =>
-    (await repositories.companies.listVisible({ allCompanies: true })).map(presentCompany),
+  'company list': async (repositories, _args, config) =>
+    (await repositories.companies.listVisible({ allCompanies: true })).map((company) => presentCompany(company, config.email.domain)),
   'key create': async (repositories, args, config) => {
     const { values } = parseArgs({
       args,

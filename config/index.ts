@@ -47,6 +47,14 @@ const environmentSchema = z.object({
   S3_REGION: z.string().default('us-east-1'),
   S3_ENDPOINT: z.string().url().optional(),
   S3_FORCE_PATH_STYLE: booleanFromEnv.default(false),
+  SMTP_PORT: z.coerce.number().int().min(0).max(65535).default(2525),
+  SMTP_HOST: z.string().default('127.0.0.1'),
+  INBOX_DOMAIN: z
+    .string()
+    .transform((value) => value.trim().toLowerCase().replace(/\.$/, ''))
+    .pipe(z.string().regex(/^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/, 'INBOX_DOMAIN must be a domain name'))
+    .default('inbox.localhost'),
+  SMTP_MAX_MESSAGE_BYTES: z.coerce.number().int().min(1024).default(30 * 1024 * 1024),
 });
 
 export type AppConfig = {
@@ -81,6 +89,8 @@ export type AppConfig = {
   blobStore:
     | { driver: 'filesystem'; directory: string }
     | { driver: 's3'; bucket: string; region: string; endpoint?: string; forcePathStyle: boolean };
+  /** The SMTP intake (docs/email-intake.md); port 0 = off. */
+  email: { port: number; host: string; domain: string; maxMessageBytes: number };
 };
 
 export class ConfigError extends Error {}
@@ -123,6 +133,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       requireHttps: e.NODE_ENV === 'production',
     },
     blobStore: blobStoreConfig(e, path.resolve(e.DATA_DIR)),
+    email: { port: e.SMTP_PORT, host: e.SMTP_HOST, domain: e.INBOX_DOMAIN, maxMessageBytes: e.SMTP_MAX_MESSAGE_BYTES },
   };
 }
 

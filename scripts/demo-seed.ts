@@ -24,5 +24,5 @@ export async function seedDemoOnFirstRun(repositories: Repositories, blobStore: 
     role: 'admin',
     companyIds: null,
   });
-  return { company: presentCompany(company), api_key: { ...presentApiKey(key.record), key: key.fullKey } };
+  return { company: presentCompany(company, config.email.domain), api_key: { ...presentApiKey(key.record), key: key.fullKey } };
 }

@@ -45,6 +45,7 @@ async function main() {
     stops.push(() => api.close());
 
     say(`API:         ${api.url}   (health: ${api.url}/healthz, OpenAPI: ${api.url}/v1/openapi.json)`);
+    if (api.smtp) say(`SMTP:        smtp://${api.smtp.host}:${api.smtp.port}   (company inboxes: <inbox_token>@${api.smtp.domain}, see inbox_email)`);
     say(`Temporal UI: ${services.temporalUiUrl ?? `(external Temporal at ${services.temporalAddress})`}`);
     say(`Postgres:    ${redactPassword(services.databaseUrl)}`);
     if (demo) {

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { Database } from '../connection';
 import type { CompanyAccess } from '../../domain/company-access';
 
@@ -7,6 +8,8 @@ export type CompanyRow = {
   nit: string;
   dv: string;
   person_type: string;
+  /** Local part of the company's inbox address (docs/email-intake.md); unique, lowercase. */
+  inbox_token: string;
   created_at: Date;
   updated_at: Date;
 };
@@ -24,9 +27,14 @@ export function createCompaniesRepository(db: Database) {
   return {
     async insert(company: NewCompany): Promise<CompanyRow> {
       const [row] = await db<CompanyRow>('companies')
-        .insert({ name: company.name, nit: company.nit, dv: company.dv, person_type: company.personType ?? 'LEGAL' })
+        .insert({ name: company.name, nit: company.nit, dv: company.dv, person_type: company.personType ?? 'LEGAL', inbox_token: newInboxToken() })
         .returning('*');
       return row;
+    },
+
+    /** The company an inbox address belongs to (no tenant check: the SMTP intake has no key). */
+    async findByInboxToken(token: string): Promise<CompanyRow | undefined> {
+      return db<CompanyRow>('companies').where({ inbox_token: token.toLowerCase() }).first();
     },
 
     listVisible(access: CompanyAccess): Promise<CompanyRow[]> {
@@ -47,6 +55,11 @@ export function createCompaniesRepository(db: Database) {
       return Number(count);
     },
   };
+}
+
+/** 20 lowercase hex characters: 80 bits from the OS CSPRNG, so inbox addresses cannot be guessed. */
+function newInboxToken(): string {
+  return randomBytes(10).toString('hex');
 }
 
 export type CompaniesRepository = ReturnType<typeof createCompaniesRepository>;

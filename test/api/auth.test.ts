@@ -93,7 +93,7 @@ test('GET /v1/companies lists only authorized companies, with the spec fields an
   t.true(Array.isArray(body));
   t.is(body.length, 1);
   const [company] = body as unknown as Record<string, unknown>[];
-  t.deepEqual(Object.keys(company).sort(), ['created_at', 'dv', 'id', 'name', 'nit', 'person_type']);
+  t.deepEqual(Object.keys(company).sort(), ['created_at', 'dv', 'id', 'inbox_email', 'name', 'nit', 'person_type']);
   t.is(company.id, companyA.id);
   t.is(company.nit, '900108281');
   t.is(company.dv, '3');

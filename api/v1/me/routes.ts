@@ -3,7 +3,7 @@ import type { ApiDependencies } from '../../app-context';
 import type { AuthState } from '../../middleware/authenticate';
 import { presentCompany } from '../companies/present';
 
-export function meRoutes({ repositories }: ApiDependencies): Router {
+export function meRoutes({ repositories, config }: ApiDependencies): Router {
   const router = new Router();
   router.get('/me', async (ctx) => {
     const { apiKey } = ctx.state as AuthState;
@@ -16,7 +16,7 @@ export function meRoutes({ repositories }: ApiDependencies): Router {
       role: apiKey.role,
       all_companies: apiKey.access.allCompanies,
       created_at: apiKey.createdAt.toISOString(),
-      companies: companies.map(presentCompany),
+      companies: companies.map((company) => presentCompany(company, config.email.domain)),
     };
   });
   return router;

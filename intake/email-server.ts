@@ -1,0 +1,261 @@
+import { createHash, randomUUID } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import type { Logger } from 'pino';
+import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
+import type { Attachment, Email } from 'postal-mime' with { 'resolution-mode': 'import' };
+import type { AppConfig } from '../config';
+import { detectFileType, type DetectedFileType } from '../domain/files/detect';
+import { acceptFile, IntakeError, type IntakeDependencies } from './accept-file';
+import { inboxTokenOf } from './email-address';
+
+// postal-mime is an ES module with a CommonJS build whose module.exports is the class itself.
+const PostalMime: { parse(raw: Buffer, options?: { maxNestingDepth?: number }): Promise<Email> } = require('postal-mime');
+
+/** How deep messages forwarded as attachments are opened (a forward of a forward…). */
+const MAX_FORWARD_DEPTH = 3;
+/** Concurrent SMTP connections: each may buffer one message of up to maxMessageBytes. */
+const MAX_CLIENTS = 20;
+/** Recipients of one transaction (each is a company that gets its own copy). */
+const MAX_RECIPIENTS = 50;
+
+export type EmailIntakeDependencies = IntakeDependencies & { logger: Logger; config: AppConfig['email'] };
+export type RunningEmailIntake = { port: number; close(): Promise<void> };
+
+/** An SMTP reply to the client: 4xx asks the sending MTA to retry, 5xx is final. */
+class SmtpReply extends Error {
+  constructor(readonly responseCode: number, message: string) {
+    super(message);
+  }
+}
+
+/**
+ * The SMTP listener behind every company's inbox address (docs/email-intake.md): a message for
+ * `<inbox_token>@<domain>` is kept as it came (message/rfc822 in the blob store) and each of its
+ * XML, ZIP and PDF attachments goes through acceptFile as an uploaded file of type EMAIL.
+ * The message is answered 250 only after all of that is stored, 451 when it could not be.
+ */
+export async function startEmailIntake(deps: EmailIntakeDependencies): Promise<RunningEmailIntake> {
+  const { config } = deps;
+  const logger = deps.logger.child({ component: 'email-intake' });
+
+  const server = new SMTPServer({
+    logger: false,
+    banner: 'document invoicing inbox',
+    authOptional: true,
+    // Plain SMTP: meant for loopback or behind a TLS-terminating MTA (docs/email-intake.md).
+    disabledCommands: ['STARTTLS', 'AUTH'],
+    size: config.maxMessageBytes,
+    rejectOversized: true,
+    maxClients: MAX_CLIENTS,
+    maxRecipients: MAX_RECIPIENTS,
+    closeTimeout: 10_000,
+    onRcptTo(address, _session, callback) {
+      resolveRecipient(deps, address.address)
+        .then((companyId) => {
+          if (companyId === null) {
+            logger.info({ rcpt: address.address }, 'rejected a recipient: no such inbox');
+            callback(new SmtpReply(550, `5.1.1 <${address.address}>: no such inbox`));
+          } else {
+            callback();
+          }
+        })
+        .catch((error: Error) => {
+          logger.error({ err: error, rcpt: address.address }, 'could not look up an inbox');
+          callback(new SmtpReply(451, '4.3.0 Temporary failure looking up the inbox, try again later'));
+        });
+    },
+    onData(stream, session, callback) {
+      readMessage(stream, config.maxMessageBytes)
+        .then(async (raw) => {
+          if (raw === null || stream.sizeExceeded) {
+            throw new SmtpReply(552, `5.3.4 Message exceeds the maximum size of ${config.maxMessageBytes} bytes`);
+          }
+          return deliver(deps, logger, session, raw);
+        })
+        .then((reply) => callback(null, reply))
+        .catch((error: Error) => {
+          if (error instanceof SmtpReply) return callback(error);
+          logger.error({ err: error, session: session.id }, 'could not store an e-mailed message; the sender will retry');
+          callback(new SmtpReply(451, '4.3.0 Temporary failure storing the message, try again later'));
+        });
+    },
+  });
+  // Connection-level errors (client resets, timeouts) must not crash the process.
+  server.on('error', (error: Error) => logger.warn({ err: error }, 'SMTP connection error'));
+
+  await new Promise<void>((resolve, reject) => {
+    const onError = (error: Error) => reject(error);
+    server.server.once('error', onError);
+    server.listen(config.port, config.host, () => {
+      server.server.off('error', onError);
+      resolve();
+    });
+  });
+  const { port } = server.server.address() as AddressInfo;
+  logger.info({ host: config.host, port, domain: config.domain }, 'SMTP intake listening');
+
+  return {
+    port,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** The company an envelope recipient designates, or null when it is not one of our inboxes. */
+async function resolveRecipient(deps: EmailIntakeDependencies, address: string): Promise<number | null> {
+  const token = inboxTokenOf(address, deps.config.domain);
+  if (!token) return null;
+  const company = await deps.repositories.companies.findByInboxToken(token);
+  return company ? company.id : null;
+}
+
+/** The whole message, or null once it is over the limit (the rest is drained, not kept). */
+function readMessage(stream: SMTPServerDataStream, maxBytes: number): Promise<Buffer | null> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    let over = false;
+    stream.on('data', (chunk: Buffer) => {
+      total += chunk.length;
+      if (total > maxBytes) {
+        over = true;
+        chunks.length = 0;
+      }
+      if (!over) chunks.push(chunk);
+    });
+    stream.once('error', reject);
+    stream.once('end', () => resolve(over ? null : Buffer.concat(chunks, total)));
+  });
+}
+
+type Importable = { index: number; fileName: string; bytes: Buffer; type: DetectedFileType };
+
+/** Stores the message for every recipient company and accepts its attachments; returns the 250 text. */
+async function deliver(deps: EmailIntakeDependencies, logger: Logger, session: SMTPServerSession, raw: Buffer): Promise<string> {
+  const companyIds = new Set<number>();
+  for (const rcpt of session.envelope.rcptTo) {
+    const companyId = await resolveRecipient(deps, rcpt.address);
+    if (companyId !== null) companyIds.add(companyId);
+  }
+  if (companyIds.size === 0) throw new SmtpReply(550, '5.1.1 No such inbox');
+
+  let parsed: Email;
+  try {
+    parsed = await PostalMime.parse(raw, { maxNestingDepth: 50 });
+  } catch (error) {
+    // Unparseable MIME still gets stored: nothing is imported from it, but it is not lost.
+    logger.warn({ err: error, session: session.id }, 'could not parse an e-mailed message');
+    parsed = { headers: [], headerLines: [], attachments: [] };
+  }
+  const { importable, ignored, paired } = selectAttachments({ attachments: await withForwardedAttachments(parsed.attachments) });
+  const messageDigest = createHash('sha256').update(raw).digest('hex');
+  const stored = withTraceHeaders(raw, session);
+  const context = {
+    session: session.id,
+    from: session.envelope.mailFrom ? session.envelope.mailFrom.address : null,
+    subject: parsed.subject ?? null,
+    messageId: parsed.messageId ?? null,
+  };
+
+  let accepted = 0;
+  for (const companyId of companyIds) {
+    const messageKey = `companies/${companyId}/mail/${randomUUID()}.eml`;
+    await deps.blobStore.put(messageKey, stored, 'message/rfc822');
+    const files: number[] = [];
+    for (const attachment of importable) {
+      try {
+        const { file } = await acceptFile(deps, {
+          companyId,
+          type: 'EMAIL',
+          fileName: attachment.fileName,
+          bytes: attachment.bytes,
+          sourceMessageKey: messageKey,
+          // The same bytes again (a sending MTA retrying after a 4xx) replay the earlier files.
+          idempotencyKey: `email:${messageDigest}:${attachment.index}`,
+        });
+        files.push(file.id);
+      } catch (error) {
+        if (!(error instanceof IntakeError)) throw error;
+        logger.warn({ ...context, companyId, fileName: attachment.fileName, code: error.code }, `e-mailed attachment refused: ${error.message}`);
+      }
+    }
+    accepted += files.length;
+    logger.info(
+      { ...context, companyId, messageKey, files, ignored, pairedPdfs: paired },
+      files.length ? 'e-mailed message accepted' : 'e-mailed message accepted with no importable attachment',
+    );
+  }
+  return `OK: message stored, ${accepted} file(s) accepted`;
+}
+
+/**
+ * The attachments, with each attached message (`message/rfc822`, "forward as attachment")
+ * replaced by its own attachments; postal-mime already inlines attached messages that have no
+ * Content-Disposition. An attached message that cannot be parsed is kept as is (then ignored).
+ */
+async function withForwardedAttachments(attachments: Attachment[], depth = 1): Promise<Attachment[]> {
+  const result: Attachment[] = [];
+  for (const attachment of attachments) {
+    if (attachment.mimeType.toLowerCase() !== 'message/rfc822' || depth > MAX_FORWARD_DEPTH) {
+      result.push(attachment);
+      continue;
+    }
+    try {
+      const inner = await PostalMime.parse(toBuffer(attachment.content), { maxNestingDepth: 50 });
+      result.push(...(await withForwardedAttachments(inner.attachments, depth + 1)));
+    } catch {
+      result.push(attachment);
+    }
+  }
+  return result;
+}
+
+/**
+ * XML, ZIP and PDF attachments by content (not name or declared type); a PDF named like an
+ * XML or ZIP of the same message is that document's representation, not a document of its own.
+ */
+export function selectAttachments(email: Pick<Email, 'attachments'>): { importable: Importable[]; ignored: string[]; paired: string[] } {
+  const candidates: Importable[] = [];
+  const ignored: string[] = [];
+  email.attachments.forEach((attachment, index) => {
+    const bytes = toBuffer(attachment.content);
+    const type = bytes.length ? detectFileType(bytes) : null;
+    const name = attachment.filename?.trim() || null;
+    if (!type) {
+      ignored.push(name ?? `#${index + 1} (${attachment.mimeType})`);
+      return;
+    }
+    candidates.push({ index, bytes, type, fileName: name ?? `attachment-${index + 1}.${type}` });
+  });
+  const documentBases = new Set(candidates.filter((file) => file.type !== 'pdf').map((file) => baseName(file.fileName)));
+  const importable: Importable[] = [];
+  const paired: string[] = [];
+  for (const file of candidates) {
+    if (file.type === 'pdf' && documentBases.has(baseName(file.fileName))) paired.push(file.fileName);
+    else importable.push(file);
+  }
+  return { importable, ignored, paired };
+}
+
+function baseName(fileName: string): string {
+  const name = path.posix.basename(fileName.replace(/\\/g, '/')).toLowerCase();
+  const dot = name.lastIndexOf('.');
+  return dot > 0 ? name.slice(0, dot) : name;
+}
+
+function toBuffer(content: ArrayBuffer | Uint8Array | string): Buffer {
+  if (typeof content === 'string') return Buffer.from(content, 'utf8');
+  if (content instanceof Uint8Array) return Buffer.from(content.buffer, content.byteOffset, content.byteLength);
+  return Buffer.from(content);
+}
+
+/** RFC 5321 §4.4: the receiving server prepends Return-Path and a Received line. */
+function withTraceHeaders(raw: Buffer, session: SMTPServerSession): Buffer {
+  const sender = session.envelope.mailFrom ? session.envelope.mailFrom.address : '';
+  const helo = (session.hostNameAppearsAs || 'unknown').replace(/[^\x21-\x7e]/g, '');
+  const received =
+    `Received: from ${helo} ([${session.remoteAddress}])\r\n` +
+    `\tby document-invoicing with ${session.transmissionType || 'SMTP'} id ${session.id};\r\n` +
+    `\t${new Date().toUTCString().replace('GMT', '+0000')}\r\n`;
+  return Buffer.concat([Buffer.from(`Return-Path: <${sender.replace(/[\r\n<>]/g, '')}>\r\n${received}`, 'utf8'), raw]);
+}
