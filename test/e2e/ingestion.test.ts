@@ -5,6 +5,7 @@ import { bearer, seedCompany, seedKey, startTestApi, type TestApi } from '../sup
 import { fixture, upload, waitForImport } from '../support/ingestion';
 import { startReceiver } from '../support/receiver';
 import { startTestWorker, type TestWorker } from '../support/worker';
+import { eventually } from '../support/eventually';
 
 // Upload → import workflow → documents, contacts and webhooks, on the Temporal dev server,
 // with the real DIAN sample documents.
@@ -44,15 +45,6 @@ function eventsOfType(type: string) {
     .filter((event) => event.type === type);
 }
 
-async function eventually<T>(probe: () => T | undefined, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('condition not reached in time');
-    await new Promise((resolve) => setTimeout(resolve, 150));
-  }
-}
 
 async function getJson(path: string) {
   return (await (await fetch(`${api.url}${path}`, { headers: bearer(key) })).json()) as Record<string, any>;

@@ -4,6 +4,7 @@ import { startTestApi, type TestApi } from '../support/api';
 import { webhookAdmin } from '../support/webhook-api';
 import { startReceiver } from '../support/receiver';
 import { startTestWorker, type TestWorker } from '../support/worker';
+import { eventually } from '../support/eventually';
 
 // API → event → durable delivery → a real receiver on loopback that verifies with the
 // official standardwebhooks library, on the Temporal dev server.
@@ -24,15 +25,6 @@ test.after.always(async () => {
   await api?.close();
 });
 
-async function eventually<T>(probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('condition not reached in time');
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
 
 test('webhook.test reaches the receiver signed per Standard Webhooks, and shows in deliveries', async (t) => {
   const receiver = await startReceiver();

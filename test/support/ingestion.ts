@@ -17,7 +17,7 @@ export async function upload(
   extra: { kind?: string; idempotencyKey?: string } = {},
 ) {
   const form = new FormData();
-  form.append('file', new Blob([file.bytes], { type: file.type ?? 'application/octet-stream' }), file.name);
+  form.append('file', new Blob([new Uint8Array(file.bytes)], { type: file.type ?? 'application/octet-stream' }), file.name);
   if (extra.kind) form.append('kind', extra.kind);
   const response = await fetch(`${apiUrl}/v1/companies/${companyId}/files`, {
     method: 'POST',
@@ -28,7 +28,7 @@ export async function upload(
 }
 
 /** Polls the file until its import has finished (DONE or ERROR). */
-export async function waitForImport(apiUrl: string, key: string, companyId: number, fileId: number, timeoutMs = 30_000) {
+export async function waitForImport(apiUrl: string, key: string, companyId: number, fileId: number, timeoutMs = 90_000) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const response = await fetch(`${apiUrl}/v1/companies/${companyId}/files/${fileId}`, { headers: bearer(key) });

@@ -38,7 +38,7 @@ export async function startReceiver(responder: Responder = () => ({ status: 200 
     url,
     received,
     /** Resolves once `count` requests have arrived, or rejects after timeoutMs. */
-    waitFor(count: number, timeoutMs = 30_000): Promise<void> {
+    waitFor(count: number, timeoutMs = 60_000): Promise<void> {
       if (received.length >= count) return Promise.resolve();
       return new Promise<void>((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`only ${received.length} of ${count} requests within ${timeoutMs} ms`)), timeoutMs);
