@@ -1,0 +1,123 @@
+/**
+ * Reads the company's signing certificate (PKCS#12, .p12/.pfx) with node-forge: the private key,
+ * the certificate that matches it, and the data XAdES needs (DER, issuer, serial number).
+ * Pure: no I/O.
+ */
+import forge from 'node-forge';
+
+export class CertificateError extends Error {
+  constructor(
+    readonly code: 'invalid_pkcs12' | 'wrong_password' | 'no_private_key' | 'no_certificate' | 'expired' | 'not_yet_valid',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'CertificateError';
+  }
+}
+
+export type LoadedCertificate = {
+  privateKeyPem: string;
+  certificatePem: string;
+  certificateDer: Buffer;
+  /** RFC 2253 style, most significant RDN last as in the DER (e.g. 'CN=…,O=…,C=CO' reversed to 'C=CO,O=…,CN=…'). */
+  subject: string;
+  /** Same format as subject; written into xades:IssuerSerial/ds:X509IssuerName. */
+  issuer: string;
+  /** Decimal serial number, as ds:X509SerialNumber carries it. */
+  serialNumber: string;
+  notBefore: Date;
+  notAfter: Date;
+  /** The other certificates in the file (CA chain), PEM. */
+  chainPems: string[];
+};
+
+const SHORT_NAMES = new Set(['CN', 'C', 'L', 'ST', 'O', 'OU', 'STREET', 'DC', 'UID']);
+
+function escapeRdnValue(value: string): string {
+  return value.replace(/([,+"\\<>;=])/g, '\\$1').replace(/^([ #])/, '\\$1').replace(/ $/, '\\ ');
+}
+
+/**
+ * A distinguished name as RFC 2253 writes it (and DIAN's samples show it): RDNs in reverse DER
+ * order, known short names, any other attribute as OID=#hex of its DER value.
+ */
+export function formatDistinguishedName(attributes: forge.pki.CertificateField[]): string {
+  return [...attributes]
+    .reverse()
+    .map((attribute) => {
+      const name = attribute.shortName?.toUpperCase();
+      if (name && SHORT_NAMES.has(name)) return `${name}=${escapeRdnValue(String(attribute.value))}`;
+      const der = forge.asn1
+        .toDer(forge.asn1.create(forge.asn1.Class.UNIVERSAL, attribute.valueTagClass as number, false, String(attribute.value)))
+        .getBytes();
+      return `${attribute.type}=#${forge.util.bytesToHex(der)}`;
+    })
+    .join(',');
+}
+
+type Bag = forge.pkcs12.Bag;
+
+function bagsOf(p12: forge.pkcs12.Pkcs12Pfx, type: string): Bag[] {
+  return p12.getBags({ bagType: type })[type] ?? [];
+}
+
+function matches(cert: forge.pki.Certificate, key: forge.pki.rsa.PrivateKey): boolean {
+  const publicKey = cert.publicKey as forge.pki.rsa.PublicKey;
+  return Boolean(publicKey.n && publicKey.n.equals(key.n) && publicKey.e.equals(key.e));
+}
+
+function parsePfx(p12: Buffer, password: string): forge.pkcs12.Pkcs12Pfx {
+  let asn1: forge.asn1.Asn1;
+  try {
+    asn1 = forge.asn1.fromDer(forge.util.createBuffer(p12.toString('binary')));
+  } catch (error) {
+    throw new CertificateError('invalid_pkcs12', `the file is not a PKCS#12 (DER) container: ${(error as Error).message}`);
+  }
+  try {
+    return forge.pkcs12.pkcs12FromAsn1(asn1, false, password);
+  } catch (error) {
+    const message = (error as Error).message;
+    if (/password|MAC/i.test(message)) {
+      throw new CertificateError('wrong_password', 'the certificate password is wrong (the PKCS#12 integrity check failed)');
+    }
+    throw new CertificateError('invalid_pkcs12', `the PKCS#12 container cannot be read: ${message}`);
+  }
+}
+
+/**
+ * Opens a PKCS#12 and returns its private key and the certificate matching it. Throws
+ * CertificateError: 'invalid_pkcs12', 'wrong_password', 'no_private_key', 'no_certificate',
+ * 'expired' or 'not_yet_valid' (checked against options.now, default the current time).
+ */
+export function loadPkcs12(p12: Buffer, password: string, options: { now?: Date } = {}): LoadedCertificate {
+  const pfx = parsePfx(p12, password);
+  const keyBags = [...bagsOf(pfx, forge.pki.oids.pkcs8ShroudedKeyBag), ...bagsOf(pfx, forge.pki.oids.keyBag)];
+  const key = keyBags.map((bag) => bag.key).find((candidate): candidate is forge.pki.rsa.PrivateKey => Boolean(candidate));
+  if (!key) throw new CertificateError('no_private_key', 'the PKCS#12 holds no private key (was it exported without the key?)');
+  const certificates = bagsOf(pfx, forge.pki.oids.certBag)
+    .map((bag) => bag.cert)
+    .filter((cert): cert is forge.pki.Certificate => Boolean(cert));
+  const certificate = certificates.find((cert) => matches(cert, key));
+  if (!certificate) throw new CertificateError('no_certificate', 'the PKCS#12 holds no certificate for its private key');
+
+  const now = options.now ?? new Date();
+  const { notBefore, notAfter } = certificate.validity;
+  if (notAfter.getTime() < now.getTime()) {
+    throw new CertificateError('expired', `the certificate expired on ${notAfter.toISOString()}`);
+  }
+  if (notBefore.getTime() > now.getTime()) {
+    throw new CertificateError('not_yet_valid', `the certificate is valid only from ${notBefore.toISOString()}`);
+  }
+  const der = Buffer.from(forge.asn1.toDer(forge.pki.certificateToAsn1(certificate)).getBytes(), 'binary');
+  return {
+    privateKeyPem: forge.pki.privateKeyToPem(key),
+    certificatePem: forge.pki.certificateToPem(certificate),
+    certificateDer: der,
+    subject: formatDistinguishedName(certificate.subject.attributes),
+    issuer: formatDistinguishedName(certificate.issuer.attributes),
+    serialNumber: BigInt(`0x${certificate.serialNumber}`).toString(10),
+    notBefore,
+    notAfter,
+    chainPems: certificates.filter((cert) => cert !== certificate).map((cert) => forge.pki.certificateToPem(cert)),
+  };
+}

@@ -1,0 +1,74 @@
+/**
+ * The port every accounting integration implements: post one received purchase document
+ * (with its supplier) to the customer's accounting software and say where it landed.
+ *
+ * Amounts are the literal decimal text we store (never floats); each adapter converts them
+ * to whatever its API wants.
+ */
+export type ExportInput = {
+  document: {
+    id: number;
+    number: string | null;
+    cufe: string | null;
+    /** ISO 8601 instant. */
+    issuedAt: string;
+    /** YYYY-MM-DD, or null. */
+    dueDate: string | null;
+    currency: string;
+    subTotal: string;
+    vat: string;
+    total: string;
+    lines: { description: string; quantity: string; unitPrice: string; lineTotal: string; taxPercent: string | null }[];
+  };
+  /** idType is the DIAN identification type code ('31' = NIT, '13' = C.C., ...). */
+  supplier: { idType: string; idNumber: string; dv: string | null; name: string; email: string | null };
+};
+
+export type ExportResult = { externalId: string; externalNumber: string; externalName: string | null };
+
+export type ExportErrorCode =
+  | 'invalid_credentials'
+  | 'validation_failed'
+  | 'duplicate_document'
+  | 'rate_limited'
+  | 'unavailable'
+  | 'timeout'
+  | 'unexpected_response';
+
+/** Whether repeating the same export later can succeed without anyone changing anything. */
+export const RETRYABLE_CODES: ReadonlySet<ExportErrorCode> = new Set<ExportErrorCode>(['rate_limited', 'unavailable', 'timeout']);
+
+export class ExportError extends Error {
+  readonly code: ExportErrorCode;
+  readonly retryable: boolean;
+  /** Only for rate_limited / unavailable when the server said how long to wait. */
+  readonly retryAfterMs?: number;
+  /** HTTP status of the answer that caused the error, when there was one. */
+  readonly status?: number;
+  /** The provider's own error code (e.g. Alegra's numeric `code`), when it gave one. */
+  readonly providerCode?: string;
+
+  constructor(
+    code: ExportErrorCode,
+    message: string,
+    details: { retryAfterMs?: number; status?: number; providerCode?: string; cause?: unknown } = {},
+  ) {
+    super(message, details.cause === undefined ? undefined : { cause: details.cause });
+    this.name = 'ExportError';
+    this.code = code;
+    this.retryable = RETRYABLE_CODES.has(code);
+    if (details.retryAfterMs !== undefined) this.retryAfterMs = details.retryAfterMs;
+    if (details.status !== undefined) this.status = details.status;
+    if (details.providerCode !== undefined) this.providerCode = details.providerCode;
+  }
+}
+
+export interface AccountingIntegration {
+  readonly provider: string;
+  /**
+   * Posts the purchase. `idempotencyKey` is stable across retries of the same export; adapters
+   * whose API supports it pass it on so a retry after an ambiguous failure (timeout) does not
+   * create a second document.
+   */
+  exportPurchase(input: ExportInput, options: { idempotencyKey: string }): Promise<ExportResult>;
+}

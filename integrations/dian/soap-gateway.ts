@@ -1,0 +1,197 @@
+/**
+ * DianGateway over DIAN's SOAP web service. The same code talks to habilitación, producción
+ * or the local simulator: only `settings.url` (and credentials) change.
+ */
+import { XMLParser } from 'fast-xml-parser';
+import { DianError, type DianGateway, type DianReceivedDocument, type DianRegisteredEvent, type DianSendResult } from './port';
+import { buildSoapRequest, isRecord, parseSoapEnvelope, text, type SoapCredentials, type SoapOperation, type SoapRequest } from './soap';
+
+export const DIAN_ENVIRONMENTS = {
+  habilitacion: 'https://vpfe-hab.dian.gov.co/WcfDianCustomerServices.svc',
+  produccion: 'https://vpfe.dian.gov.co/WcfDianCustomerServices.svc',
+} as const;
+
+export type DianEnvironment = keyof typeof DIAN_ENVIRONMENTS;
+
+/**
+ * Produces the signed envelope for one call. The default signs with `settings.credentials`
+ * through buildSoapRequest; inject another (an HSM, a key held by another service) if needed.
+ */
+export type WsSecuritySigner = (operation: SoapOperation, params: Record<string, string>, to: string) => SoapRequest | Promise<SoapRequest>;
+
+export type SoapDianGatewaySettings = {
+  url: string;
+  /** Certificate and key for WS-Security; required unless `wsSecurity` is given. */
+  credentials?: SoapCredentials;
+  wsSecurity?: WsSecuritySigner;
+  /** Per call, including reading the answer; 30 s by default. */
+  timeoutMs?: number;
+  /** Forwarded to buildSoapRequest; see README.md (DIAN signs-only-To reports). */
+  signTimestamp?: boolean;
+  /**
+   * Simulator-only operations. `listReceivedDocuments` adds `gateway.listReceivedDocuments`,
+   * which DIAN does not offer: leave it off when `url` points at DIAN.
+   */
+  extensions?: { listReceivedDocuments?: boolean };
+  /** Injectable for tests; global fetch by default. */
+  fetch?: typeof fetch;
+};
+
+type Result = Record<string, unknown>;
+
+export function createSoapDianGateway(settings: SoapDianGatewaySettings): DianGateway {
+  const timeoutMs = settings.timeoutMs ?? 30_000;
+  const doFetch = settings.fetch ?? fetch;
+  const credentials = settings.credentials;
+  const sign: WsSecuritySigner =
+    settings.wsSecurity ??
+    ((operation, params, to) => {
+      if (!credentials) throw new Error('createSoapDianGateway needs credentials or a wsSecurity signer');
+      return buildSoapRequest(operation, params, credentials, to, { signTimestamp: settings.signTimestamp });
+    });
+  if (!settings.wsSecurity && !credentials) throw new Error('createSoapDianGateway needs credentials or a wsSecurity signer');
+
+  async function call(operation: SoapOperation, params: Record<string, string>): Promise<Result> {
+    const request = await sign(operation, params, settings.url);
+    let status: number;
+    let body: string;
+    try {
+      const response = await doFetch(settings.url, {
+        method: 'POST',
+        headers: { 'Content-Type': request.contentType },
+        body: request.envelope,
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+      status = response.status;
+      body = await response.text();
+    } catch (error) {
+      const name = (error as { name?: string }).name;
+      if (name === 'TimeoutError' || name === 'AbortError') {
+        throw new DianError('timeout', `DIAN ${operation} did not answer within ${timeoutMs} ms`, true, { cause: error });
+      }
+      throw new DianError('unavailable', `DIAN ${operation} unreachable: ${(error as Error).message}`, true, { cause: error });
+    }
+
+    let parsed: ReturnType<typeof parseSoapEnvelope>;
+    try {
+      parsed = parseSoapEnvelope(body);
+    } catch {
+      if (status >= 500 || status === 429) {
+        throw new DianError('unavailable', `DIAN ${operation} answered HTTP ${status}`, true);
+      }
+      throw new DianError('invalid_response', `DIAN ${operation} answered HTTP ${status} without a SOAP envelope`, false);
+    }
+    if (parsed.kind === 'fault') {
+      const detail = `${parsed.subcode ?? parsed.code}: ${parsed.reason}`;
+      if (/InvalidSecurity|FailedAuthentication|verifying security/i.test(`${parsed.subcode} ${parsed.code} ${parsed.reason}`)) {
+        throw new DianError('rejected_security', `DIAN refused the WS-Security header of ${operation} (${detail})`, false);
+      }
+      if (/Receiver/i.test(parsed.code) || (status >= 500 && !/Sender/i.test(parsed.code))) {
+        throw new DianError('unavailable', `DIAN ${operation} failed on the server (${detail})`, true);
+      }
+      throw new DianError('invalid_response', `DIAN refused ${operation} (${detail})`, false);
+    }
+    if (status < 200 || status >= 300) {
+      throw new DianError('unavailable', `DIAN ${operation} answered HTTP ${status}`, status >= 500 || status === 429);
+    }
+    const raw = parsed.element === `${operation}Response` ? parsed.content[`${operation}Result`] : undefined;
+    const result = raw === '' ? {} : raw; // an empty <…Result/> element
+    if (!isRecord(result)) {
+      throw new DianError('invalid_response', `DIAN ${operation} answered ${parsed.element} without ${operation}Result`, false);
+    }
+    return result;
+  }
+
+  const gateway: DianGateway = {
+    async sendEvent(zip: Buffer, fileName: string): Promise<DianSendResult> {
+      if (zip.length === 0) throw new Error(`sendEvent: ${fileName} is empty`);
+      // The WSDL's SendEventUpdateStatus takes only contentFile; the ZIP's own entry names the XML.
+      const result = await call('SendEventUpdateStatus', { contentFile: zip.toString('base64') });
+      return toSendResult(result);
+    },
+
+    async getXmlByDocumentKey(cufe: string) {
+      const result = await call('GetXmlByDocumentKey', { trackId: cufe });
+      const code = text(result['Code']);
+      const xml = text(result['XmlBytesBase64']);
+      if (code === '100' && xml) return { found: true as const, xml: Buffer.from(xml, 'base64') };
+      if (!code) throw new DianError('invalid_response', 'GetXmlByDocumentKey answered without Code', false);
+      return { found: false as const, statusCode: code, message: text(result['Message']) };
+    },
+
+    async getStatusEvent(cufe: string): Promise<DianRegisteredEvent[]> {
+      const result = await call('GetStatusEvent', { trackId: cufe });
+      const statusCode = text(result['StatusCode']);
+      // 66: trackId unknown to DIAN; 67: the CUFE has no events yet.
+      if (statusCode === '66' || statusCode === '67') return [];
+      if (statusCode !== '00') {
+        throw new DianError(
+          'invalid_response',
+          `GetStatusEvent answered StatusCode ${statusCode || '(none)'}: ${text(result['StatusDescription'])}`,
+          statusCode === '98',
+        );
+      }
+      const xml = text(result['XmlBase64Bytes']);
+      return xml ? eventsFromApplicationResponse(Buffer.from(xml, 'base64').toString('utf8')) : [];
+    },
+  };
+
+  if (settings.extensions?.listReceivedDocuments) {
+    gateway.listReceivedDocuments = async (range): Promise<DianReceivedDocument[]> => {
+      const result = await call('ListReceivedDocuments', {
+        companyNit: range.companyNit,
+        from: range.from,
+        to: range.to,
+        documentType: range.documentType,
+      });
+      const documents = Array.isArray(result['Document']) ? result['Document'] : [];
+      return documents.filter(isRecord).map((document) => ({
+        cufe: text(document['Cufe']),
+        documentType: text(document['DocumentType']),
+        issueDate: text(document['IssueDate']),
+      }));
+    };
+  }
+  return gateway;
+}
+
+function toSendResult(result: Result): DianSendResult {
+  const statusCode = text(result['StatusCode']);
+  const errorMessage = result['ErrorMessage'];
+  const errors = isRecord(errorMessage) && Array.isArray(errorMessage['string']) ? errorMessage['string'].map(text).filter(Boolean) : [];
+  return {
+    accepted: text(result['IsValid']).toLowerCase() === 'true' && statusCode === '00',
+    statusCode,
+    description: text(result['StatusDescription']) || text(result['StatusMessage']),
+    errors,
+  };
+}
+
+const applicationResponseParser = new XMLParser({
+  removeNSPrefix: true,
+  ignoreAttributes: true,
+  parseTagValue: false,
+  trimValues: true,
+  isArray: (name) => name === 'DocumentResponse',
+});
+
+/** GetStatusEvent's XmlBase64Bytes: an ApplicationResponse with one cac:DocumentResponse per event. */
+export function eventsFromApplicationResponse(xml: string): DianRegisteredEvent[] {
+  let document: Record<string, unknown>;
+  try {
+    document = applicationResponseParser.parse(xml) as Record<string, unknown>;
+  } catch (error) {
+    throw new DianError('invalid_response', `GetStatusEvent returned unreadable XML: ${(error as Error).message}`, false);
+  }
+  const root = document['ApplicationResponse'];
+  if (!isRecord(root)) throw new DianError('invalid_response', 'GetStatusEvent XML is not an ApplicationResponse', false);
+  const responses = Array.isArray(root['DocumentResponse']) ? root['DocumentResponse'] : [];
+  return responses.filter(isRecord).flatMap((documentResponse) => {
+    const response = documentResponse['Response'];
+    if (!isRecord(response)) return [];
+    const code = text(response['ResponseCode']);
+    if (!code) return [];
+    const date = text(response['EffectiveDate']);
+    return [{ code, description: text(response['Description']), date: date || null }];
+  });
+}

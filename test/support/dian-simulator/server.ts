@@ -1,0 +1,207 @@
+/**
+ * A loopback HTTP server that speaks DIAN's WcfDianCustomerServices protocol (SOAP 1.2,
+ * WS-Addressing, WS-Security with an X.509 BinarySecurityToken) for the operations this
+ * project uses, plus one documented extension operation:
+ *
+ *   ListReceivedDocuments (action urn:dian-simulator:extensions/ListReceivedDocuments) —
+ *   NOT part of DIAN's service; lists catalog documents by receiver NIT, issue-date range and
+ *   document type. Only gateways created with `extensions.listReceivedDocuments` call it.
+ *
+ * Point `createSoapDianGateway({ url: simulator.url, ... })` at it; nothing else changes.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import {
+  NS,
+  isRecord,
+  operationForAction,
+  parseSoapEnvelope,
+  parseXmlDocument,
+  text,
+  verifySoapSecurity,
+} from '../../../integrations/dian/soap';
+import { DianCatalog, type DocumentMeta, type RegisteredEvent, type VerifyApplicationResponse } from './catalog';
+import {
+  FAULTS,
+  dianResponseEnvelope,
+  eventResponseEnvelope,
+  faultEnvelope,
+  listReceivedDocumentsEnvelope,
+  type SoapFault,
+} from './responses';
+
+export type { VerifyApplicationResponse, DocumentMeta, RegisteredEvent } from './catalog';
+
+export type FailureKind = 'http500' | 'timeout';
+
+export type DianSimulatorOptions = {
+  /**
+   * Verifies the ApplicationResponse inside SendEventUpdateStatus's ZIP (XAdES). Inject
+   * domain/dian's verifier; the default only requires a ds:Signature element to be present.
+   */
+  verifyApplicationResponse?: VerifyApplicationResponse;
+  /** UBL files (Invoice/CreditNote/DebitNote, bare or AttachedDocument) to load at start. */
+  seedFiles?: readonly string[];
+  /** The simulator's clock (Timestamp expiry, event dates). */
+  now?: () => Date;
+};
+
+export type SimulatorRequest = { operation: string | null; status: number; outcome: string };
+
+export type DianSimulator = {
+  /** Endpoint URL; also the only wsa:To value accepted. */
+  readonly url: string;
+  readonly catalog: DianCatalog;
+  /** Every request handled, in order, with why it was refused when it was. */
+  readonly requests: SimulatorRequest[];
+  addDocument(cufe: string, xml: string | Buffer, meta: DocumentMeta): void;
+  seedFromFiles(paths: readonly string[]): void;
+  events(cufe: string): RegisteredEvent[];
+  /** The next `n` requests fail: HTTP 500 with a WCF internal fault, or no answer at all. */
+  failNext(n: number, kind: FailureKind): void;
+  close(): Promise<void>;
+};
+
+const SERVICE_PATH = '/WcfDianCustomerServices.svc';
+const MAX_BODY_BYTES = 20 * 1024 * 1024;
+
+/** Default ApplicationResponse check: structural only (a ds:Signature is present). */
+const requireSignatureElement: VerifyApplicationResponse = (xml) =>
+  xml.includes('http://www.w3.org/2000/09/xmldsig#') && /<(?:[\w-]+:)?Signature[\s>]/.test(xml)
+    ? { valid: true }
+    : { valid: false, reason: 'el ApplicationResponse no tiene ds:Signature' };
+
+export async function startDianSimulator(options: DianSimulatorOptions = {}): Promise<DianSimulator> {
+  const verifyApplicationResponse = options.verifyApplicationResponse ?? requireSignatureElement;
+  const now = options.now ?? (() => new Date());
+  const catalog = new DianCatalog();
+  if (options.seedFiles) catalog.seedFromFiles(options.seedFiles);
+  const failures: FailureKind[] = [];
+  const hung = new Set<http.ServerResponse>();
+  const requests: SimulatorRequest[] = [];
+  let url = '';
+
+  const send = (res: http.ServerResponse, status: number, body: string, operation: string | null, outcome: string) => {
+    requests.push({ operation, status, outcome });
+    res.writeHead(status, { 'Content-Type': 'application/soap+xml; charset=utf-8' });
+    res.end(body);
+  };
+  const fault = (res: http.ServerResponse, value: SoapFault, operation: string | null, outcome: string) =>
+    send(res, 500, faultEnvelope(value), operation, outcome);
+
+  async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const injected = failures.shift();
+    if (injected === 'timeout') {
+      requests.push({ operation: null, status: 0, outcome: 'injected timeout' });
+      hung.add(res);
+      res.on('close', () => hung.delete(res));
+      return;
+    }
+    const body = await readBody(req);
+    if (injected === 'http500') return fault(res, FAULTS.internal, null, 'injected http500');
+    if (req.method !== 'POST' || new URL(req.url ?? '/', 'http://x').pathname !== SERVICE_PATH) {
+      requests.push({ operation: null, status: 404, outcome: 'not found' });
+      res.writeHead(404).end();
+      return;
+    }
+    const contentType = req.headers['content-type'] ?? '';
+    if (!/^application\/soap\+xml\b/i.test(contentType)) {
+      requests.push({ operation: null, status: 415, outcome: `content type ${contentType}` });
+      res.writeHead(415, { 'Content-Type': 'text/plain' });
+      res.end(`Cannot process the message because the content type '${contentType}' was not the expected type 'application/soap+xml; charset=utf-8'.`);
+      return;
+    }
+    try {
+      const root = parseXmlDocument(body);
+      if (root.localName !== 'Envelope' || root.namespaceURI !== NS.soap) {
+        return fault(res, FAULTS.badEnvelope('Expected a SOAP 1.2 envelope.'), null, 'not SOAP 1.2');
+      }
+    } catch (error) {
+      return fault(res, FAULTS.badEnvelope('The message is not well-formed XML.'), null, `malformed: ${(error as Error).message}`);
+    }
+    const security = verifySoapSecurity(body, { now: now() });
+    if (!security.valid) return fault(res, FAULTS.invalidSecurity, null, `security: ${security.reason}`);
+
+    const parsed = parseSoapEnvelope(body);
+    if (parsed.kind !== 'body') return fault(res, FAULTS.badEnvelope('A request cannot be a fault.'), null, 'fault as request');
+    const action = text(parsed.header['Action']);
+    const operation = operationForAction(action);
+    if (!operation || parsed.element !== operation) return fault(res, FAULTS.actionNotSupported(action), null, `action ${action}`);
+    const to = text(parsed.header['To']);
+    if (to !== url) return fault(res, FAULTS.destinationUnreachable(to), operation, `wsa:To ${to}`);
+
+    const param = (name: string) => (isRecord(parsed.content) ? text(parsed.content[name]) : '');
+    switch (operation) {
+      case 'GetXmlByDocumentKey': {
+        const answer = catalog.getXml(param('trackId'));
+        return send(res, 200, eventResponseEnvelope(answer), operation, `Code ${answer.code}`);
+      }
+      case 'GetStatusEvent': {
+        const answer = catalog.statusEvent(param('trackId'));
+        return send(res, 200, dianResponseEnvelope(operation, answer), operation, `StatusCode ${answer.statusCode}`);
+      }
+      case 'SendEventUpdateStatus': {
+        const answer = catalog.sendEvent(param('contentFile'), verifyApplicationResponse, now());
+        return send(res, 200, dianResponseEnvelope(operation, answer), operation, `StatusCode ${answer.statusCode}`);
+      }
+      case 'ListReceivedDocuments': {
+        const documents = catalog.listReceived({
+          companyNit: param('companyNit'),
+          from: param('from'),
+          to: param('to'),
+          documentType: param('documentType'),
+        });
+        return send(res, 200, listReceivedDocumentsEnvelope(documents), operation, `${documents.length} documents`);
+      }
+    }
+  }
+
+  const server = http.createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      if (!res.headersSent) fault(res, FAULTS.internal, null, `simulator error: ${(error as Error).message}`);
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}${SERVICE_PATH}`;
+
+  return {
+    url,
+    catalog,
+    requests,
+    addDocument: (cufe, xml, meta) => catalog.addDocument(cufe, xml, meta),
+    seedFromFiles: (paths) => catalog.seedFromFiles(paths),
+    events: (cufe) => catalog.events(cufe),
+    failNext(n, kind) {
+      for (let i = 0; i < n; i++) failures.push(kind);
+    },
+    async close() {
+      for (const res of hung) res.destroy();
+      hung.clear();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+    },
+  };
+}
+
+function readBody(req: http.IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) {
+        reject(new Error('request body too large'));
+        req.destroy();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}

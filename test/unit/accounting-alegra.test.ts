@@ -1,0 +1,321 @@
+import test from 'ava';
+import { createAlegraIntegration, colombianDate } from '../../integrations/accounting/alegra';
+import { ExportError, type ExportInput } from '../../integrations/accounting/port';
+import { createIntegration, IntegrationConfigError, INTEGRATION_PROVIDERS } from '../../integrations/accounting/registry';
+import { FAKE_ALEGRA_EMAIL, FAKE_ALEGRA_TOKEN, FAKE_CATEGORY_ID, startFakeAlegra, type FakeAlegra } from '../support/fake-accounting/alegra';
+
+function purchase(overrides: Partial<ExportInput['document']> = {}, supplier: Partial<ExportInput['supplier']> = {}): ExportInput {
+  return {
+    document: {
+      id: 41,
+      number: 'FEV-1001',
+      cufe: 'a'.repeat(96),
+      // 02:30 UTC on the 2nd is still the 1st in Colombia (UTC-5).
+      issuedAt: '2026-03-02T02:30:00.000Z',
+      dueDate: '2026-03-31',
+      currency: 'COP',
+      subTotal: '150000.00',
+      vat: '19000.00',
+      total: '169000.00',
+      lines: [
+        { description: 'Resma de papel carta', quantity: '10', unitPrice: '10000.00', lineTotal: '100000.00', taxPercent: '19.00' },
+        { description: 'Libro contable', quantity: '1', unitPrice: '50000.00', lineTotal: '50000.00', taxPercent: null },
+      ],
+      ...overrides,
+    },
+    supplier: { idType: '31', idNumber: '900108281', dv: '3', name: 'OPTICAS GMO COLOMBIA S A S', email: 'facturas@gmo.test', ...supplier },
+  };
+}
+
+function integration(fake: FakeAlegra, overrides: { email?: string; token?: string; timeoutMs?: number; categoryId?: string } = {}) {
+  return createAlegraIntegration({
+    baseUrl: fake.url,
+    email: FAKE_ALEGRA_EMAIL,
+    token: FAKE_ALEGRA_TOKEN,
+    categoryId: FAKE_CATEGORY_ID,
+    timeoutMs: 2000,
+    ...overrides,
+  });
+}
+
+async function exportError(promise: Promise<unknown>): Promise<ExportError> {
+  const error = await promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+  if (!(error instanceof ExportError)) throw new Error(`expected an ExportError, got ${String(error)}`);
+  return error;
+}
+
+test('exports a bill: creates the provider once, reuses it, and sends the mapped fields', async (t) => {
+  const fake = await startFakeAlegra();
+  try {
+    const alegra = integration(fake);
+    const first = await alegra.exportPurchase(purchase(), { idempotencyKey: 'exp_1' });
+    t.deepEqual(first, { externalId: fake.state.bills[0].id, externalNumber: 'FEV-1001', externalName: 'OPTICAS GMO COLOMBIA S A S' });
+
+    t.is(fake.state.contacts.length, 1);
+    t.like(fake.state.contacts[0], {
+      name: 'OPTICAS GMO COLOMBIA S A S',
+      identificationObject: { type: 'NIT', number: '900108281', dv: 3 },
+      kindOfPerson: 'LEGAL_ENTITY',
+      type: ['provider'],
+      email: 'facturas@gmo.test',
+    });
+
+    const bill = fake.state.bills[0];
+    t.like(bill, { date: '2026-03-01', dueDate: '2026-03-31', numberTemplate: { number: 'FEV-1001' }, provider: { id: fake.state.contacts[0].id } });
+    t.is(bill.currency, undefined, 'COP is the account currency and is not sent');
+    t.regex(bill.observations ?? '', /CUFE a{96}/);
+    t.deepEqual(bill.purchases.categories, [
+      { id: FAKE_CATEGORY_ID, price: 10000, quantity: 10, observations: 'Resma de papel carta', tax: [{ id: '1' }] },
+      { id: FAKE_CATEGORY_ID, price: 50000, quantity: 1, observations: 'Libro contable' },
+    ]);
+    t.is(bill.total, 169000);
+
+    const second = await alegra.exportPurchase(purchase({ id: 42, number: 'FEV-1002' }), { idempotencyKey: 'exp_2' });
+    t.is(fake.state.contacts.length, 1, 'the provider is found by identification, not created again');
+    t.is(fake.state.bills.length, 2);
+    t.is(fake.state.bills[1].provider.id, fake.state.contacts[0].id);
+    t.not(second.externalId, first.externalId);
+    const posts = fake.state.requests.filter((request) => request.method === 'POST' && request.path === '/api/v1/contacts');
+    t.is(posts.length, 1);
+    t.true(fake.state.requests.every((request) => request.authorized));
+  } finally {
+    await fake.close();
+  }
+});
+
+test('only an exact identification match is reused (the search may match by prefix)', async (t) => {
+  const fake = await startFakeAlegra();
+  try {
+    const alegra = integration(fake);
+    await alegra.exportPurchase(purchase({}, { idNumber: '9001082810', dv: null, name: 'Otro proveedor' }), { idempotencyKey: 'a' });
+    await alegra.exportPurchase(purchase(), { idempotencyKey: 'b' });
+    t.is(fake.state.contacts.length, 2);
+    t.is(fake.state.bills[1].provider.name, 'OPTICAS GMO COLOMBIA S A S');
+    // A NIT without its check digit gets the computed one.
+    t.like(fake.state.contacts[0].identificationObject, { type: 'NIT', number: '9001082810' });
+    t.is(typeof fake.state.contacts[0].identificationObject.dv, 'number');
+  } finally {
+    await fake.close();
+  }
+});
+
+test('a natural person (C.C.) is created with its name split and a foreign currency is sent', async (t) => {
+  const fake = await startFakeAlegra();
+  try {
+    const alegra = integration(fake);
+    await alegra.exportPurchase(purchase({ currency: 'usd' }, { idType: '13', idNumber: '1020304050', dv: null, name: 'María Fernanda Gómez Ruiz' }), {
+      idempotencyKey: 'a',
+    });
+    t.like(fake.state.contacts[0], {
+      identificationObject: { type: 'CC', number: '1020304050' },
+      kindOfPerson: 'PERSON_ENTITY',
+      nameObject: { firstName: 'María Fernanda', lastName: 'Gómez Ruiz' },
+    });
+    t.false('dv' in fake.state.contacts[0].identificationObject);
+    t.deepEqual(fake.state.bills[0].currency, { code: 'USD' });
+  } finally {
+    await fake.close();
+  }
+});
+
+test('a discounted line is sent as one unit at its line total, keeping the original in the note', async (t) => {
+  const fake = await startFakeAlegra();
+  try {
+    await integration(fake).exportPurchase(
+      purchase({ lines: [{ description: 'Servicio', quantity: '3', unitPrice: '1000.00', lineTotal: '2700.00', taxPercent: '5' }] }),
+      { idempotencyKey: 'a' },
+    );
+    t.deepEqual(fake.state.bills[0].purchases.categories, [
+      { id: FAKE_CATEGORY_ID, price: 2700, quantity: 1, observations: 'Servicio (3 × 1000.00)', tax: [{ id: '2' }] },
+    ]);
+  } finally {
+    await fake.close();
+  }
+});
+
+test('wrong credentials → invalid_credentials, not retryable', async (t) => {
+  const fake = await startFakeAlegra();
+  try {
+    const error = await exportError(integration(fake, { token: 'wrong' }).exportPurchase(purchase(), { idempotencyKey: 'a' }));
+    t.like(error, { code: 'invalid_credentials', retryable: false, status: 401 });
+    t.is(fake.state.bills.length, 0);
+  } finally {
+    await fake.close();
+  }
+});
+
+test('Alegra validation errors → validation_failed with its message and code, not retryable', async (t) => {
+  const fake = await startFakeAlegra();
+  try {
+    // A category id the account does not have: Alegra answers 400 { message, code }.
+    const error = await exportError(integration(fake, { categoryId: '999' }).exportPurchase(purchase(), { idempotencyKey: 'a' }));
+    t.like(error, { code: 'validation_failed', retryable: false, status: 400 });
+    t.regex(error.message, /categoría/);
+
+    // Alegra's own numeric code travels along.
+    fake.failNext(1, 400, undefined, { message: 'Proveedor no encontrado', code: 11004 });
+    const coded = await exportError(integration(fake).exportPurchase(purchase(), { idempotencyKey: 'b' }));
+    t.like(coded, { code: 'validation_failed', providerCode: '11004', retryable: false });
+  } finally {
+    await fake.close();
+  }
+});
+
+test('what we can check locally fails before any request', async (t) => {
+  const fake = await startFakeAlegra();
+  try {
+    const cases: [ExportInput, RegExp][] = [
+      [purchase({ lines: [] }), /no lines/],
+      [purchase({ lines: [{ description: 'x', quantity: '1', unitPrice: '1,5', lineTotal: '1.5', taxPercent: null }] }), /not a decimal/],
+      [purchase({ issuedAt: 'ayer' }), /not a date/],
+      [purchase({}, { idType: '99' }), /no Alegra equivalent/],
+    ];
+    for (const [input, message] of cases) {
+      const error = await exportError(integration(fake).exportPurchase(input, { idempotencyKey: 'a' }));
+      t.like(error, { code: 'validation_failed', retryable: false });
+      t.regex(error.message, message);
+    }
+    const noCategory = await exportError(integration(fake, { categoryId: '' }).exportPurchase(purchase(), { idempotencyKey: 'a' }));
+    t.regex(noCategory.message, /category/);
+    t.is(fake.state.requests.length, 0);
+  } finally {
+    await fake.close();
+  }
+});
+
+test('a tax percent the account does not have is a validation error naming it', async (t) => {
+  const fake = await startFakeAlegra();
+  try {
+    const lines = [{ description: 'x', quantity: '1', unitPrice: '100', lineTotal: '100', taxPercent: '16.00' }];
+    const error = await exportError(integration(fake).exportPurchase(purchase({ lines }), { idempotencyKey: 'a' }));
+    t.like(error, { code: 'validation_failed', retryable: false });
+    t.regex(error.message, /16 %/);
+    t.is(fake.state.bills.length, 0);
+    t.is(fake.state.contacts.length, 0, 'nothing is created when the document cannot be posted');
+  } finally {
+    await fake.close();
+  }
+});
+
+test('the same supplier number twice → duplicate_document, not retryable', async (t) => {
+  const fake = await startFakeAlegra();
+  try {
+    const alegra = integration(fake);
+    await alegra.exportPurchase(purchase(), { idempotencyKey: 'a' });
+    const error = await exportError(alegra.exportPurchase(purchase({ id: 99 }), { idempotencyKey: 'b' }));
+    t.like(error, { code: 'duplicate_document', retryable: false, status: 400 });
+    t.is(fake.state.bills.length, 1);
+  } finally {
+    await fake.close();
+  }
+});
+
+test('429 → rate_limited, retryable, with retryAfterMs from Retry-After', async (t) => {
+  const fake = await startFakeAlegra({ requestsPerSecond: 2 });
+  try {
+    const error = await exportError(integration(fake).exportPurchase(purchase(), { idempotencyKey: 'a' }));
+    // taxes + contact search pass; the third request in the same second is refused.
+    t.like(error, { code: 'rate_limited', retryable: true, status: 429 });
+    t.is(error.retryAfterMs, 1000);
+  } finally {
+    await fake.close();
+  }
+});
+
+test('429 without Retry-After falls back to X-Rate-Limit-Reset, then to a full minute', async (t) => {
+  const fake = await startFakeAlegra();
+  try {
+    fake.failNext(1, 429, { 'x-rate-limit-reset': '37' });
+    const withReset = await exportError(integration(fake).exportPurchase(purchase(), { idempotencyKey: 'a' }));
+    t.like(withReset, { code: 'rate_limited', retryable: true, retryAfterMs: 37_000 });
+
+    fake.failNext(1, 429);
+    const bare = await exportError(integration(fake).exportPurchase(purchase(), { idempotencyKey: 'a' }));
+    t.like(bare, { code: 'rate_limited', retryAfterMs: 60_000 });
+  } finally {
+    await fake.close();
+  }
+});
+
+test('503 → unavailable, retryable; the retry then succeeds', async (t) => {
+  const fake = await startFakeAlegra();
+  try {
+    const alegra = integration(fake);
+    fake.failNext(1, 503, { 'retry-after': '5' });
+    const error = await exportError(alegra.exportPurchase(purchase(), { idempotencyKey: 'a' }));
+    t.like(error, { code: 'unavailable', retryable: true, status: 503, retryAfterMs: 5000 });
+    const result = await alegra.exportPurchase(purchase(), { idempotencyKey: 'a' });
+    t.is(result.externalNumber, 'FEV-1001');
+  } finally {
+    await fake.close();
+  }
+});
+
+test('a request that hangs past the timeout → timeout, retryable', async (t) => {
+  const fake = await startFakeAlegra();
+  try {
+    fake.hangNext(1);
+    const started = Date.now();
+    const error = await exportError(integration(fake, { timeoutMs: 300 }).exportPurchase(purchase(), { idempotencyKey: 'a' }));
+    t.like(error, { code: 'timeout', retryable: true });
+    t.true(Date.now() - started < 2000);
+  } finally {
+    await fake.close();
+  }
+});
+
+test('nothing listening → unavailable, retryable', async (t) => {
+  const fake = await startFakeAlegra();
+  const url = fake.url;
+  await fake.close();
+  const alegra = createAlegraIntegration({ baseUrl: url, email: 'a@b.co', token: 't', categoryId: '1', timeoutMs: 2000 });
+  const error = await exportError(alegra.exportPurchase(purchase(), { idempotencyKey: 'a' }));
+  t.like(error, { code: 'unavailable', retryable: true });
+});
+
+test('a 2xx that is not JSON → unexpected_response, not retryable', async (t) => {
+  const fake = await startFakeAlegra();
+  try {
+    fake.failNext(1, 200, { 'content-type': 'text/html' }, '<html>mantenimiento</html>');
+    const error = await exportError(integration(fake).exportPurchase(purchase(), { idempotencyKey: 'a' }));
+    t.like(error, { code: 'unexpected_response', retryable: false });
+  } finally {
+    await fake.close();
+  }
+});
+
+test('issue dates are Colombian calendar dates', (t) => {
+  t.is(colombianDate('2026-01-01T04:59:59Z'), '2025-12-31');
+  t.is(colombianDate('2026-01-01T05:00:00Z'), '2026-01-01');
+  t.is(colombianDate('2026-01-01'), '2026-01-01');
+});
+
+test('the registry validates Alegra credentials and settings and builds a working integration', async (t) => {
+  const error = t.throws(() => createIntegration('alegra', { email: 'not-an-email' }, { category_id: 'abc', extra: 'x' }), {
+    instanceOf: IntegrationConfigError,
+  });
+  const fields = error!.issues.map((issue) => issue.field).sort();
+  t.deepEqual(fields, ['credentials.email', 'credentials.token', 'settings', 'settings.category_id']);
+  t.deepEqual(
+    INTEGRATION_PROVIDERS.alegra.credentials.map((field) => field.name),
+    ['email', 'token'],
+  );
+
+  const fake = await startFakeAlegra();
+  try {
+    const alegra = createIntegration(
+      'alegra',
+      { email: FAKE_ALEGRA_EMAIL, token: FAKE_ALEGRA_TOKEN },
+      { category_id: FAKE_CATEGORY_ID },
+      { alegraBaseUrl: fake.url, timeoutMs: 2000 },
+    );
+    t.is(alegra.provider, 'alegra');
+    const result = await alegra.exportPurchase(purchase(), { idempotencyKey: 'a' });
+    t.is(result.externalId, fake.state.bills[0].id);
+  } finally {
+    await fake.close();
+  }
+});
