@@ -8,7 +8,7 @@ import type { EventType } from '../domain/webhooks/event-types';
 import type { BlobStore } from '../storage/blob-store';
 import { presentUploadedFile, type UploadedFileRecord } from '../api/v1/files/present';
 import { presentContact } from '../api/v1/contacts/present';
-import { workflowIds } from '../workflows/messages';
+import { workflowIdsFor } from '../workflows/messages';
 import { startImport } from '../intake/accept-file';
 
 export type IngestionActivityDependencies = {
@@ -93,7 +93,7 @@ export function createIngestionActivities(deps: IngestionActivityDependencies) {
       for (const event of events) {
         try {
           await deps.temporal.client.workflow.start('publishEventWorkflow', {
-            workflowId: workflowIds.publishEvent(event.id),
+            workflowId: workflowIdsFor(deps.temporal.taskQueue).publishEvent(event.id),
             taskQueue: deps.temporal.taskQueue,
             args: [{ event }],
           });

@@ -7,7 +7,7 @@ import type { AttemptOutcome } from '../domain/webhooks/endpoint-health';
 import { signingSecrets } from '../domain/webhooks/endpoint-secrets';
 import { ATTEMPT_TIMEOUT_MS, MAX_ATTEMPTS } from '../domain/webhooks/retry-schedule';
 import { webhookHeaders } from '../domain/webhooks/signature';
-import { attemptOutcomeSignal, workflowIds, type DeliveryInput, type PublishEventInput } from '../workflows/messages';
+import { attemptOutcomeSignal, workflowIdsFor, type DeliveryInput, type PublishEventInput } from '../workflows/messages';
 import { postWebhook } from './webhook-http';
 
 export type WebhookActivityDependencies = {
@@ -32,7 +32,7 @@ export async function endPendingDeliveries(deps: Pick<WebhookActivityDependencie
   await Promise.all(
     ended.map(async (delivery) => {
       try {
-        await deps.temporal.client.workflow.getHandle(workflowIds.delivery(endpointId, delivery.event_id)).cancel();
+        await deps.temporal.client.workflow.getHandle(workflowIdsFor(deps.temporal.taskQueue).delivery(endpointId, delivery.event_id)).cancel();
       } catch (error) {
         if (!(error instanceof WorkflowNotFoundError)) throw error;
       }
@@ -65,7 +65,7 @@ export function createWebhookActivities(deps: WebhookActivityDependencies) {
         deliveries.map(async (delivery) => {
           try {
             await deps.temporal.client.workflow.start('webhookDeliveryWorkflow', {
-              workflowId: workflowIds.delivery(delivery.endpointId, delivery.eventId),
+              workflowId: workflowIdsFor(deps.temporal.taskQueue).delivery(delivery.endpointId, delivery.eventId),
               taskQueue: deps.temporal.taskQueue,
               args: [delivery],
             });
@@ -139,7 +139,7 @@ export function createWebhookActivities(deps: WebhookActivityDependencies) {
     /** Tells the endpoint's entity workflow, starting it if it is not running. */
     async reportAttemptOutcome(endpointId: number, outcome: AttemptOutcome): Promise<void> {
       await deps.temporal.client.workflow.signalWithStart('webhookEndpointWorkflow', {
-        workflowId: workflowIds.endpoint(endpointId),
+        workflowId: workflowIdsFor(deps.temporal.taskQueue).endpoint(endpointId),
         taskQueue: deps.temporal.taskQueue,
         args: [{ endpointId }],
         signal: attemptOutcomeSignal,

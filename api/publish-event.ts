@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import type { EventType } from '../domain/webhooks/event-types';
-import { workflowIds } from '../workflows/messages';
+import { workflowIdsFor } from '../workflows/messages';
 
 /**
  * emitEvent for the API: the event is published by a durable workflow (record + one delivery
@@ -14,7 +14,7 @@ export async function emitEvent(
 ): Promise<{ id: string }> {
   const id = randomUUID();
   await temporal.client.workflow.start('publishEventWorkflow', {
-    workflowId: workflowIds.publishEvent(id),
+    workflowId: workflowIdsFor(temporal.taskQueue).publishEvent(id),
     taskQueue: temporal.taskQueue,
     args: [{ event: { id, ...event }, onlyEndpointId }],
   });

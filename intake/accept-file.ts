@@ -5,7 +5,7 @@ import type { UploadedFileRow } from '../db/repositories/uploaded-files';
 import { describeFileType } from '../domain/ingestion/plan-import';
 import { detectFileType } from '../domain/files/detect';
 import { keySegment, type BlobStore } from '../storage/blob-store';
-import { workflowIds } from '../workflows/messages';
+import { workflowIdsFor } from '../workflows/messages';
 
 /** Largest accepted file (documented in docs/ingestion.md). */
 export const MAX_FILE_BYTES = 20 * 1024 * 1024;
@@ -95,7 +95,7 @@ async function replay(deps: IntakeDependencies, earlier: UploadedFileRow, sha256
 export async function startImport(deps: Pick<IntakeDependencies, 'temporal'>, fileId: number): Promise<void> {
   try {
     await deps.temporal.client.workflow.start('importFileWorkflow', {
-      workflowId: workflowIds.importFile(fileId),
+      workflowId: workflowIdsFor(deps.temporal.taskQueue).importFile(fileId),
       taskQueue: deps.temporal.taskQueue,
       args: [{ fileId }],
     });

@@ -1,9 +1,9 @@
 import { ScheduleAlreadyRunning, type Client } from '@temporalio/client';
-import { workflowIds } from '../workflows/messages';
+import { scheduleIds } from '../workflows/messages';
 
 const RECURRING_JOBS = [
-  { scheduleId: workflowIds.purgeSchedule, workflowType: 'purgeWebhookHistoryWorkflow', every: '1 hour' },
-  { scheduleId: workflowIds.resumeImportsSchedule, workflowType: 'resumeUnfinishedImportsWorkflow', every: '5 minutes' },
+  { scheduleId: scheduleIds.purgeWebhookHistory, workflowType: 'purgeWebhookHistoryWorkflow', every: '1 hour' },
+  { scheduleId: scheduleIds.resumeUnfinishedImports, workflowType: 'resumeUnfinishedImportsWorkflow', every: '5 minutes' },
 ] as const;
 
 /** Recurring jobs, created once per namespace and task queue; an existing schedule is left as it is. */
@@ -11,7 +11,7 @@ export async function ensureSchedules(client: Client, taskQueue: string): Promis
   for (const job of RECURRING_JOBS) {
     try {
       await client.schedule.create({
-        scheduleId: `${job.scheduleId}-${taskQueue}`,
+        scheduleId: job.scheduleId(taskQueue),
         spec: { intervals: [{ every: job.every }] },
         action: { type: 'startWorkflow', workflowType: job.workflowType, taskQueue, args: [] },
         policies: { overlap: 'SKIP' },

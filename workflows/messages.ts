@@ -23,11 +23,22 @@ export const endpointReenabledSignal = defineSignal('endpointReenabled');
 export const endpointDeletedSignal = defineSignal('endpointDeleted');
 export const endpointHealthQuery = defineQuery<EndpointHealthState>('endpointHealth');
 
-export const workflowIds = {
-  publishEvent: (eventId: string) => `event-${eventId}`,
-  delivery: (endpointId: number, eventId: string) => `webhook-delivery-${endpointId}-${eventId}`,
-  endpoint: (endpointId: number) => `webhook-endpoint-${endpointId}`,
-  purgeSchedule: 'purge-webhook-history',
-  resumeImportsSchedule: 'resume-unfinished-imports',
-  importFile: (fileId: number) => `file-import-${fileId}`,
+/**
+ * Workflow ids derive from database ids, which are only unique within one deployment, so every
+ * id starts with the deployment's task queue (two deployments sharing a Temporal namespace
+ * already need distinct task queues). A retried start with the same id is a no-op.
+ */
+export function workflowIdsFor(taskQueue: string) {
+  return {
+    publishEvent: (eventId: string) => `${taskQueue}/event-${eventId}`,
+    delivery: (endpointId: number, eventId: string) => `${taskQueue}/webhook-delivery-${endpointId}-${eventId}`,
+    endpoint: (endpointId: number) => `${taskQueue}/webhook-endpoint-${endpointId}`,
+    importFile: (fileId: number) => `${taskQueue}/file-import-${fileId}`,
+  };
+}
+
+/** Recurring jobs (one schedule per task queue, see worker/schedules.ts). */
+export const scheduleIds = {
+  purgeWebhookHistory: (taskQueue: string) => `purge-webhook-history-${taskQueue}`,
+  resumeUnfinishedImports: (taskQueue: string) => `resume-unfinished-imports-${taskQueue}`,
 };

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import test from 'ava';
 import { ensureSchedules } from '../../worker/schedules';
-import { workflowIds } from '../../workflows/messages';
+import { scheduleIds } from '../../workflows/messages';
 import { startTestApi, type TestApi } from '../support/api';
 import { webhookAdmin } from '../support/webhook-api';
 import { startTestWorker, type TestWorker } from '../support/worker';
@@ -48,9 +48,9 @@ test('deliveries older than 30 days are hidden from the list and purged by the s
 test('the worker creates the hourly purge schedule once', async (t) => {
   await ensureSchedules(api.temporal.client, worker.taskQueue);
   await ensureSchedules(api.temporal.client, worker.taskQueue);
-  const description = await api.temporal.client.schedule.getHandle(`${workflowIds.purgeSchedule}-${worker.taskQueue}`).describe();
+  const description = await api.temporal.client.schedule.getHandle(scheduleIds.purgeWebhookHistory(worker.taskQueue)).describe();
   t.is(description.action.type, 'startWorkflow');
   t.is(description.action.type === 'startWorkflow' ? description.action.workflowType : '', 'purgeWebhookHistoryWorkflow');
   t.is(description.spec.intervals?.[0]?.every, 3_600_000);
-  await api.temporal.client.schedule.getHandle(`${workflowIds.purgeSchedule}-${worker.taskQueue}`).delete();
+  await api.temporal.client.schedule.getHandle(scheduleIds.purgeWebhookHistory(worker.taskQueue)).delete();
 });

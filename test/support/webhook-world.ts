@@ -10,7 +10,7 @@ import { buildApiDependencies } from '../../api/app-context';
 import { createApp } from '../../api/server';
 import { loadConfig } from '../../config';
 import { buildActivityDependencies } from '../../worker/start-worker';
-import { workflowIds } from '../../workflows/messages';
+import { workflowIdsFor } from '../../workflows/messages';
 import { createTestDatabase, type TestDatabase } from './database';
 import { createTimeSkippingEnvironment } from './time-skipping';
 
@@ -52,14 +52,14 @@ export async function startWebhookWorld() {
     async publish(companyId: number, type: string, data: unknown = {}): Promise<string> {
       const id = randomUUID();
       await env.client.workflow.execute('publishEventWorkflow', {
-        workflowId: workflowIds.publishEvent(id),
+        workflowId: workflowIdsFor(taskQueue).publishEvent(id),
         taskQueue,
         args: [{ event: { id, companyId, type, data } }],
       });
       return id;
     },
     deliveryResult(endpointId: number, eventId: string): Promise<'delivered' | 'failed'> {
-      return env.client.workflow.getHandle(workflowIds.delivery(endpointId, eventId)).result();
+      return env.client.workflow.getHandle(workflowIdsFor(taskQueue).delivery(endpointId, eventId)).result();
     },
     async close() {
       server.closeAllConnections();

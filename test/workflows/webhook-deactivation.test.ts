@@ -1,5 +1,5 @@
 import test from 'ava';
-import { endpointHealthQuery, workflowIds } from '../../workflows/messages';
+import { endpointHealthQuery, workflowIdsFor } from '../../workflows/messages';
 import { startReceiver } from '../support/receiver';
 import { webhookAdmin } from '../support/webhook-api';
 import { startWebhookWorld, type WebhookWorld } from '../support/webhook-world';
@@ -48,7 +48,7 @@ test.serial('20 consecutive failures across deliveries disable the endpoint; re-
     const reenabled = await admin.call('PATCH', `/v1/webhooks/${endpoint.id}`, { enabled: true });
     t.is(reenabled.status, 200);
     t.like(reenabled.body, { enabled: true, consecutive_failures: 0 });
-    const entity = world.env.client.workflow.getHandle(workflowIds.endpoint(endpoint.id));
+    const entity = world.env.client.workflow.getHandle(workflowIdsFor(world.taskQueue).endpoint(endpoint.id));
     let health = await entity.query(endpointHealthQuery);
     for (let i = 0; i < 50 && health.consecutiveFailures !== 0; i += 1) {
       await new Promise((resolve) => setTimeout(resolve, 100));

@@ -1,7 +1,7 @@
 import test from 'ava';
 import { Worker } from '@temporalio/worker';
 import path from 'node:path';
-import { endpointHealthQuery, workflowIds } from '../../workflows/messages';
+import { endpointHealthQuery, workflowIdsFor } from '../../workflows/messages';
 import { startReceiver } from '../support/receiver';
 import { webhookAdmin } from '../support/webhook-api';
 import { startWebhookWorld, type WebhookWorld } from '../support/webhook-world';
@@ -31,7 +31,7 @@ test.serial('five attempts at 0, +1 min, +5 min, +30 min, +2 h, then failed', as
     const endpoint = await admin.createEndpoint(receiver.url);
     const eventId = await world.publish(admin.company.id, 'document.imported', { id: 1 });
     t.is(await world.deliveryResult(endpoint.id, eventId), 'failed');
-    finishedWorkflowIds.push(workflowIds.delivery(endpoint.id, eventId));
+    finishedWorkflowIds.push(workflowIdsFor(world.taskQueue).delivery(endpoint.id, eventId));
 
     t.is(receiver.received.length, 5);
     const offsets = virtualTimes.map((time) => Math.round((time - virtualTimes[0]) / 1000));
@@ -59,15 +59,15 @@ test.serial('success on attempt 3 stops the retries and resets the endpoint coun
     const endpoint = await admin.createEndpoint(receiver.url);
     const eventId = await world.publish(admin.company.id, 'contact.created', { id: 7 });
     t.is(await world.deliveryResult(endpoint.id, eventId), 'delivered');
-    finishedWorkflowIds.push(workflowIds.delivery(endpoint.id, eventId));
+    finishedWorkflowIds.push(workflowIdsFor(world.taskQueue).delivery(endpoint.id, eventId));
     t.is(receiver.received.length, 3);
     t.like(await deliveryRow(endpoint.id, eventId), { status: 'delivered', attempts: 3, last_status_code: 204, last_error: null, next_attempt_at: null });
 
-    const entity = world.env.client.workflow.getHandle(workflowIds.endpoint(endpoint.id));
+    const entity = world.env.client.workflow.getHandle(workflowIdsFor(world.taskQueue).endpoint(endpoint.id));
     const health = await entity.query(endpointHealthQuery);
     t.is(health.consecutiveFailures, 0);
     t.true(health.enabled);
-    finishedWorkflowIds.push(workflowIds.endpoint(endpoint.id));
+    finishedWorkflowIds.push(workflowIdsFor(world.taskQueue).endpoint(endpoint.id));
   } finally {
     await receiver.close();
   }

@@ -12,7 +12,7 @@ import { endPendingDeliveries } from '../../../activities/webhooks';
 import type { WebhookEndpointRow } from '../../../db/repositories/webhook-endpoints';
 import { newSealedSecret, rotateSecrets } from '../../../domain/webhooks/endpoint-secrets';
 import { parseWebhookUrl, TargetNotAllowedError } from '../../../domain/webhooks/target-address';
-import { endpointDeletedSignal, endpointReenabledSignal, workflowIds } from '../../../workflows/messages';
+import { endpointDeletedSignal, endpointReenabledSignal, workflowIdsFor } from '../../../workflows/messages';
 import { endpointIn, endpointPatch } from './schemas';
 import { presentDelivery, presentEndpoint } from './present';
 
@@ -89,7 +89,7 @@ export function webhooksRoutes(deps: ApiDependencies): Router {
       updated = await repositories.webhookEndpoints.setEnabled(endpoint.id, true);
       // The entity workflow owns the counter; tell it to start again from zero.
       await deps.temporal.client.workflow.signalWithStart('webhookEndpointWorkflow', {
-        workflowId: workflowIds.endpoint(endpoint.id),
+        workflowId: workflowIdsFor(temporal.taskQueue).endpoint(endpoint.id),
         taskQueue: temporal.taskQueue,
         args: [{ endpointId: endpoint.id }],
         signal: endpointReenabledSignal,
@@ -107,7 +107,7 @@ export function webhooksRoutes(deps: ApiDependencies): Router {
     await repositories.webhookEndpoints.softDelete(endpoint.id);
     await endPendingDeliveries({ repositories, temporal }, endpoint.id, 'endpoint deleted');
     try {
-      await deps.temporal.client.workflow.getHandle(workflowIds.endpoint(endpoint.id)).signal(endpointDeletedSignal);
+      await deps.temporal.client.workflow.getHandle(workflowIdsFor(temporal.taskQueue).endpoint(endpoint.id)).signal(endpointDeletedSignal);
     } catch (error) {
       if (!(error instanceof WorkflowNotFoundError)) throw error;
     }
