@@ -1,0 +1,352 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { connectDatabase, type Database } from '../db/connection';
+import { freePort } from '../scripts/embedded/ports';
+import { Cleanup } from './ingestion/cleanup';
+import { startIngestionEnvironment, type IngestionEnvironment } from './ingestion/environment';
+import { INPUT_TYPES, makeFiles, type BenchFile, type InputType } from './ingestion/inputs';
+import { measurePdfRendering, type PdfRenderResult } from './ingestion/pdf-render';
+import { RssSampler, spawnNodeScript, withOutput, type NodeChild } from './ingestion/processes';
+import { startImportEventReceiver, type ImportEventReceiver } from './ingestion/receiver';
+import { fixed, markdownTable, percentile } from './ingestion/stats';
+import { uploadAll, uploadFile, type UploadedFile } from './ingestion/upload';
+
+/**
+ * `npm run bench:ingestion [-- --short]`: upload → document.imported latency and throughput of
+ * the real API and worker (child processes) for XML, ZIP and bare-PDF uploads, plus
+ * renderInvoicePdf timings. Starts Postgres and Temporal itself, works offline, cleans up, and
+ * exits non-zero on any failed import, missing event or non-2xx answer. See docs/performance.md.
+ *
+ * Environment: BENCH_SHORT=1 (or --short), BENCH_FILES (per type; 200, short 30),
+ * BENCH_CONCURRENCY (uploads in flight; 8), BENCH_PDF_ITERATIONS (50, short 10).
+ */
+
+type Options = { short: boolean; files: number; serialFiles: number; concurrency: number; pdfIterations: number; warmupFiles: number; idleTimeoutMs: number };
+
+type TypeResult = {
+  type: InputType;
+  mode: string;
+  files: number;
+  seconds: number;
+  filesPerSecond: number;
+  latencyP50Ms: number;
+  latencyP99Ms: number;
+  acceptedP50Ms: number;
+  importedP50Ms: number;
+  apiPeakRssMb: number | null;
+  workerPeakRssMb: number | null;
+};
+
+const log = (line: string) => process.stderr.write(`[bench:ingestion] ${line}\n`);
+
+function positiveInteger(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer, got "${raw}"`);
+  return value;
+}
+
+function readOptions(): Options {
+  const short = process.argv.includes('--short') || ['1', 'true', 'yes'].includes(process.env.BENCH_SHORT ?? '');
+  return {
+    short,
+    files: positiveInteger('BENCH_FILES', short ? 30 : 200),
+    serialFiles: positiveInteger('BENCH_SERIAL_FILES', short ? 5 : 20),
+    concurrency: positiveInteger('BENCH_CONCURRENCY', 8),
+    pdfIterations: positiveInteger('BENCH_PDF_ITERATIONS', short ? 10 : 50),
+    warmupFiles: 3,
+    idleTimeoutMs: 120_000,
+  };
+}
+
+async function main(): Promise<number> {
+  const options = readOptions();
+  const cleanup = new Cleanup(log);
+  cleanup.exitOnSignals();
+  const load = os.loadavg()[0];
+  if (load > os.cpus().length * 0.5) log(`warning: load average ${load.toFixed(2)} on ${os.cpus().length} cores; the numbers will be noisy`);
+  log(`${options.short ? 'short mode: ' : ''}${options.files} files per type, ${options.concurrency} uploads in flight, ${options.pdfIterations} PDF renders each`);
+
+  try {
+    const environment = await startIngestionEnvironment(cleanup, log);
+    const ingestion = await measureIngestion(environment, options, cleanup);
+    log(`rendering PDFs (${options.pdfIterations} iterations each)…`);
+    const pdf = await measurePdfRendering(options.pdfIterations);
+    process.stdout.write(`${report(options, ingestion, pdf)}\n`);
+    return 0;
+  } catch (error) {
+    log(`FAILED: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    return 1;
+  } finally {
+    await cleanup.runAll();
+  }
+}
+
+async function measureIngestion(environment: IngestionEnvironment, options: Options, cleanup: Cleanup): Promise<TypeResult[]> {
+  const receiver = await startImportEventReceiver();
+  cleanup.push('close the webhook receiver', () => receiver.close());
+
+  const port = await freePort();
+  const apiUrl = `http://127.0.0.1:${port}`;
+  const env: Record<string, string> = {
+    NODE_ENV: 'development',
+    DATA_DIR: path.join(environment.workDir, 'data'),
+    DATABASE_URL: environment.databaseUrl,
+    TEMPORAL_ADDRESS: environment.temporalAddress,
+    TEMPORAL_TASK_QUEUE: `bench-ingestion-${randomUUID()}`,
+    SECRETS_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    BLOB_STORE: 'filesystem',
+    BLOB_DIR: path.join(environment.workDir, 'blobs'),
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'warn',
+    RATE_LIMIT_PER_SECOND: '0',
+    SMTP_PORT: '0',
+    WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+  };
+  const api = spawnNodeScript('api', 'api/main.ts', env);
+  cleanup.push('stop the API', () => api.stop());
+  const worker = spawnNodeScript('worker', 'worker/main.ts', env);
+  cleanup.push('stop the worker', () => worker.stop());
+  const apiRss = new RssSampler(api.pid);
+  const workerRss = new RssSampler(worker.pid);
+  apiRss.start();
+  workerRss.start();
+  cleanup.push('stop sampling RSS', async () => {
+    apiRss.stop();
+    workerRss.stop();
+  });
+
+  const started = performance.now();
+  await waitForHealth(apiUrl, '/healthz', 90_000, api, worker);
+  log(`API up at ${apiUrl} (pid ${api.pid}) after ${fixed((performance.now() - started) / 1000, 1)} s`);
+  await waitForHealth(apiUrl, '/healthz?deep=true', 180_000, api, worker);
+  log(`worker polling (pid ${worker.pid}) after ${fixed((performance.now() - started) / 1000, 1)} s`);
+
+  const { authorization, companyId } = environment;
+  await registerEndpoint(apiUrl, authorization, companyId, `${receiver.baseUrl}/imported`, 'document.imported');
+  await registerEndpoint(apiUrl, authorization, companyId, `${receiver.baseUrl}/failed`, 'document.import_failed');
+
+  const upload = (file: BenchFile) => uploadFile(apiUrl, authorization, companyId, file);
+  const alive = () => {
+    for (const child of [api, worker]) {
+      const exit = child.exitDescription();
+      if (exit !== undefined) throw withOutput(`${child.name} exited (${exit})`, child);
+    }
+  };
+
+  // Warm-up: a few files of each type through the whole path (first workflow runs, JIT, pools), not counted.
+  for (const type of INPUT_TYPES) {
+    const files = await makeFiles(type, options.warmupFiles, 'WARM');
+    const uploaded = await uploadAll(files, options.concurrency, upload);
+    await waitForEvents(receiver, uploaded.map((file) => file.fileId), options, api, worker);
+  }
+  log(`warm-up done (${options.warmupFiles} files of each type)`);
+
+  const db = connectDatabase(environment.databaseUrl, 1);
+  cleanup.push('close the benchmark\'s database connection', () => db.destroy());
+  const phase = { receiver, options, api, worker, apiRss, workerRss, db, upload, alive };
+
+  const results: TypeResult[] = [];
+  for (const type of INPUT_TYPES) {
+    const files = await makeFiles(type, options.files, 'BURST');
+    results.push(await measurePhase(phase, type, `burst of ${files.length}, ${options.concurrency} in flight`, files, options.concurrency, false));
+  }
+  for (const type of INPUT_TYPES) {
+    const files = await makeFiles(type, options.serialFiles, 'SERIAL');
+    results.push(await measurePhase(phase, type, `one at a time`, files, 1, true));
+  }
+
+  const malformed = receiver.malformed();
+  if (malformed.length > 0) throw new Error(`the receiver got ${malformed.length} malformed request(s), e.g. ${malformed[0]}`);
+  if (receiver.duplicates() > 0) log(`note: ${receiver.duplicates()} duplicate deliveries (at-least-once), ignored`);
+
+  // Stop the servers now so the PDF timings do not share the CPU with them.
+  await worker.stop();
+  await api.stop();
+  return results;
+}
+
+type Phase = {
+  receiver: ImportEventReceiver;
+  options: Options;
+  api: NodeChild;
+  worker: NodeChild;
+  apiRss: RssSampler;
+  workerRss: RssSampler;
+  db: Database;
+  upload: (file: BenchFile) => Promise<UploadedFile>;
+  alive: () => void;
+};
+
+/**
+ * Uploads `files` (at most `concurrency` in flight; with `serial`, each upload waits for the
+ * previous file's event) and waits for every document.imported.
+ */
+async function measurePhase(phase: Phase, type: InputType, mode: string, files: BenchFile[], concurrency: number, serial: boolean): Promise<TypeResult> {
+  const { receiver, options, api, worker, apiRss, workerRss, db } = phase;
+  phase.alive();
+  await Promise.all([apiRss.reset(), workerRss.reset()]);
+  let uploaded: UploadedFile[];
+  if (serial) {
+    uploaded = [];
+    for (const file of files) {
+      const one = await phase.upload(file);
+      await waitForEvents(receiver, [one.fileId], options, api, worker);
+      uploaded.push(one);
+    }
+  } else {
+    uploaded = await uploadAll(files, concurrency, phase.upload);
+  }
+  const ids = uploaded.map((file) => file.fileId);
+  await waitForEvents(receiver, ids, options, api, worker);
+  const [apiPeak, workerPeak] = await Promise.all([apiRss.phasePeakMb(), workerRss.phasePeakMb()]);
+  phase.alive();
+
+  const latencies: number[] = [];
+  const accepted: number[] = [];
+  let lastEvent = 0;
+  for (const file of uploaded) {
+    const event = receiver.events.get(file.fileId)!;
+    checkImported(type, event.data);
+    latencies.push(event.receivedAt - file.startedAt);
+    accepted.push(file.answeredAt - file.startedAt);
+    lastEvent = Math.max(lastEvent, event.receivedAt);
+  }
+  // Stored → imported, on the database's clock: the part of the latency before the event is published.
+  const rows = await db('uploaded_files')
+    .whereIn('id', ids)
+    .select<{ ms: string | number }[]>(db.raw('extract(epoch from processed_at - created_at) * 1000 as ms'));
+  const importMs = rows.map((row) => Number(row.ms)).sort((a, b) => a - b);
+  latencies.sort((a, b) => a - b);
+  accepted.sort((a, b) => a - b);
+  const firstStart = Math.min(...uploaded.map((file) => file.startedAt));
+  const seconds = (lastEvent - firstStart) / 1000;
+  const result: TypeResult = {
+    type,
+    mode,
+    files: files.length,
+    seconds,
+    filesPerSecond: files.length / seconds,
+    latencyP50Ms: percentile(latencies, 0.5),
+    latencyP99Ms: percentile(latencies, 0.99),
+    acceptedP50Ms: percentile(accepted, 0.5),
+    importedP50Ms: percentile(importMs, 0.5),
+    apiPeakRssMb: apiPeak,
+    workerPeakRssMb: workerPeak,
+  };
+  log(
+    `${type}, ${mode}: ${result.files} files in ${fixed(seconds, 1)} s (${fixed(result.filesPerSecond, 1)} files/s), ` +
+      `p50 ${fixed(result.latencyP50Ms, 0)} ms, p99 ${fixed(result.latencyP99Ms, 0)} ms, 202 p50 ${fixed(result.acceptedP50Ms, 0)} ms, ` +
+      `stored→imported p50 ${fixed(result.importedP50Ms, 0)} ms`,
+  );
+  return result;
+}
+
+/** The event's Uploaded file record must show one new document and nothing skipped. */
+function checkImported(type: InputType, data: { id: number; status: string; documents: unknown[]; skipped: unknown[] }): void {
+  if (data.status !== 'DONE' || data.documents.length !== 1 || data.skipped.length !== 0) {
+    throw new Error(`${type} file ${data.id} was not imported as one new document: ${JSON.stringify(data)}`);
+  }
+}
+
+async function waitForEvents(receiver: ImportEventReceiver, ids: number[], options: Options, api: NodeChild, worker: NodeChild): Promise<void> {
+  let exited: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([
+      receiver.waitFor(ids, options.idleTimeoutMs),
+      new Promise<never>((_, reject) => {
+        exited = setInterval(() => {
+          for (const child of [api, worker]) {
+            const exit = child.exitDescription();
+            if (exit !== undefined) reject(withOutput(`${child.name} exited (${exit}) while imports were running`, child));
+          }
+        }, 500);
+      }),
+    ]);
+  } catch (error) {
+    throw withOutput(error instanceof Error ? error.message : String(error), api, worker);
+  } finally {
+    clearInterval(exited);
+  }
+}
+
+async function waitForHealth(apiUrl: string, pathAndQuery: string, timeoutMs: number, api: NodeChild, worker: NodeChild): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  let lastProblem = 'no answer yet';
+  for (;;) {
+    for (const child of [api, worker]) {
+      const exit = child.exitDescription();
+      if (exit !== undefined) throw withOutput(`${child.name} exited (${exit}) during start-up`, child);
+    }
+    if (performance.now() > deadline) throw withOutput(`${pathAndQuery} did not answer 200 within ${timeoutMs / 1000} s (${lastProblem})`, api, worker);
+    try {
+      const response = await fetch(`${apiUrl}${pathAndQuery}`, { signal: AbortSignal.timeout(10_000) });
+      const body = await response.text();
+      if (response.status === 200) return;
+      lastProblem = `${response.status}: ${body.slice(0, 300)}`;
+    } catch (error) {
+      lastProblem = error instanceof Error ? error.message : String(error);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+async function registerEndpoint(apiUrl: string, authorization: string, companyId: number, url: string, event: string): Promise<void> {
+  const response = await fetch(`${apiUrl}/v1/companies/${companyId}/webhooks`, {
+    method: 'POST',
+    headers: { authorization, 'content-type': 'application/json' },
+    body: JSON.stringify({ url, events: [event] }),
+  });
+  const text = await response.text();
+  if (response.status !== 201) throw new Error(`registering the ${event} webhook answered ${response.status}: ${text.slice(0, 300)}`);
+}
+
+function report(options: Options, ingestion: TypeResult[], pdf: PdfRenderResult[]): string {
+  const dash = '–';
+  const rows = [
+    ...ingestion.map((result) => [
+      `upload → document.imported, ${result.type}, ${result.mode}`,
+      String(result.files),
+      fixed(result.filesPerSecond, 1),
+      fixed(result.latencyP50Ms, 0),
+      fixed(result.latencyP99Ms, 0),
+      fixed(result.acceptedP50Ms, 0),
+      fixed(result.importedP50Ms, 0),
+      fixed(result.apiPeakRssMb, 0),
+      fixed(result.workerPeakRssMb, 0),
+    ]),
+    ...pdf.map((result) => [
+      `renderInvoicePdf, ${result.name} (${result.lines} lines, ${Math.round(result.bytes / 1024)} KiB)`,
+      String(result.iterations),
+      dash,
+      fixed(result.p50Ms, 1),
+      fixed(result.p99Ms, 1),
+      dash,
+      dash,
+      dash,
+      dash,
+    ]),
+  ];
+  const cpus = os.cpus();
+  const heading =
+    `Ingestion, ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${cpus.length} cores (${cpus[0]?.model.trim() ?? 'unknown CPU'}), ` +
+    `${options.short ? 'short mode, ' : ''}${options.concurrency} uploads in flight`;
+  const table = markdownTable(
+    ['measurement', 'n', 'files/s', 'p50 ms', 'p99 ms', '202 p50 ms', 'imported p50 ms', 'API peak RSS MiB', 'worker peak RSS MiB'],
+    rows,
+    [false, true, true, true, true, true, true, true, true],
+  );
+  return `${heading}\n\n${table}`;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);
