@@ -16,7 +16,12 @@ export type PublishEventInput = {
 
 export type DeliveryInput = { deliveryId: number; endpointId: number; eventId: string };
 
-export type EndpointWorkflowInput = { endpointId: number; health?: EndpointHealthState };
+export type EndpointWorkflowInput = {
+  endpointId: number;
+  health?: EndpointHealthState;
+  /** History length after which the entity continues as new (default 5,000; tests use less). */
+  historyLimit?: number;
+};
 
 export const attemptOutcomeSignal = defineSignal<[AttemptOutcome]>('attemptOutcome');
 export const endpointReenabledSignal = defineSignal('endpointReenabled');
@@ -34,6 +39,9 @@ export function workflowIdsFor(taskQueue: string) {
     delivery: (endpointId: number, eventId: string) => `${taskQueue}/webhook-delivery-${endpointId}-${eventId}`,
     endpoint: (endpointId: number) => `${taskQueue}/webhook-endpoint-${endpointId}`,
     importFile: (fileId: number) => `${taskQueue}/file-import-${fileId}`,
+    exportDocument: (exportId: number) => `${taskQueue}/export-${exportId}`,
+    dianEvent: (eventId: number) => `${taskQueue}/dian-event-${eventId}`,
+    dianImport: (importId: number) => `${taskQueue}/dian-import-${importId}`,
   };
 }
 

@@ -41,7 +41,8 @@ export async function webhookEndpointWorkflow(input: EndpointWorkflowInput): Pro
   setHandler(endpointDeletedSignal, () => void (deleted = true));
   setHandler(endpointHealthQuery, () => health.snapshot());
 
-  const historyIsLong = () => workflowInfo().continueAsNewSuggested || workflowInfo().historyLength > MAX_HISTORY_EVENTS;
+  const historyLimit = input.historyLimit ?? MAX_HISTORY_EVENTS;
+  const historyIsLong = () => workflowInfo().continueAsNewSuggested || workflowInfo().historyLength > historyLimit;
 
   for (;;) {
     await condition(() => inbox.length > 0 || deleted || historyIsLong());
@@ -64,7 +65,7 @@ export async function webhookEndpointWorkflow(input: EndpointWorkflowInput): Pro
 
     if (historyIsLong() && inbox.length === 0) {
       await condition(allHandlersFinished);
-      await continueAsNew<typeof webhookEndpointWorkflow>({ endpointId: input.endpointId, health: health.snapshot() });
+      await continueAsNew<typeof webhookEndpointWorkflow>({ endpointId: input.endpointId, health: health.snapshot(), historyLimit });
     }
   }
 }
