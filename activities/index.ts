@@ -2,15 +2,19 @@ import type { Database } from '../db/connection';
 import { createSystemActivities } from './system';
 import { createWebhookActivities, type WebhookActivityDependencies } from './webhooks';
 import { createIngestionActivities, type IngestionActivityDependencies } from './ingestion';
+import { createExportActivities, type ExportActivityDependencies } from './exports';
+import { createDianActivities, type DianActivityDependencies } from './dian';
 
 /** Everything activities need from the outside world, built once by the worker. */
-export type ActivityDependencies = { db: Database } & WebhookActivityDependencies & IngestionActivityDependencies;
+export type ActivityDependencies = { db: Database } & WebhookActivityDependencies & IngestionActivityDependencies & ExportActivityDependencies & DianActivityDependencies;
 
 export function createActivities(deps: ActivityDependencies) {
   return {
     ...createSystemActivities(deps),
     ...createWebhookActivities(deps),
     ...createIngestionActivities(deps),
+    ...createExportActivities(deps),
+    ...createDianActivities(deps),
   };
 }
 

@@ -17,6 +17,11 @@ import { contactsRoutes } from './v1/contacts/routes';
 import { filesRoutes } from './v1/files/routes';
 import { paymentClaimRoutes } from './v1/documents/payment-claims';
 import { blobRoutes } from './blobs';
+import { integrationsRoutes } from './v1/integrations/routes';
+import { exportsRoutes } from './v1/exports/routes';
+import { dianSettingsRoutes } from './v1/dian-settings/routes';
+import { dianEventsRoutes } from './v1/dian-events/routes';
+import { dianImportsRoutes } from './v1/dian-imports/routes';
 
 export type RouteEntry = { method: string; path: string };
 
@@ -38,7 +43,7 @@ export function createApp(deps: ApiDependencies): { app: Koa; routes: RouteEntry
   v1.use(authenticate(deps.repositories.apiKeys));
   v1.use(rateLimit(deps.config.rateLimit));
   v1.use(jsonBody(deps.config.http.bodyLimitBytes));
-  for (const resource of [meRoutes(deps), companiesRoutes(deps), documentsRoutes(deps), paymentClaimRoutes(deps), filesRoutes(deps), contactsRoutes(deps), webhooksRoutes(deps)]) {
+  for (const resource of [meRoutes(deps), companiesRoutes(deps), documentsRoutes(deps), paymentClaimRoutes(deps), filesRoutes(deps), contactsRoutes(deps), webhooksRoutes(deps), integrationsRoutes(deps), exportsRoutes(deps), dianSettingsRoutes(deps), dianEventsRoutes(deps), dianImportsRoutes(deps)]) {
     v1.use(resource.routes(), resource.allowedMethods());
   }
 

@@ -55,6 +55,8 @@ const environmentSchema = z.object({
     .pipe(z.string().regex(/^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/, 'INBOX_DOMAIN must be a domain name'))
     .default('inbox.localhost'),
   SMTP_MAX_MESSAGE_BYTES: z.coerce.number().int().min(1024).default(30 * 1024 * 1024),
+  ALEGRA_BASE_URL: z.string().url().optional(),
+  DIAN_SIMULATOR_URL: z.string().url().optional(),
 });
 
 export type AppConfig = {
@@ -91,6 +93,10 @@ export type AppConfig = {
     | { driver: 's3'; bucket: string; region: string; endpoint?: string; forcePathStyle: boolean };
   /** The SMTP intake (docs/email-intake.md); port 0 = off. */
   email: { port: number; host: string; domain: string; maxMessageBytes: number };
+  /** docs/dian.md: companies whose DIAN environment is 'simulator' talk to simulatorUrl. */
+  dian: { simulatorUrl?: string };
+  /** Accounting exports (docs/exports.md): alegraBaseUrl overrides Alegra's API root (tests, sandboxes). */
+  exports: { alegraBaseUrl?: string };
 };
 
 export class ConfigError extends Error {}
@@ -134,6 +140,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     },
     blobStore: blobStoreConfig(e, path.resolve(e.DATA_DIR)),
     email: { port: e.SMTP_PORT, host: e.SMTP_HOST, domain: e.INBOX_DOMAIN, maxMessageBytes: e.SMTP_MAX_MESSAGE_BYTES },
+    exports: { alegraBaseUrl: e.ALEGRA_BASE_URL },
+    dian: { simulatorUrl: e.DIAN_SIMULATOR_URL },
   };
 }
 

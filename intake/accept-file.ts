@@ -25,6 +25,8 @@ export type IncomingFile = {
   idempotencyKey?: string | null;
   dianImportationId?: number | null;
   sourceMessageKey?: string | null;
+  /** false: only store the file; the caller runs importFileWorkflow itself (a DIAN import run awaits it as a child). */
+  startImport?: boolean;
 };
 
 export class IntakeError extends Error {
@@ -49,7 +51,7 @@ export async function acceptFile(deps: IntakeDependencies, incoming: IncomingFil
 
   if (incoming.idempotencyKey) {
     const earlier = await deps.repositories.uploadedFiles.findByIdempotencyKey(incoming.companyId, incoming.idempotencyKey);
-    if (earlier) return { file: await replay(deps, earlier, sha256), replayed: true };
+    if (earlier) return { file: await replay(deps, earlier, sha256, incoming.startImport !== false), replayed: true };
   }
 
   const { extension, contentType } = describeFileType(fileType);
@@ -76,19 +78,19 @@ export async function acceptFile(deps: IntakeDependencies, incoming: IncomingFil
     // Two concurrent requests with one idempotency key: the second one answers like a replay.
     if ((error as { code?: string }).code === '23505' && incoming.idempotencyKey) {
       const earlier = await deps.repositories.uploadedFiles.findByIdempotencyKey(incoming.companyId, incoming.idempotencyKey);
-      if (earlier) return { file: await replay(deps, earlier, sha256), replayed: true };
+      if (earlier) return { file: await replay(deps, earlier, sha256, incoming.startImport !== false), replayed: true };
     }
     throw error;
   }
-  await startImport(deps, file.id);
+  if (incoming.startImport !== false) await startImport(deps, file.id);
   return { file, replayed: false };
 }
 
-async function replay(deps: IntakeDependencies, earlier: UploadedFileRow, sha256: string): Promise<UploadedFileRow> {
+async function replay(deps: IntakeDependencies, earlier: UploadedFileRow, sha256: string, start: boolean): Promise<UploadedFileRow> {
   if (earlier.sha256 !== sha256) {
     throw new IntakeError(409, 'idempotency_key_reused', 'This Idempotency-Key was already used for a different file.');
   }
-  await startImport(deps, earlier.id); // a first attempt may have stored the file but not started its import
+  if (start) await startImport(deps, earlier.id); // a first attempt may have stored the file but not started its import
   return earlier;
 }
 

@@ -10,6 +10,8 @@ import { startLocalServices } from './embedded/local-services';
 import { seedDemoOnFirstRun } from './demo-seed';
 import { loadMasterKey } from '../config/master-key';
 import { createBlobStore } from '../storage/create-blob-store';
+import { startDianSimulator } from '../integrations/dian/simulator/server';
+import { verifyXadesSignature } from '../domain/dian/xades';
 
 /**
  * `npm start`: the whole service on one machine. Embedded Postgres and the Temporal dev
@@ -37,7 +39,14 @@ async function main() {
     const demo = await seedDemoOnFirstRun(createRepositories(db), blobStore, config);
     await db.destroy();
 
-    const runtime = { config, databaseUrl: services.databaseUrl, temporalAddress: services.temporalAddress, logger };
+    // Companies whose DIAN environment is 'simulator' talk to DIAN_SIMULATOR_URL, or to an embedded one.
+    let dianSimulatorUrl = config.dian.simulatorUrl;
+    if (!dianSimulatorUrl) {
+      const simulator = await startDianSimulator({ verifyApplicationResponse: verifyXadesSignature });
+      stops.push(() => simulator.close());
+      dianSimulatorUrl = simulator.url;
+    }
+    const runtime = { config: { ...config, dian: { simulatorUrl: dianSimulatorUrl } }, databaseUrl: services.databaseUrl, temporalAddress: services.temporalAddress, logger };
     say('bundling workflows and starting the worker…');
     const worker = await startWorker(runtime);
     stops.push(() => worker.shutdown());
@@ -48,6 +57,7 @@ async function main() {
     if (api.smtp) say(`SMTP:        smtp://${api.smtp.host}:${api.smtp.port}   (company inboxes: <inbox_token>@${api.smtp.domain}, see inbox_email)`);
     say(`Temporal UI: ${services.temporalUiUrl ?? `(external Temporal at ${services.temporalAddress})`}`);
     say(`Postgres:    ${redactPassword(services.databaseUrl)}`);
+    say(`DIAN simulator: ${dianSimulatorUrl}   (companies with environment 'simulator', docs/dian.md)`);
     if (demo) {
       say('first run: created a demo company and an admin API key (shown only now, keep it):');
       console.log(JSON.stringify(demo, null, 2));

@@ -65,5 +65,7 @@ export function buildActivityDependencies(config: AppConfig, db: ActivityDepende
     blobStore: createBlobStore(config, masterKey, () => config.http.publicBaseUrl ?? ''),
     temporal: { client, taskQueue: config.temporal.taskQueue },
     webhooks: { allowPrivateTargets: config.webhooks.allowPrivateTargets },
+    exports: { alegraBaseUrl: config.exports.alegraBaseUrl },
+    dian: { simulatorUrl: config.dian.simulatorUrl },
   };
 }

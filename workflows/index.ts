@@ -5,3 +5,6 @@ export { webhookDeliveryWorkflow } from './webhook-delivery';
 export { webhookEndpointWorkflow } from './webhook-endpoint';
 export { purgeWebhookHistoryWorkflow } from './purge-webhook-history';
 export { importFileWorkflow, resumeUnfinishedImportsWorkflow } from './import-file';
+export { exportDocumentWorkflow } from './export-document';
+export { dianEventWorkflow } from './dian-event';
+export { dianImportWorkflow } from './dian-import';

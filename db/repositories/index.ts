@@ -8,6 +8,11 @@ import { createUploadedFilesRepository } from './uploaded-files';
 import { createEventsRepository } from './events';
 import { createWebhookDeliveriesRepository } from './webhook-deliveries';
 import { createWebhookEndpointsRepository } from './webhook-endpoints';
+import { createIntegrationsRepository } from './integrations';
+import { createExportsRepository } from './exports';
+import { createDianSettingsRepository } from './dian-settings';
+import { createDianEventsRepository } from './dian-events';
+import { createDianImportsRepository } from './dian-imports';
 
 export function createRepositories(db: Database) {
   return {
@@ -20,6 +25,11 @@ export function createRepositories(db: Database) {
     imports: createImportsRepository(db),
     webhookEndpoints: createWebhookEndpointsRepository(db),
     webhookDeliveries: createWebhookDeliveriesRepository(db),
+    integrations: createIntegrationsRepository(db),
+    exports: createExportsRepository(db),
+    dianSettings: createDianSettingsRepository(db),
+    dianEvents: createDianEventsRepository(db),
+    dianImports: createDianImportsRepository(db),
   };
 }
 

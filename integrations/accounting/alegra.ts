@@ -174,12 +174,26 @@ export function createAlegraIntegration(settings: AlegraSettings): AccountingInt
     contactBody: ReturnType<typeof providerContactBody>,
   ): Promise<{ id: string; name: string }> {
     const idNumber = contactBody.identificationObject.number;
-    const found = await call<unknown>('GET', `/contacts?identification=${encodeURIComponent(idNumber)}`);
-    if (!Array.isArray(found)) throw new ExportError('unexpected_response', 'Alegra GET /contacts did not answer a list.');
-    const exact = (found as AlegraContact[]).find((contact) => contactNumber(contact) === idNumber);
-    if (exact && exact.id !== undefined && exact.id !== null) return { id: String(exact.id), name: exact.name ?? supplier.name };
+    const lookup = async () => {
+      const found = await call<unknown>('GET', `/contacts?identification=${encodeURIComponent(idNumber)}`);
+      if (!Array.isArray(found)) throw new ExportError('unexpected_response', 'Alegra GET /contacts did not answer a list.');
+      const exact = (found as AlegraContact[]).find((contact) => contactNumber(contact) === idNumber);
+      return exact && exact.id !== undefined && exact.id !== null ? { id: String(exact.id), name: exact.name ?? supplier.name } : null;
+    };
+    const existing = await lookup();
+    if (existing) return existing;
 
-    const created = await call<AlegraContact>('POST', '/contacts', contactBody);
+    let created: AlegraContact;
+    try {
+      created = await call<AlegraContact>('POST', '/contacts', contactBody);
+    } catch (error) {
+      // Another export for the same new supplier created it a moment ago: use that one.
+      if (error instanceof ExportError && error.code === 'duplicate_document') {
+        const raced = await lookup();
+        if (raced) return raced;
+      }
+      throw error;
+    }
     if (!created || created.id === undefined || created.id === null) {
       throw new ExportError('unexpected_response', 'Alegra created the contact but its answer has no id.');
     }

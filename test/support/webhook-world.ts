@@ -18,7 +18,7 @@ import { createTimeSkippingEnvironment } from './time-skipping';
  * The webhook engine under the time-skipping server: the real workflows and activities over a
  * fresh database, and the real API app whose Temporal client is the test environment's.
  */
-export async function startWebhookWorld() {
+export async function startWebhookWorld(extraEnv: Record<string, string> = {}) {
   const env: TestWorkflowEnvironment = await createTimeSkippingEnvironment();
   const database: TestDatabase = await createTestDatabase();
   const taskQueue = `webhooks-${randomUUID()}`;
@@ -28,6 +28,7 @@ export async function startWebhookWorld() {
     RATE_LIMIT_PER_SECOND: '0',
     SECRETS_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
     TEMPORAL_TASK_QUEUE: taskQueue,
+    ...extraEnv,
   });
   const worker = await Worker.create({
     connection: env.nativeConnection,

@@ -4,13 +4,13 @@ import path from 'node:path';
 import { DianError, type DianGateway } from '../../integrations/dian/port';
 import { buildSoapRequest, parseSoapEnvelope, verifySoapSecurity } from '../../integrations/dian/soap';
 import { DIAN_ENVIRONMENTS, createSoapDianGateway, type SoapDianGatewaySettings } from '../../integrations/dian/soap-gateway';
-import { buildTestEventZip, zipXml, buildTestApplicationResponse } from '../support/dian-simulator/application-response';
+import { buildTestEventZip, zipXml, buildTestApplicationResponse } from '../../integrations/dian/simulator/application-response';
 import { buildApplicationResponse } from '../../domain/dian/application-response';
 import { loadPkcs12 } from '../../domain/dian/certificate';
 import { packageEvent } from '../../domain/dian/event-package';
 import { signXadesEpes, verifyXadesSignature } from '../../domain/dian/xades';
 import { generateTestPkcs12 } from '../support/dian-certificates';
-import { startDianSimulator, type DianSimulator, type DianSimulatorOptions } from '../support/dian-simulator/server';
+import { startDianSimulator, type DianSimulator, type DianSimulatorOptions } from '../../integrations/dian/simulator/server';
 
 function testCredentials(commonName: string) {
   const { p12, password } = generateTestPkcs12('clave-de-prueba', { commonName });

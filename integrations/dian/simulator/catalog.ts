@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import AdmZip from 'adm-zip';
 import { XMLParser } from 'fast-xml-parser';
 import { parseUbl } from '../../../domain/ubl/parse';
-import { isRecord, text } from '../../../integrations/dian/soap';
+import { isRecord, text } from '../soap';
 import { eventsApplicationResponse, type DianResponseFields } from './responses';
 
 export type VerifyApplicationResponse = (xml: string) => { valid: boolean; reason?: string };

@@ -3,7 +3,7 @@
  * (namespace …/2004/07/DianResponse, members in alphabetical order) and `EventResponse`,
  * SOAP 1.2 faults with WCF's standard codes and texts.
  */
-import { NS, soapAction, xmlEscape, type SoapOperation } from '../../../integrations/dian/soap';
+import { NS, soapAction, xmlEscape, type SoapOperation } from '../soap';
 
 const DIAN_RESPONSE_NS = 'http://schemas.datacontract.org/2004/07/DianResponse';
 const EVENT_RESPONSE_NS = 'http://schemas.datacontract.org/2004/07/EventResponse';

@@ -19,7 +19,7 @@ import {
   parseXmlDocument,
   text,
   verifySoapSecurity,
-} from '../../../integrations/dian/soap';
+} from '../soap';
 import { DianCatalog, type DocumentMeta, type RegisteredEvent, type VerifyApplicationResponse } from './catalog';
 import {
   FAULTS,

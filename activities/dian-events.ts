@@ -1,0 +1,115 @@
+import { ApplicationFailure } from '@temporalio/activity';
+import type { DianEventRow } from '../db/repositories/dian-events';
+import { buildApplicationResponse, type ApplicationResponseParty } from '../domain/dian/application-response';
+import { eventFileName, packageEvent } from '../domain/dian/event-package';
+import { signXadesEpes } from '../domain/dian/xades';
+import type { UblParty } from '../domain/ubl/types';
+import { DianError } from '../integrations/dian/port';
+import { companyDian, dianFailure, type DianActivityDependencies } from './dian-gateway';
+
+/** Tax-authority event record (spec), plus the company for publishing. */
+export type DianEventRecord = {
+  company_id: number;
+  invoice_id: number;
+  cufe: string;
+  event: string;
+  succeeded: boolean;
+  error?: { code: string; message: string };
+};
+
+/** DIAN's answer to a resent, already registered ApplicationResponse (same CUDE). */
+const ALREADY_PROCESSED = /Regla:\s*90\b/;
+
+/** The event's date and time in Colombia (UTC-5, no DST), fixed by the row so every retry has the same CUDE. */
+function colombiaDateTime(instant: Date): { date: string; time: string } {
+  const iso = new Date(instant.getTime() - 5 * 3600 * 1000).toISOString();
+  return { date: iso.slice(0, 10), time: `${iso.slice(11, 19)}-05:00` };
+}
+
+export function createDianEventActivities(deps: DianActivityDependencies) {
+  const { repositories } = deps;
+
+  async function load(eventId: number): Promise<DianEventRow> {
+    const row = await repositories.dianEvents.findById(eventId);
+    if (!row) throw new Error(`DIAN event ${eventId} does not exist`);
+    return row;
+  }
+
+  return {
+    /**
+     * Builds, signs (XAdES-EPES), zips and sends one buyer event. Transport failures are
+     * retryable; a DIAN rejection is non-retryable with type = DIAN's StatusCode. On acceptance
+     * the event is marked succeeded with its CUDE.
+     */
+    async sendDianEvent(eventId: number): Promise<{ cude: string }> {
+      const event = await load(eventId);
+      if (event.status === 'succeeded' && event.cude) return { cude: event.cude };
+      const company = await repositories.companies.findVisible({ allCompanies: true }, event.company_id);
+      const document = await repositories.dianEvents.documentOf(event.document_id);
+      if (!company || !document) throw dianFailure('invoice_not_found', `The invoice of DIAN event ${eventId} no longer exists.`);
+      if (!document.cufe || !document.number || !document.supplier) {
+        throw dianFailure('invoice_incomplete', 'The invoice has no CUFE, number or supplier to refer to.');
+      }
+      const dian = await companyDian(deps, event.company_id);
+      const supplier = document.supplier as UblParty;
+      const receiver: ApplicationResponseParty = { name: supplier.name, nit: supplier.idNumber, idType: supplier.idType ?? '31', ...(supplier.dv ? { dv: supplier.dv } : {}) };
+      const { date, time } = colombiaDateTime(event.created_at);
+      let xml: string;
+      try {
+        xml = buildApplicationResponse({
+          responseCode: event.event,
+          id: String(event.id),
+          issueDate: date,
+          issueTime: time,
+          environment: dian.settings.environment === 'produccion' ? 'production' : 'testing',
+          sender: { name: company.name, nit: company.nit, dv: company.dv },
+          receiver,
+          software: { providerNit: company.nit, providerDv: company.dv, softwareId: dian.software.softwareId, pin: dian.software.pin },
+          invoice: { number: document.number, cufe: document.cufe },
+          ...(event.issuer ? { issuer: event.issuer } : {}),
+        });
+      } catch (error) {
+        throw dianFailure('invalid_event', (error as Error).message);
+      }
+      const cude = /<cbc:UUID[^>]*CUDE-SHA384[^>]*>([0-9a-f]+)</.exec(xml)?.[1] ?? '';
+      const signed = signXadesEpes(xml, { privateKeyPem: dian.certificate.privateKeyPem, certificatePem: dian.certificate.certificatePem }, {
+        signingTime: event.created_at,
+        chainPems: dian.certificate.chainPems,
+      });
+      const fileName = eventFileName({ senderNit: company.nit, year: Number(date.slice(0, 4)), sequence: event.id });
+      let result;
+      try {
+        result = await dian.gateway.sendEvent(packageEvent(signed, fileName), fileName.replace(/^ar/, 'z').replace(/\.xml$/, '.zip'));
+      } catch (error) {
+        if (error instanceof DianError) {
+          if (error.retryable) throw ApplicationFailure.retryable(error.message, `dian_${error.code}`);
+          throw dianFailure(`dian_${error.code}`, error.message);
+        }
+        throw error;
+      }
+      if (!result.accepted && !result.errors.some((line) => ALREADY_PROCESSED.test(line))) {
+        const detail = [result.description, ...result.errors].filter(Boolean).join(' ');
+        throw dianFailure(result.statusCode || 'rejected', detail || 'DIAN rejected the event.');
+      }
+      await repositories.dianEvents.markSucceeded(eventId, cude);
+      return { cude };
+    },
+
+    async failDianEvent(eventId: number, code: string, message: string): Promise<void> {
+      await repositories.dianEvents.markFailed(eventId, code, message);
+    },
+
+    async dianEventRecord(eventId: number): Promise<DianEventRecord> {
+      const event = await load(eventId);
+      const document = await repositories.dianEvents.documentOf(event.document_id);
+      return {
+        company_id: event.company_id,
+        invoice_id: event.document_id,
+        cufe: document?.cufe ?? '',
+        event: event.event,
+        succeeded: event.status === 'succeeded',
+        ...(event.status === 'failed' ? { error: { code: event.error_code ?? 'failed', message: event.error_message ?? '' } } : {}),
+      };
+    },
+  };
+}

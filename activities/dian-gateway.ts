@@ -1,0 +1,59 @@
+import { ApplicationFailure } from '@temporalio/activity';
+import type { Repositories } from '../db/repositories';
+import type { DianSettingsRow } from '../db/repositories/dian-settings';
+import { loadPkcs12, type LoadedCertificate } from '../domain/dian/certificate';
+import type { SecretBox } from '../domain/secret-box';
+import type { DianGateway } from '../integrations/dian/port';
+import { createSoapDianGateway, DIAN_ENVIRONMENTS } from '../integrations/dian/soap-gateway';
+
+export type DianActivityDependencies = {
+  repositories: Repositories;
+  secretBox: SecretBox;
+  /** DIAN_SIMULATOR_URL: where companies whose environment is 'simulator' are sent. */
+  dian: { simulatorUrl?: string };
+};
+
+/** What a company needs to talk to DIAN: the gateway, its certificate and its software data. */
+export type CompanyDian = {
+  settings: DianSettingsRow;
+  gateway: DianGateway;
+  certificate: LoadedCertificate;
+  software: { softwareId: string; pin: string };
+};
+
+/** A non-retryable activity failure whose type is the code the record and webhook carry. */
+export function dianFailure(code: string, message: string): ApplicationFailure {
+  return ApplicationFailure.create({ type: code, message, nonRetryable: true });
+}
+
+/**
+ * The gateway for one company, from its settings: DIAN habilitación/producción by
+ * DIAN_ENVIRONMENTS, or the simulator (the only target with the ListReceivedDocuments
+ * extension). The certificate is unsealed for the call and never leaves the process.
+ */
+export async function companyDian(deps: DianActivityDependencies, companyId: number): Promise<CompanyDian> {
+  const settings = await deps.repositories.dianSettings.find(companyId);
+  if (!settings) throw dianFailure('dian_settings_missing', `Company ${companyId} has no DIAN settings.`);
+  let url: string;
+  if (settings.environment === 'simulator') {
+    if (!deps.dian.simulatorUrl) throw dianFailure('dian_simulator_unavailable', 'The DIAN simulator is not configured (DIAN_SIMULATOR_URL).');
+    url = deps.dian.simulatorUrl;
+  } else {
+    url = DIAN_ENVIRONMENTS[settings.environment];
+  }
+  let certificate: LoadedCertificate;
+  try {
+    certificate = loadPkcs12(
+      Buffer.from(deps.secretBox.open(settings.certificate_p12_sealed), 'base64'),
+      deps.secretBox.open(settings.certificate_password_sealed),
+    );
+  } catch (error) {
+    throw dianFailure('certificate_invalid', `The company's DIAN certificate cannot be used: ${(error as Error).message}`);
+  }
+  const gateway = createSoapDianGateway({
+    url,
+    credentials: { privateKeyPem: certificate.privateKeyPem, certificatePem: certificate.certificatePem },
+    extensions: { listReceivedDocuments: settings.environment === 'simulator' },
+  });
+  return { settings, gateway, certificate, software: { softwareId: settings.software_id, pin: deps.secretBox.open(settings.software_pin_sealed) } };
+}

@@ -1,0 +1,141 @@
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import type { Repositories } from '../db/repositories';
+import type { DocumentForExport } from '../db/repositories/exports';
+import type { SecretBox } from '../domain/secret-box';
+import { ExportError, type ExportInput } from '../integrations/accounting/port';
+import { createIntegration, IntegrationConfigError, type IntegrationProvider } from '../integrations/accounting/registry';
+import { presentExport, type ExportRecord } from '../api/v1/exports/present';
+
+export type ExportActivityDependencies = {
+  repositories: Repositories;
+  secretBox: SecretBox;
+  webhooks: { allowPrivateTargets: boolean };
+  /** alegraBaseUrl: ALEGRA_BASE_URL (tests point it at the fake); undefined = Alegra's API. */
+  exports: { alegraBaseUrl?: string };
+};
+
+/**
+ * Error codes of export.failed (docs/exports.md): the adapters' ExportError codes, plus ours.
+ * Anything else that ends the retries is reported as export_failed.
+ */
+export const EXPORT_FAILURE_CODES = [
+  'invalid_credentials',
+  'validation_failed',
+  'duplicate_document',
+  'rate_limited',
+  'unavailable',
+  'timeout',
+  'unexpected_response',
+  'integration_not_found',
+  'invalid_integration_config',
+  'document_not_found',
+  'export_failed',
+] as const;
+
+function attemptNumber(): number {
+  try {
+    return Context.current().info.attempt;
+  } catch {
+    return 1;
+  }
+}
+
+const fail = (code: string, message: string) => ApplicationFailure.create({ message, type: code, nonRetryable: true });
+
+/** The adapter input from the stored document: lines and supplier come from the parsed UBL (jsonb). */
+export function exportInputOf(document: DocumentForExport): ExportInput {
+  const supplier = document.supplier;
+  const idNumber = supplier?.idNumber ?? document.contact_id_number;
+  const name = supplier?.name ?? document.contact_name;
+  if (!idNumber || !name) throw fail('validation_failed', `Document ${document.id} has no supplier identification to post it with.`);
+  return {
+    document: {
+      id: document.id,
+      number: document.number,
+      cufe: document.cufe,
+      issuedAt: document.issued_at.toISOString(),
+      dueDate: document.due_date,
+      currency: document.currency ?? 'COP',
+      subTotal: document.sub_total ?? document.total ?? '0.00',
+      vat: document.vat ?? '0.00',
+      total: document.total ?? '0.00',
+      lines: (document.lines ?? []).map((line) => {
+        const vat = line.taxes.find((tax) => tax.schemeId === '01' && tax.percent !== null) ?? line.taxes.find((tax) => tax.percent !== null);
+        return {
+          description: line.description,
+          quantity: line.quantity,
+          unitPrice: line.unitPrice,
+          lineTotal: line.lineExtensionAmount,
+          taxPercent: vat?.percent ?? null,
+        };
+      }),
+    },
+    supplier: {
+      idType: supplier?.idType ?? document.contact_id_type ?? '31',
+      idNumber,
+      dv: supplier ? supplier.dv : document.contact_dv,
+      name,
+      email: supplier ? supplier.email : document.contact_email,
+    },
+  };
+}
+
+export function createExportActivities(deps: ExportActivityDependencies) {
+  const { repositories } = deps;
+
+  return {
+    /**
+     * One attempt at posting an export. Transient adapter errors are thrown as retryable
+     * failures (Temporal retries them with the workflow's policy, honouring a server-given
+     * wait); anything a retry cannot fix is non-retryable with the error code as its type.
+     * On success the export and the document are updated together and the record returned.
+     */
+    async postExport(exportId: number): Promise<ExportRecord & { company_id: number }> {
+      const current = await repositories.exports.findById(exportId);
+      if (!current) throw fail('export_failed', `Export ${exportId} does not exist.`);
+      if (current.status !== 'pending') return { ...presentExport(current), company_id: current.company_id };
+      await repositories.exports.recordAttempt(exportId, attemptNumber());
+
+      const integration = await repositories.integrations.findByName(current.company_id, current.integration);
+      if (!integration || !integration.credentials_encrypted) {
+        throw fail('integration_not_found', `The integration ${JSON.stringify(current.integration)} no longer exists.`);
+      }
+      const document = await repositories.exports.documentForExport(current.document_id);
+      if (!document) throw fail('document_not_found', `Document ${current.document_id} no longer exists.`);
+      if (document.kind !== 'purchase') throw fail('validation_failed', `Document ${document.id} is a sale; only purchases are exported.`);
+
+      let adapter;
+      try {
+        const credentials = JSON.parse(deps.secretBox.open(integration.credentials_encrypted.toString('utf8'))) as Record<string, string>;
+        adapter = createIntegration(integration.provider as IntegrationProvider, credentials, integration.settings, {
+          allowPrivateTargets: deps.webhooks.allowPrivateTargets,
+          alegraBaseUrl: deps.exports.alegraBaseUrl,
+        });
+      } catch (error) {
+        if (error instanceof IntegrationConfigError) throw fail('invalid_integration_config', error.message);
+        throw error;
+      }
+
+      try {
+        const result = await adapter.exportPurchase(exportInputOf(document), { idempotencyKey: `export-${exportId}` });
+        const row = await repositories.exports.markSucceeded(exportId, result);
+        return { ...presentExport(row), company_id: row.company_id };
+      } catch (error) {
+        if (!(error instanceof ExportError)) throw error;
+        if (!error.retryable) throw fail(error.code, error.message);
+        throw ApplicationFailure.create({
+          message: error.message,
+          type: error.code,
+          nonRetryable: false,
+          ...(error.retryAfterMs !== undefined ? { nextRetryDelay: error.retryAfterMs } : {}),
+        });
+      }
+    },
+
+    /** The retries are over: the export failed with this code. */
+    async failExport(exportId: number, code: string, message: string): Promise<ExportRecord & { company_id: number }> {
+      const row = await repositories.exports.markFailed(exportId, code, message);
+      return { ...presentExport(row), company_id: row.company_id };
+    },
+  };
+}

@@ -1,0 +1,20 @@
+import type { DianEventRow } from '../../../db/repositories/dian-events';
+
+/**
+ * The Tax-authority event record (spec: invoice_id, cufe, event, succeeded, error on failure)
+ * plus, in the API only, id, status (pending | succeeded | failed), cude and timestamps.
+ */
+export function presentDianEvent(row: DianEventRow, cufe: string) {
+  return {
+    id: row.id,
+    invoice_id: row.document_id,
+    cufe,
+    event: row.event,
+    status: row.status,
+    succeeded: row.status === 'succeeded',
+    cude: row.cude,
+    ...(row.status === 'failed' ? { error: { code: row.error_code ?? 'failed', message: row.error_message ?? '' } } : {}),
+    created_at: row.created_at.toISOString(),
+    completed_at: row.completed_at ? row.completed_at.toISOString() : null,
+  };
+}

@@ -1,0 +1,93 @@
+import Router from '@koa/router';
+import type { ApiDependencies } from '../../app-context';
+import { requireScope } from '../../middleware/authenticate';
+import { loadCompany, parseIdParam, type CompanyState } from '../../middleware/company-scope';
+import { ApiError, invalidParameter, notFound } from '../../errors';
+import { buildPage, readPageRequest } from '../../pagination';
+import { parseBody } from '../../validation';
+import { MAX_FILE_BYTES } from '../../../intake/accept-file';
+import { cufesFromReceivedExport, ReceivedExportError } from '../../../domain/dian/received-export';
+import { workflowIdsFor } from '../../../workflows/messages';
+import { readMultipartFile } from '../files/multipart';
+import { dianImportIn } from './schemas';
+import { presentDianImport } from './present';
+
+const IMPORT_PAGE = { defaultLimit: 20, maxLimit: 100 };
+
+/**
+ * Tax-authority import runs (docs/dian.md): POST answers 202 with the record and starts
+ * dianImportWorkflow; dian_import.completed or dian_import.failed tells the outcome.
+ */
+export function dianImportsRoutes(deps: ApiDependencies): Router {
+  const { repositories, config, cursorKey } = deps;
+  const router = new Router();
+  const company = loadCompany(repositories.companies);
+
+  router.post('/companies/:company_id/dian-imports', requireScope('documents:write'), company, async (ctx) => {
+    const { company: owner } = ctx.state as CompanyState;
+    let body: unknown = ctx.request.body;
+    let cufesFromFile: Buffer | null = null;
+    if (/^multipart\/form-data/i.test(ctx.get('Content-Type'))) {
+      const upload = await readMultipartFile(ctx.req, ctx.get('Content-Type'), MAX_FILE_BYTES);
+      body = upload.fields;
+      cufesFromFile = upload.bytes;
+      if (/\.xlsx$/i.test(upload.fileName) || upload.bytes.subarray(0, 2).toString('latin1') === 'PK') {
+        throw new ApiError(415, 'unsupported_file_type', 'Upload the DIAN export as CSV (XLSX is not read yet).', 'file');
+      }
+    }
+    const input = parseBody(dianImportIn, body);
+    const settings = await repositories.dianSettings.find(owner.id);
+    if (!settings) {
+      throw new ApiError(409, 'dian_settings_missing', "Configure the company's DIAN settings (PUT /v1/companies/{company_id}/dian-settings) first.");
+    }
+    let requested: string[] | null = null;
+    if (cufesFromFile) {
+      try {
+        requested = cufesFromReceivedExport(cufesFromFile, { documentType: input.document_type, beginDate: input.begin_date, endDate: input.end_date });
+      } catch (error) {
+        if (error instanceof ReceivedExportError) throw invalidParameter('file', error.message);
+        throw error;
+      }
+    } else if (settings.environment !== 'simulator') {
+      throw new ApiError(409, 'listing_not_supported', 'DIAN\'s web service cannot list received documents: upload the "documentos recibidos" export (CSV) as `file`.');
+    }
+    const run = await repositories.dianImports.insert({
+      company_id: owner.id,
+      source: requested ? 'dian_export_file' : 'dian_web_service',
+      document_type: input.document_type,
+      begin_date: input.begin_date,
+      end_date: input.end_date,
+      requested_cufes: requested,
+    });
+    try {
+      await deps.temporal.client.workflow.start('dianImportWorkflow', {
+        workflowId: workflowIdsFor(config.temporal.taskQueue).dianImport(run.id),
+        taskQueue: config.temporal.taskQueue,
+        args: [{ importId: run.id }],
+      });
+    } catch (error) {
+      await repositories.dianImports.fail(run.id, 'not_started', 'The run could not be queued; start it again.');
+      throw error;
+    }
+    ctx.status = 202;
+    ctx.body = presentDianImport(run);
+  });
+
+  router.get('/companies/:company_id/dian-imports', requireScope('documents:read'), company, async (ctx) => {
+    const { company: owner } = ctx.state as CompanyState;
+    const scope = `dian-imports:${owner.id}`;
+    const page = readPageRequest(ctx.query, cursorKey, scope, IMPORT_PAGE);
+    const rows = await repositories.dianImports.listForCompany(owner.id, page.limit + 1, page.after?.[0] as number | undefined);
+    ctx.body = buildPage(rows, page, cursorKey, scope, (row) => [row.id], presentDianImport);
+  });
+
+  router.get('/companies/:company_id/dian-imports/:import_id', requireScope('documents:read'), company, async (ctx) => {
+    const { company: owner } = ctx.state as CompanyState;
+    const id = parseIdParam(ctx.params.import_id, 'import_id');
+    const run = await repositories.dianImports.find(owner.id, id);
+    if (!run) throw notFound(`DIAN import ${id}`);
+    ctx.body = presentDianImport(run);
+  });
+
+  return router;
+}

@@ -1,0 +1,71 @@
+import Router from '@koa/router';
+import { z } from 'zod';
+import type { ApiDependencies } from '../../app-context';
+import { requireRole, requireScope } from '../../middleware/authenticate';
+import { loadCompany, type CompanyState } from '../../middleware/company-scope';
+import { invalidParameter, notFound } from '../../errors';
+import { parseBody } from '../../validation';
+import { loadPkcs12, type LoadedCertificate } from '../../../domain/dian/certificate';
+import type { DianSettingsRow } from '../../../db/repositories/dian-settings';
+
+const text = (field: string, max: number) =>
+  z.string({ error: `${field} must be a string.` }).trim().min(1, `${field} is required.`).max(max, `${field} must be at most ${max} characters.`);
+
+/** PUT /v1/companies/{company_id}/dian-settings (docs/dian.md). */
+export const dianSettingsIn = z.strictObject({
+  environment: z.enum(['habilitacion', 'produccion', 'simulator'], { error: 'environment must be habilitacion, produccion or simulator.' }),
+  software_id: text('software_id', 100),
+  software_pin: text('software_pin', 100),
+  certificate_p12_base64: text('certificate_p12_base64', 200_000).regex(/^[A-Za-z0-9+/=\s]+$/, 'certificate_p12_base64 must be base64.'),
+  certificate_password: z.string({ error: 'certificate_password must be a string.' }).max(200, 'certificate_password is too long.'),
+});
+
+function present(row: DianSettingsRow) {
+  return {
+    environment: row.environment,
+    software_id: row.software_id,
+    certificate: { subject: row.certificate_subject, issuer: row.certificate_issuer, not_after: row.certificate_not_after.toISOString() },
+    updated_at: row.updated_at.toISOString(),
+  };
+}
+
+/** A company's DIAN settings: secrets (PIN, PKCS#12, password) are sealed and never returned. */
+export function dianSettingsRoutes(deps: ApiDependencies): Router {
+  const { repositories, secretBox } = deps;
+  const router = new Router();
+  const admin = [requireScope('documents:write'), requireRole('admin')];
+
+  router.put('/companies/:company_id/dian-settings', ...admin, loadCompany(repositories.companies), async (ctx) => {
+    const { company } = ctx.state as CompanyState;
+    const input = parseBody(dianSettingsIn, ctx.request.body);
+    const p12 = Buffer.from(input.certificate_p12_base64.replace(/\s+/g, ''), 'base64');
+    let certificate: LoadedCertificate;
+    try {
+      certificate = loadPkcs12(p12, input.certificate_password);
+    } catch (error) {
+      const code = (error as { code?: string }).code;
+      const param = code === 'wrong_password' ? 'certificate_password' : 'certificate_p12_base64';
+      throw invalidParameter(param, `The certificate cannot be used: ${(error as Error).message}.`);
+    }
+    const row = await repositories.dianSettings.upsert(company.id, {
+      environment: input.environment,
+      software_id: input.software_id,
+      software_pin_sealed: secretBox.seal(input.software_pin),
+      certificate_p12_sealed: secretBox.seal(p12.toString('base64')),
+      certificate_password_sealed: secretBox.seal(input.certificate_password),
+      certificate_subject: certificate.subject,
+      certificate_issuer: certificate.issuer,
+      certificate_not_after: certificate.notAfter,
+    });
+    ctx.body = present(row);
+  });
+
+  router.get('/companies/:company_id/dian-settings', requireScope('documents:read'), loadCompany(repositories.companies), async (ctx) => {
+    const { company } = ctx.state as CompanyState;
+    const row = await repositories.dianSettings.find(company.id);
+    if (!row) throw notFound(`DIAN settings of company ${company.id}`);
+    ctx.body = present(row);
+  });
+
+  return router;
+}

@@ -1,0 +1,124 @@
+import Router from '@koa/router';
+import type { ApiDependencies } from '../../app-context';
+import { requireScope } from '../../middleware/authenticate';
+import { loadCompany, parseIdParam, type CompanyState } from '../../middleware/company-scope';
+import { ApiError, invalidParameter, notFound } from '../../errors';
+import { buildPage, readPageRequest } from '../../pagination';
+import { parseBody } from '../../validation';
+import type { CompanyRow } from '../../../db/repositories/companies';
+import { ExportInProgressError, type ExportRow } from '../../../db/repositories/exports';
+import { workflowIdsFor } from '../../../workflows/messages';
+import { presentDocument } from '../documents/present';
+import { bulkExportIn, exportIn, manualExportIn } from './schemas';
+import { presentExport } from './present';
+
+const EXPORT_PAGE = { defaultLimit: 50, maxLimit: 200 };
+
+/**
+ * Exports of electronic invoices to the company's accounting integrations (docs/exports.md).
+ * Writes need documents:write, reads documents:read. A requested export answers 202 with its
+ * record (pending); the workflow posts it and emits export.succeeded or export.failed.
+ */
+export function exportsRoutes(deps: ApiDependencies): Router {
+  const { repositories, config, cursorKey } = deps;
+  const router = new Router();
+  const company = loadCompany(repositories.companies);
+  const write = [requireScope('documents:write'), company];
+  const read = [requireScope('documents:read'), company];
+  const ids = workflowIdsFor(config.temporal.taskQueue);
+
+  const requireIntegration = async (companyId: number, name: string) => {
+    const integration = await repositories.integrations.findByName(companyId, name);
+    if (!integration) throw invalidParameter('integration', `The company has no integration named ${JSON.stringify(name)}.`);
+    return integration;
+  };
+
+  /** Checks, records and starts one export; throws ApiError for a refused one. */
+  async function requestExport(owner: CompanyRow, documentId: number, integration: string, force: boolean): Promise<ExportRow> {
+    const document = await repositories.documents.find(owner.id, 'electronic_invoice', documentId);
+    if (!document) throw notFound(`Document ${documentId}`);
+    if (document.export_integration && !force) {
+      throw new ApiError(409, 'already_exported', `Document ${documentId} was already exported to ${document.export_integration}; send force: true to export it again.`);
+    }
+    let row: ExportRow;
+    try {
+      row = await repositories.exports.insertPending({ companyId: owner.id, documentId, integration, forced: force });
+    } catch (error) {
+      if (error instanceof ExportInProgressError) throw new ApiError(409, 'export_in_progress', `Document ${documentId} already has an export in progress.`);
+      throw error;
+    }
+    try {
+      await deps.temporal.client.workflow.start('exportDocumentWorkflow', {
+        workflowId: ids.exportDocument(row.id),
+        taskQueue: config.temporal.taskQueue,
+        args: [{ exportId: row.id }],
+      });
+    } catch (error) {
+      await repositories.exports.discardPending(row.id);
+      throw error;
+    }
+    return row;
+  }
+
+  router.post('/companies/:company_id/invoices/:document_id/export', ...write, async (ctx) => {
+    const { company: owner } = ctx.state as CompanyState;
+    const documentId = parseIdParam(ctx.params.document_id, 'document_id');
+    const input = parseBody(exportIn, ctx.request.body);
+    await requireIntegration(owner.id, input.integration);
+    const row = await requestExport(owner, documentId, input.integration, input.force);
+    ctx.status = 202;
+    ctx.body = presentExport(row);
+  });
+
+  router.post('/companies/:company_id/exports', ...write, async (ctx) => {
+    const { company: owner } = ctx.state as CompanyState;
+    const input = parseBody(bulkExportIn, ctx.request.body);
+    await requireIntegration(owner.id, input.integration);
+    const data: ReturnType<typeof presentExport>[] = [];
+    const errors: { document_id: number; code: string; message: string }[] = [];
+    for (const documentId of input.document_ids) {
+      try {
+        data.push(presentExport(await requestExport(owner, documentId, input.integration, input.force)));
+      } catch (error) {
+        if (!(error instanceof ApiError)) throw error;
+        errors.push({ document_id: documentId, code: error.code, message: error.message });
+      }
+    }
+    ctx.status = 202;
+    ctx.body = { data, errors };
+  });
+
+  router.post('/companies/:company_id/invoices/:document_id/export/manual', ...write, async (ctx) => {
+    const { company: owner } = ctx.state as CompanyState;
+    const documentId = parseIdParam(ctx.params.document_id, 'document_id');
+    const input = parseBody(manualExportIn, ctx.request.body);
+    await requireIntegration(owner.id, input.integration);
+    const document = await repositories.documents.find(owner.id, 'electronic_invoice', documentId);
+    if (!document) throw notFound(`Document ${documentId}`);
+    await repositories.exports.markDocumentExportedManually(documentId, {
+      integration: input.integration,
+      externalId: input.external_id,
+      externalNumber: input.external_number,
+      externalName: input.external_name ?? null,
+    });
+    ctx.body = presentDocument((await repositories.documents.find(owner.id, 'electronic_invoice', documentId))!);
+  });
+
+  router.get('/companies/:company_id/exports', ...read, async (ctx) => {
+    const { company: owner } = ctx.state as CompanyState;
+    const scope = `exports:${owner.id}`;
+    const page = readPageRequest(ctx.query, cursorKey, scope, EXPORT_PAGE);
+    const rows = await repositories.exports.listForCompany(owner.id, page.limit + 1, page.after?.[0] as number | undefined);
+    ctx.body = buildPage(rows, page, cursorKey, scope, (row) => [row.id], presentExport);
+  });
+
+  router.get('/companies/:company_id/exports/:export_id', ...read, async (ctx) => {
+    const { company: owner } = ctx.state as CompanyState;
+    const id = parseIdParam(ctx.params.export_id, 'export_id');
+    const row = await repositories.exports.find(owner.id, id);
+    if (!row) throw notFound(`Export ${id}`);
+    ctx.body = presentExport(row);
+  });
+
+  return router;
+}

@@ -1,0 +1,40 @@
+import type { Database } from '../connection';
+
+export type DianSettingsEnvironment = 'habilitacion' | 'produccion' | 'simulator';
+
+export type DianSettingsRow = {
+  company_id: number;
+  environment: DianSettingsEnvironment;
+  software_id: string;
+  /** SecretBox-sealed; see db/migrations/20261122000800_company_dian_settings.ts. */
+  software_pin_sealed: string;
+  certificate_p12_sealed: string;
+  certificate_password_sealed: string;
+  certificate_subject: string;
+  certificate_issuer: string;
+  certificate_not_after: Date;
+  created_at: Date;
+  updated_at: Date;
+};
+
+export type DianSettingsInput = Omit<DianSettingsRow, 'company_id' | 'created_at' | 'updated_at'>;
+
+export function createDianSettingsRepository(db: Database) {
+  return {
+    find(companyId: number): Promise<DianSettingsRow | undefined> {
+      return db<DianSettingsRow>('company_dian_settings').where({ company_id: companyId }).first();
+    },
+
+    /** Creates or replaces the company's settings. */
+    async upsert(companyId: number, input: DianSettingsInput): Promise<DianSettingsRow> {
+      const [row] = await db<DianSettingsRow>('company_dian_settings')
+        .insert({ company_id: companyId, ...input })
+        .onConflict('company_id')
+        .merge({ ...input, updated_at: db.fn.now() as unknown as Date })
+        .returning('*');
+      return row;
+    },
+  };
+}
+
+export type DianSettingsRepository = ReturnType<typeof createDianSettingsRepository>;

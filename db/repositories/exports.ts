@@ -1,0 +1,176 @@
+import type { Knex } from 'knex';
+import type { Database } from '../connection';
+import type { UblLine, UblParty } from '../../domain/ubl/types';
+
+export type ExportStatus = 'pending' | 'succeeded' | 'failed';
+
+/** An export with what its record shows of the document; completed_at_text has microseconds and a UTC offset. */
+export type ExportRow = {
+  id: number;
+  company_id: number;
+  document_id: number;
+  integration: string;
+  export_kind: string;
+  status: ExportStatus;
+  forced: boolean;
+  external_id: string | null;
+  external_number: string | null;
+  external_name: string | null;
+  error_code: string | null;
+  error_message: string | null;
+  attempts: number;
+  completed_at_text: string | null;
+  created_at: Date;
+  document_type: string;
+  document_cufe: string | null;
+};
+
+/** What an export needs of its document (the parsed UBL parts are jsonb). */
+export type DocumentForExport = {
+  id: number;
+  company_id: number;
+  document_type: string;
+  kind: 'purchase' | 'sale';
+  number: string | null;
+  cufe: string | null;
+  issued_at: Date;
+  due_date: string | null;
+  currency: string | null;
+  sub_total: string | null;
+  vat: string | null;
+  total: string | null;
+  supplier: UblParty | null;
+  lines: UblLine[] | null;
+  contact_id_type: string | null;
+  contact_id_number: string | null;
+  contact_dv: string | null;
+  contact_name: string | null;
+  contact_email: string | null;
+};
+
+export class ExportInProgressError extends Error {}
+
+const COMPLETED_AT = `to_char(e.completed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"+00:00"') AS completed_at_text`;
+
+export function createExportsRepository(db: Database) {
+  const withDocument = (query: Knex.QueryBuilder) =>
+    query
+      .join('documents as d', 'd.id', 'e.document_id')
+      .select('e.*', 'd.document_type', 'd.cufe as document_cufe', db.raw(COMPLETED_AT));
+
+  async function byId(trx: Knex | Knex.Transaction, id: number): Promise<ExportRow> {
+    const row = (await withDocument(trx('exports as e')).where('e.id', id).first()) as ExportRow | undefined;
+    if (!row) throw new Error(`export ${id} does not exist`);
+    return row;
+  }
+
+  return {
+    /** A pending export; ExportInProgressError when the document already has one pending. */
+    async insertPending(input: { companyId: number; documentId: number; integration: string; forced: boolean }): Promise<ExportRow> {
+      try {
+        const [row] = await db('exports')
+          .insert({ company_id: input.companyId, document_id: input.documentId, integration: input.integration, forced: input.forced })
+          .returning('id');
+        return byId(db, row.id as number);
+      } catch (error) {
+        if ((error as { code?: string; constraint?: string }).code === '23505') throw new ExportInProgressError();
+        throw error;
+      }
+    },
+
+    /** Removes a pending export whose workflow could not be started (nothing was posted). */
+    async discardPending(id: number): Promise<void> {
+      await db('exports').where({ id, status: 'pending' }).delete();
+    },
+
+    find(companyId: number, id: number): Promise<ExportRow | undefined> {
+      return withDocument(db('exports as e')).where({ 'e.company_id': companyId, 'e.id': id }).first();
+    },
+
+    findById(id: number): Promise<ExportRow | undefined> {
+      return withDocument(db('exports as e')).where('e.id', id).first();
+    },
+
+    /** Newest first; `beforeId` continues after the last id of the previous page. */
+    listForCompany(companyId: number, limit: number, beforeId?: number): Promise<ExportRow[]> {
+      const query = withDocument(db('exports as e')).where('e.company_id', companyId).orderBy('e.id', 'desc').limit(limit);
+      if (beforeId !== undefined) query.where('e.id', '<', beforeId);
+      return query;
+    },
+
+    async documentForExport(documentId: number): Promise<DocumentForExport | undefined> {
+      return db('documents as d')
+        .leftJoin('contacts as c', 'c.id', 'd.contact_id')
+        .where('d.id', documentId)
+        .first(
+          'd.id', 'd.company_id', 'd.document_type', 'd.kind', 'd.number', 'd.cufe', 'd.issued_at', 'd.due_date', 'd.currency',
+          'd.sub_total', 'd.vat', 'd.total', 'd.supplier', 'd.lines',
+          'c.id_type as contact_id_type', 'c.id_number as contact_id_number', 'c.dv as contact_dv', 'c.name as contact_name', 'c.email as contact_email',
+        );
+    },
+
+    async recordAttempt(id: number, attempt: number): Promise<void> {
+      await db('exports').where({ id }).update({ attempts: attempt, updated_at: db.fn.now() });
+    },
+
+    /**
+     * The export succeeded: its record and the document's export reference, synced and
+     * synced_at change together. Idempotent for a retried call.
+     */
+    async markSucceeded(id: number, result: { externalId: string; externalNumber: string; externalName: string | null }): Promise<ExportRow> {
+      return db.transaction(async (trx) => {
+        const current = await byId(trx, id);
+        if (current.status !== 'pending') return current;
+        await trx('exports').where({ id }).update({
+          status: 'succeeded',
+          external_id: result.externalId,
+          external_number: result.externalNumber,
+          external_name: result.externalName,
+          error_code: null,
+          error_message: null,
+          completed_at: trx.fn.now(),
+          updated_at: trx.fn.now(),
+        });
+        await trx('documents').where({ id: current.document_id }).update({
+          export_integration: current.integration,
+          export_external_id: result.externalId,
+          export_external_number: result.externalNumber,
+          export_external_name: result.externalName,
+          exported_at: trx.fn.now(),
+          export_marked_manually: false,
+          synced: true,
+          synced_at: trx.fn.now(),
+          updated_at: trx.fn.now(),
+        });
+        return byId(trx, id);
+      });
+    },
+
+    async markFailed(id: number, code: string, message: string): Promise<ExportRow> {
+      await db('exports')
+        .where({ id, status: 'pending' })
+        .update({ status: 'failed', error_code: code, error_message: message, completed_at: db.fn.now(), updated_at: db.fn.now() });
+      return byId(db, id);
+    },
+
+    /** An export done by hand: only the document changes (no export record, no posting, no event). */
+    async markDocumentExportedManually(
+      documentId: number,
+      reference: { integration: string; externalId: string; externalNumber: string; externalName: string | null },
+    ): Promise<void> {
+      await db('documents').where({ id: documentId }).update({
+        export_integration: reference.integration,
+        export_external_id: reference.externalId,
+        export_external_number: reference.externalNumber,
+        export_external_name: reference.externalName,
+        exported_at: db.fn.now(),
+        export_marked_manually: true,
+        synced: true,
+        synced_at: db.fn.now(),
+        updated_at: db.fn.now(),
+      });
+    },
+  };
+}
+
+export type ExportsRepository = ReturnType<typeof createExportsRepository>;

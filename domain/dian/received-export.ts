@@ -1,0 +1,68 @@
+/**
+ * Reads DIAN's "documentos recibidos" export (the CSV the DIAN portal produces: one row per
+ * received document, with columns such as "Tipo de documento", "CUFE/CUDE", "Fecha Emisión").
+ * Only the CUFE column is required; the type and issue-date columns filter when present.
+ * Pure: no I/O.
+ */
+import { parse } from 'csv-parse/sync';
+
+export class ReceivedExportError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ReceivedExportError';
+  }
+}
+
+export type ReceivedExportFilter = { documentType: 'invoice' | 'credit_note' | 'all'; beginDate: string; endDate: string };
+
+const normalise = (value: string) =>
+  value.normalize('NFD').replace(/[\u0300-\u036f]/g, '').replace(/^\uFEFF/, '').trim().toLowerCase();
+
+function delimiterOf(headerLine: string): string {
+  const counts = [';', ',', '\t'].map((candidate) => [candidate, headerLine.split(candidate).length] as const);
+  return counts.sort((a, b) => b[1] - a[1])[0]![0];
+}
+
+/** 'YYYY-MM-DD' from 'YYYY-MM-DD…' or 'DD-MM-YYYY' / 'DD/MM/YYYY'; null when unreadable. */
+function isoDate(value: string): string | null {
+  const iso = /^(\d{4})-(\d{2})-(\d{2})/.exec(value);
+  if (iso) return `${iso[1]}-${iso[2]}-${iso[3]}`;
+  const local = /^(\d{2})[-/](\d{2})[-/](\d{4})/.exec(value);
+  return local ? `${local[3]}-${local[2]}-${local[1]}` : null;
+}
+
+function typeMatches(type: string, wanted: ReceivedExportFilter['documentType']): boolean {
+  const value = normalise(type);
+  const isCreditNote = value.includes('nota credito') || value === '91';
+  const isInvoice = !isCreditNote && (value.includes('factura') || value === '01');
+  if (wanted === 'invoice') return isInvoice;
+  if (wanted === 'credit_note') return isCreditNote;
+  return isInvoice || isCreditNote;
+}
+
+/** The distinct CUFEs/CUDEs (lower-cased) of the export that match the filter, in file order. */
+export function cufesFromReceivedExport(bytes: Buffer, filter: ReceivedExportFilter): string[] {
+  const text = bytes.toString('utf8');
+  const headerLine = text.split(/\r?\n/, 1)[0] ?? '';
+  let rows: string[][];
+  try {
+    rows = parse(text, { delimiter: delimiterOf(headerLine), relax_column_count: true, skip_empty_lines: true, bom: true, trim: true });
+  } catch (error) {
+    throw new ReceivedExportError(`The file is not a readable CSV: ${(error as Error).message}`);
+  }
+  const header = (rows[0] ?? []).map(normalise);
+  const cufeColumn = header.findIndex((name) => name.includes('cufe') || name.includes('cude'));
+  if (cufeColumn < 0) throw new ReceivedExportError('The file has no CUFE/CUDE column; export "documentos recibidos" from the DIAN portal as CSV.');
+  const typeColumn = header.findIndex((name) => name.startsWith('tipo de documento') || name === 'tipo');
+  const dateColumn = header.findIndex((name) => name.startsWith('fecha emision') || name.startsWith('fecha de emision'));
+  const cufes = new Set<string>();
+  for (const row of rows.slice(1)) {
+    const cufe = (row[cufeColumn] ?? '').trim().toLowerCase();
+    if (!/^[0-9a-f]{40,128}$/.test(cufe)) continue;
+    if (typeColumn >= 0 && !typeMatches(row[typeColumn] ?? '', filter.documentType)) continue;
+    const date = dateColumn >= 0 ? isoDate((row[dateColumn] ?? '').trim()) : null;
+    if (date && (date < filter.beginDate || date > filter.endDate)) continue;
+    cufes.add(cufe);
+  }
+  return [...cufes];
+}

@@ -1,0 +1,97 @@
+import test from 'ava';
+import { verifyXadesSignature } from '../../domain/dian/xades';
+import { startDianWorld, type DianWorld } from '../support/dian-world';
+import { eventually } from '../support/eventually';
+import { fixture, upload, waitForImport } from '../support/ingestion';
+
+// DIAN buyer events 030 → 032 → 033 on the dev server against the simulator, which verifies
+// the XAdES-EPES signature of every ApplicationResponse it receives.
+let world: DianWorld;
+let invoice: { id: number; cufe: string };
+const ISSUER = { id_type: '13', id_number: '1020304050', first_name: 'Ana', family_name: 'Pérez', job_title: 'Contadora', department: 'Finanzas' };
+
+test.before(async () => {
+  world = await startDianWorld();
+  const accepted = await upload(world.api.url, world.key, world.company.id, { name: 'invoice-signed-setp.xml', bytes: fixture('invoice-signed-setp.xml') });
+  const file = await waitForImport(world.api.url, world.key, world.company.id, accepted.body.id);
+  invoice = { id: file.documents[0].id, cufe: file.documents[0].cufe };
+});
+test.after.always(async () => {
+  await world?.close();
+});
+
+const eventsPath = () => `/v1/companies/${world.company.id}/invoices/${invoice.id}/dian-events`;
+
+async function emitAndWait(event: string, withIssuer = true) {
+  const posted = await world.call('POST', eventsPath(), { event, ...(withIssuer ? { issuer: ISSUER } : {}) });
+  if (posted.status !== 202) throw new Error(JSON.stringify(posted));
+  return eventually(async () => {
+    const list = await world.call('GET', eventsPath());
+    const row = list.body.data.find((item: { id: number }) => item.id === posted.body.id);
+    return row && row.status !== 'pending' ? { posted, row } : undefined;
+  });
+}
+
+test.serial('without an issuer, 030 is refused with 400 naming issuer', async (t) => {
+  const response = await world.call('POST', eventsPath(), { event: '030' });
+  t.is(response.status, 400);
+  t.like(response.body.error, { code: 'invalid_parameter', param: 'issuer' });
+});
+
+test.serial('032 before 030 is out of order (409)', async (t) => {
+  const response = await world.call('POST', eventsPath(), { event: '032', issuer: ISSUER });
+  t.is(response.status, 409);
+  t.is(response.body.error.code, 'event_out_of_order');
+});
+
+test.serial('030, 032 and 033 are signed, sent and registered; each ends with dian_event.completed', async (t) => {
+  for (const code of ['030', '032', '033']) {
+    const { posted, row } = await emitAndWait(code, code !== '033');
+    t.like(posted.body, { invoice_id: invoice.id, cufe: invoice.cufe, event: code, status: 'pending', succeeded: false });
+    t.like(row, { event: code, status: 'succeeded', succeeded: true });
+    t.regex(row.cude, /^[0-9a-f]{96}$/);
+    const completed = await eventually(() => world.events('dian_event.completed').find((event) => event.data.event === code));
+    t.deepEqual(completed.data, { invoice_id: invoice.id, cufe: invoice.cufe, event: code, succeeded: true });
+  }
+  t.deepEqual(world.simulator.events(invoice.cufe).map((event) => event.code), ['030', '032', '033']);
+  const cudes = (await world.call('GET', eventsPath())).body.data.map((row: { cude: string }) => row.cude);
+  t.deepEqual(world.simulator.events(invoice.cufe).map((event) => event.cude), cudes);
+  t.is(world.events('dian_event.failed').length, 0);
+});
+
+test.serial('a repeated successful event is refused with 409 event_already_registered', async (t) => {
+  const response = await world.call('POST', eventsPath(), { event: '030', issuer: ISSUER });
+  t.is(response.status, 409);
+  t.is(response.body.error.code, 'event_already_registered');
+});
+
+test.serial('the simulator refuses an ApplicationResponse whose signature does not verify', (t) => {
+  // The injected verifier is the real one: tampering with signed XML is detected.
+  const verdict = verifyXadesSignature('<ApplicationResponse xmlns="urn:x"><ID>1</ID></ApplicationResponse>');
+  t.false(verdict.valid);
+  t.true(world.simulator.requests.filter((request) => request.operation === 'SendEventUpdateStatus').every((request) => request.outcome === 'StatusCode 00'));
+});
+
+test.serial('events are only for known electronic invoices: 404 otherwise', async (t) => {
+  const response = await world.call('POST', `/v1/companies/${world.company.id}/invoices/999999/dian-events`, { event: '033' });
+  t.is(response.status, 404);
+});
+
+test.serial('GET dian-settings never returns secrets', async (t) => {
+  const response = await world.call('GET', `/v1/companies/${world.company.id}/dian-settings`);
+  t.is(response.status, 200);
+  t.is(response.body.environment, 'simulator');
+  t.regex(response.body.certificate.subject, /CN=Opticas GMO firma/);
+  const text = JSON.stringify(response.body);
+  t.false(text.includes('12345'));
+  t.false(text.includes(world.certificate.password));
+});
+
+test.serial('a PKCS#12 with the wrong password is refused with 400 naming certificate_password', async (t) => {
+  const response = await world.call('PUT', `/v1/companies/${world.company.id}/dian-settings`, {
+    environment: 'simulator', software_id: 'x', software_pin: 'y',
+    certificate_p12_base64: world.certificate.p12.toString('base64'), certificate_password: 'wrong',
+  });
+  t.is(response.status, 400);
+  t.is(response.body.error.param, 'certificate_password');
+});

@@ -1,0 +1,99 @@
+import test from 'ava';
+import { parseUbl } from '../../domain/ubl/parse';
+import { bearer } from '../support/api';
+import { startDianWorld, type DianWorld } from '../support/dian-world';
+import { eventually } from '../support/eventually';
+import { fixture } from '../support/ingestion';
+
+// Tax-authority import runs on the dev server against the simulator: by uploaded export (CSV)
+// and by date range (the simulator's listing extension); re-runs never duplicate documents.
+let world: DianWorld;
+
+test.before(async () => {
+  world = await startDianWorld();
+});
+test.after.always(async () => {
+  await world?.close();
+});
+
+const cufeOf = (name: string) => parseUbl(fixture(name)).document.cufe;
+const runsPath = () => `/v1/companies/${world.company.id}/dian-imports`;
+
+async function waitForRun(id: number) {
+  return eventually(async () => {
+    const run = await world.call('GET', `${runsPath()}/${id}`);
+    return run.body.status === 'DONE' || run.body.status === 'ERROR' ? run.body : undefined;
+  }, 120_000);
+}
+
+async function documentCount(): Promise<number> {
+  const row = await world.api.database.db('documents').where({ company_id: world.company.id }).count<{ count: string }[]>('id as count').first();
+  return Number(row?.count);
+}
+
+test.serial('a run from an uploaded "documentos recibidos" CSV imports the listed invoices through the upload path', async (t) => {
+  const csv = [
+    'Tipo de documento;CUFE/CUDE;Folio;Prefijo;Fecha Emisión;NIT Emisor',
+    `Factura electrónica;${cufeOf('invoice-signed-setp.xml')};990000002;SETP;20-06-2019;800197268`,
+    `Nota crédito electrónica;${cufeOf('creditnote-usd.xml')};3;NC;21-06-2019;800197268`,
+  ].join('\n');
+  const form = new FormData();
+  form.append('begin_date', '2019-01-01');
+  form.append('end_date', '2019-12-31');
+  form.append('document_type', 'invoice');
+  form.append('file', new Blob([csv], { type: 'text/csv' }), 'documentos-recibidos.csv');
+  const response = await fetch(`${world.api.url}${runsPath()}`, { method: 'POST', headers: bearer(world.key), body: form });
+  const accepted = (await response.json()) as Record<string, any>;
+  t.is(response.status, 202, JSON.stringify(accepted));
+  t.deepEqual(Object.keys(accepted).sort(), ['begin_date', 'credit_notes_count', 'document_type', 'electronic_invoices_count', 'end_date', 'found_count', 'id', 'skipped_count', 'source', 'status'].sort());
+  t.like(accepted, { source: 'dian_export_file', document_type: 'invoice', begin_date: '2019-01-01', end_date: '2019-12-31' });
+
+  const done = await waitForRun(accepted.id);
+  t.like(done, { status: 'DONE', found_count: 1, electronic_invoices_count: 1, credit_notes_count: 0, skipped_count: 0 });
+  const completed = await eventually(() => world.events('dian_import.completed').find((event) => event.data.id === accepted.id));
+  t.deepEqual(completed.data, done);
+  const files = await world.api.database.db('uploaded_files').where({ dian_importation_id: accepted.id });
+  t.is(files.length, 1);
+  t.like(files[0], { type: 'DIAN', status: 'DONE', file_name: `${cufeOf('invoice-signed-setp.xml')}.xml` });
+  const imported = await eventually(() => world.events('document.imported').find((event) => event.data.id === files[0].id));
+  t.is(imported.data.dian_importation_id, accepted.id);
+});
+
+test.serial('a run by date range lists DIAN (simulator) and skips what the company already has', async (t) => {
+  const before = await documentCount();
+  const accepted = await world.call('POST', runsPath(), { begin_date: '2019-01-01', end_date: '2024-12-31', document_type: 'all' });
+  t.is(accepted.status, 202);
+  t.like(accepted.body, { source: 'dian_web_service', status: 'PENDING' });
+  const done = await waitForRun(accepted.body.id);
+  t.like(done, { status: 'DONE', found_count: 3, electronic_invoices_count: 1, credit_notes_count: 1, skipped_count: 1 });
+  t.is(await documentCount(), before + 2);
+  // The already-present invoice was skipped without fetching its XML again.
+  t.is(world.simulator.requests.filter((request) => request.operation === 'GetXmlByDocumentKey').length, 3);
+});
+
+test.serial('re-running the same range creates no duplicates: everything is skipped', async (t) => {
+  const before = await documentCount();
+  const accepted = await world.call('POST', runsPath(), { begin_date: '2019-01-01', end_date: '2024-12-31', document_type: 'all' });
+  const done = await waitForRun(accepted.body.id);
+  t.like(done, { status: 'DONE', found_count: 3, electronic_invoices_count: 0, credit_notes_count: 0, skipped_count: 3 });
+  t.is(await documentCount(), before);
+  const list = await world.call('GET', `${runsPath()}?limit=2`);
+  t.is(list.body.data.length, 2);
+  t.true(list.body.has_more);
+  t.is(list.body.data[0].id, accepted.body.id);
+});
+
+test.serial('validation: dates, range order and a CSV without a CUFE column', async (t) => {
+  const bad = await world.call('POST', runsPath(), { begin_date: '2024-02-30', end_date: '2024-03-01' });
+  t.is(bad.status, 400);
+  t.is(bad.body.error.param, 'begin_date');
+  const reversed = await world.call('POST', runsPath(), { begin_date: '2024-03-02', end_date: '2024-03-01' });
+  t.is(reversed.body.error.param, 'end_date');
+  const form = new FormData();
+  form.append('begin_date', '2019-01-01');
+  form.append('end_date', '2019-12-31');
+  form.append('file', new Blob(['Folio;Prefijo\n1;A'], { type: 'text/csv' }), 'x.csv');
+  const response = await fetch(`${world.api.url}${runsPath()}`, { method: 'POST', headers: bearer(world.key), body: form });
+  t.is(response.status, 400);
+  t.is(((await response.json()) as { error: { param: string } }).error.param, 'file');
+});

@@ -1,0 +1,117 @@
+import test from 'ava';
+import { bearer, seedCompany, seedKey } from '../support/api';
+import { eventually } from '../support/eventually';
+import { FAKE_ALEGRA_EMAIL, FAKE_ALEGRA_TOKEN, FAKE_CATEGORY_ID, startFakeAlegra, type FakeAlegra } from '../support/fake-accounting/alegra';
+import { startWebhookWorld, type WebhookWorld } from '../support/webhook-world';
+import { workflowIdsFor } from '../../workflows/messages';
+
+// Automatic export retries in virtual time (Java time-skipping server): transient failures are
+// retried with backoff and produce no event; only the outcome does.
+let world: WebhookWorld;
+let alegra: FakeAlegra;
+let key: string;
+let company: { id: number };
+let sequence = 0;
+
+test.before(async () => {
+  alegra = await startFakeAlegra();
+  world = await startWebhookWorld({ ALEGRA_BASE_URL: alegra.url, WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' });
+  company = await seedCompany(world.database, 'Exportaciones S.A.S.', '900108281');
+  key = (await seedKey(world.database, { scopes: ['documents:read', 'documents:write'], role: 'admin' })).key;
+  const created = await call('POST', `/v1/companies/${company.id}/integrations`, {
+    name: 'alegra', provider: 'alegra', credentials: { email: FAKE_ALEGRA_EMAIL, token: FAKE_ALEGRA_TOKEN }, settings: { category_id: FAKE_CATEGORY_ID },
+  });
+  if (created.status !== 201) throw new Error(JSON.stringify(created.body));
+});
+test.after.always(async () => {
+  await world?.close();
+  await alegra?.close();
+});
+
+async function call(method: string, path: string, body?: unknown) {
+  const response = await fetch(`${world.apiUrl}${path}`, {
+    method,
+    headers: { ...bearer(key), ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: response.status, body: (await response.json()) as Record<string, any> };
+}
+
+async function insertInvoice(): Promise<number> {
+  sequence += 1;
+  const [row] = await world.database.db('documents').insert({
+    company_id: company.id,
+    document_type: 'electronic_invoice',
+    number: `FE-R-${sequence}`,
+    cufe: `cufe-retry-${sequence}`,
+    issued_at: new Date('2026-11-20T15:00:00Z'),
+    sub_total: '100.00', vat: '19.00', total: '119.00', currency: 'COP',
+    supplier: JSON.stringify({ idNumber: '800197268', dv: '4', idType: '31', name: 'DIAN', email: null }),
+    lines: JSON.stringify([{ id: '1', description: 'Servicio', quantity: '1', unitCode: null, unitPrice: '100.00', lineExtensionAmount: '100.00',
+      taxes: [{ schemeId: '01', schemeName: 'IVA', percent: '19.00', taxableAmount: '100.00', taxAmount: '19.00' }] }]),
+  }).returning('id');
+  return row.id as number;
+}
+
+/** Requests an export and waits (in virtual time) for its workflow; returns the outcome and the virtual seconds it took. */
+async function runExport() {
+  const documentId = await insertInvoice();
+  const started = await world.env.currentTimeMs();
+  const accepted = await call('POST', `/v1/companies/${company.id}/invoices/${documentId}/export`, { integration: 'alegra' });
+  if (accepted.status !== 202) throw new Error(JSON.stringify(accepted.body));
+  const exportId = accepted.body.id as number;
+  const outcome = (await world.env.client.workflow.getHandle(workflowIdsFor(world.taskQueue).exportDocument(exportId)).result()) as string;
+  const seconds = ((await world.env.currentTimeMs()) - started) / 1000;
+  return { exportId, documentId, outcome, seconds };
+}
+
+/** Every export.* event recorded for this export (the events table holds each published event once). */
+async function exportEvents(exportId: number) {
+  return world.database.db('events').where('type', 'like', 'export.%').whereRaw(`(data->>'id')::bigint = ?`, [exportId]).select('type', 'data');
+}
+
+async function settledEvents(exportId: number) {
+  await eventually(async () => ((await exportEvents(exportId)).length > 0 ? true : undefined));
+  await new Promise((resolve) => setTimeout(resolve, 1500)); // anything else would have been recorded by now
+  return exportEvents(exportId);
+}
+
+test.serial('503 three times, then success: one export.succeeded and no other export event', async (t) => {
+  alegra.failNext(3, 503);
+  const run = await runExport();
+  t.is(run.outcome, 'succeeded');
+  t.true(run.seconds >= 5 + 10 + 20, `retried with backoff (${run.seconds} virtual s)`);
+  const events = await settledEvents(run.exportId);
+  t.deepEqual(events.map((event) => event.type), ['export.succeeded']);
+  t.like(events[0].data, { id: run.exportId, status: 'succeeded', document: { id: run.documentId, kind: 'electronic_invoice' } });
+  t.like(await world.database.db('exports').where({ id: run.exportId }).first(), { status: 'succeeded', attempts: 4 });
+  t.like(await world.database.db('documents').where({ id: run.documentId }).first(), { synced: true });
+});
+
+test.serial('429 with Retry-After: the next attempt waits as long as the server asked', async (t) => {
+  alegra.failNext(1, 429, { 'retry-after': '120' });
+  const run = await runExport();
+  t.is(run.outcome, 'succeeded');
+  t.true(run.seconds >= 120, `waited ${run.seconds} virtual s, not the 5 s of the policy`);
+  t.true(run.seconds < 300, `but not much longer (${run.seconds} s)`);
+  const events = await settledEvents(run.exportId);
+  t.deepEqual(events.map((event) => event.type), ['export.succeeded']);
+  t.like(await world.database.db('exports').where({ id: run.exportId }).first(), { attempts: 2 });
+});
+
+test.serial('always 503: after 8 attempts exactly one export.failed with code unavailable', async (t) => {
+  alegra.failNext(8, 503);
+  try {
+    const run = await runExport();
+    t.is(run.outcome, 'failed');
+    t.true(run.seconds >= 5 + 10 + 20 + 40 + 80 + 160 + 300, `bounded backoff (${run.seconds} virtual s)`);
+    const events = await settledEvents(run.exportId);
+    t.deepEqual(events.map((event) => event.type), ['export.failed']);
+    t.like(events[0].data, { id: run.exportId, status: 'failed', external_reference: null, error: { code: 'unavailable' } });
+    t.regex(events[0].data.error.message, /HTTP 503/);
+    t.like(await world.database.db('exports').where({ id: run.exportId }).first(), { status: 'failed', attempts: 8, error_code: 'unavailable' });
+    t.like(await world.database.db('documents').where({ id: run.documentId }).first(), { synced: false, export_integration: null });
+  } finally {
+    alegra.state.faults.length = 0;
+  }
+});

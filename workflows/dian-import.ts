@@ -1,0 +1,83 @@
+import { ActivityFailure, ApplicationFailure, executeChild, proxyActivities, uuid4, workflowInfo } from '@temporalio/workflow';
+import type { createDianImportActivities } from '../activities/dian-imports';
+import type { createIngestionActivities } from '../activities/ingestion';
+import type { importFileWorkflow } from './import-file';
+import { workflowIdsFor } from './messages';
+
+type DianImportActivities = ReturnType<typeof createDianImportActivities>;
+type IngestionActivities = ReturnType<typeof createIngestionActivities>;
+
+/** Documents fetched and imported at the same time within one run. */
+export const DIAN_IMPORT_CONCURRENCY = 4;
+
+const { listDianImportCufes, fetchDianDocument } = proxyActivities<DianImportActivities>({
+  startToCloseTimeout: '2 minutes',
+  retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes', maximumAttempts: 8 },
+});
+const { finishDianImport, failDianImport, dianImportRecord } = proxyActivities<DianImportActivities>({
+  startToCloseTimeout: '1 minute',
+  retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
+});
+const { awaitUploadedFile } = proxyActivities<DianImportActivities>({
+  startToCloseTimeout: '10 seconds',
+  retry: { initialInterval: '2 seconds', backoffCoefficient: 1.5, maximumInterval: '30 seconds' },
+});
+const { publishEvents } = proxyActivities<IngestionActivities>({
+  startToCloseTimeout: '1 minute',
+  retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
+});
+
+/**
+ * One document: fetched from DIAN and stored (type DIAN), then imported by importFileWorkflow
+ * as an awaited child, the same path as uploads. A document that cannot be fetched or imported
+ * counts as skipped; it never fails the run.
+ */
+async function importOne(importId: number, cufe: string): Promise<void> {
+  let outcome;
+  try {
+    outcome = await fetchDianDocument(importId, cufe);
+  } catch (error) {
+    if (error instanceof ActivityFailure) return;
+    throw error;
+  }
+  if (!('fileId' in outcome)) return;
+  const { fileId } = outcome;
+  try {
+    await executeChild<typeof importFileWorkflow>('importFileWorkflow', {
+      workflowId: workflowIdsFor(workflowInfo().taskQueue).importFile(fileId),
+      args: [{ fileId }],
+    });
+  } catch (error) {
+    // Started by the reconciliation schedule first: wait for its outcome instead.
+    if ((error as Error).name === 'WorkflowExecutionAlreadyStartedError') await awaitUploadedFile(fileId);
+    else if (!(error instanceof Error && error.name === 'ChildWorkflowFailure')) throw error;
+  }
+}
+
+/**
+ * A tax-authority import run: list the CUFEs (uploaded export or DIAN listing), import each with
+ * bounded concurrency, count, and publish dian_import.completed (status DONE) or
+ * dian_import.failed (status ERROR). Documents already present are skipped (CUFE guard), so a
+ * re-run or a resumed run never duplicates.
+ */
+export async function dianImportWorkflow(input: { importId: number }): Promise<{ status: 'DONE' | 'ERROR' }> {
+  let status: 'DONE' | 'ERROR' = 'DONE';
+  try {
+    const cufes = await listDianImportCufes(input.importId);
+    let next = 0;
+    const lane = async () => {
+      while (next < cufes.length) await importOne(input.importId, cufes[next++]!);
+    };
+    await Promise.all(Array.from({ length: Math.min(DIAN_IMPORT_CONCURRENCY, cufes.length) }, lane));
+    await finishDianImport(input.importId, cufes.length);
+  } catch (error) {
+    if (!(error instanceof ActivityFailure)) throw error;
+    status = 'ERROR';
+    const cause = error.cause;
+    const code = cause instanceof ApplicationFailure && cause.type ? cause.type : 'dian_unavailable';
+    await failDianImport(input.importId, code, cause?.message || 'The import could not be completed.');
+  }
+  const { company_id: companyId, ...record } = await dianImportRecord(input.importId);
+  await publishEvents([{ id: uuid4(), companyId, type: status === 'DONE' ? 'dian_import.completed' : 'dian_import.failed', data: record }]);
+  return { status };
+}

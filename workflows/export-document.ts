@@ -1,0 +1,53 @@
+import { ActivityFailure, ApplicationFailure, proxyActivities, uuid4 } from '@temporalio/workflow';
+import type { createExportActivities } from '../activities/exports';
+import type { createIngestionActivities } from '../activities/ingestion';
+
+type ExportActivities = ReturnType<typeof createExportActivities>;
+type IngestionActivities = ReturnType<typeof createIngestionActivities>;
+
+/** Automatic retries of transient failures (docs/exports.md): 5 s, 10 s, 20 s … capped at 5 min, 8 attempts. */
+export const EXPORT_RETRY_POLICY = { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes', maximumAttempts: 8 } as const;
+
+const { postExport } = proxyActivities<ExportActivities>({
+  // An attempt makes up to four requests of at most 15 s each.
+  startToCloseTimeout: '2 minutes',
+  retry: EXPORT_RETRY_POLICY,
+});
+const { failExport } = proxyActivities<ExportActivities>({
+  startToCloseTimeout: '1 minute',
+  retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
+});
+const { publishEvents } = proxyActivities<IngestionActivities>({
+  startToCloseTimeout: '1 minute',
+  retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
+});
+
+const KNOWN_CODES = new Set([
+  'invalid_credentials', 'validation_failed', 'duplicate_document', 'rate_limited', 'unavailable', 'timeout',
+  'unexpected_response', 'integration_not_found', 'invalid_integration_config', 'document_not_found',
+]);
+
+/**
+ * One export: post it (Temporal retries transient failures, invisibly to clients), then emit
+ * exactly one event — export.succeeded, or export.failed once the retries are exhausted or
+ * the failure cannot be fixed by retrying.
+ */
+export async function exportDocumentWorkflow(input: { exportId: number }): Promise<'succeeded' | 'failed'> {
+  try {
+    const { company_id: companyId, ...record } = await postExport(input.exportId);
+    if (record.status === 'succeeded') {
+      await publishEvents([{ id: uuid4(), companyId, type: 'export.succeeded', data: record }]);
+      return 'succeeded';
+    }
+    return 'failed'; // already ended by an earlier run; its event was published then
+  } catch (error) {
+    if (!(error instanceof ActivityFailure)) throw error;
+    const cause = error.cause;
+    const type = cause instanceof ApplicationFailure ? cause.type : undefined;
+    const code = type && KNOWN_CODES.has(type) ? type : 'export_failed';
+    const message = code === 'export_failed' ? 'The export could not be completed; it can be requested again.' : (cause?.message ?? 'The export failed.');
+    const { company_id: companyId, ...record } = await failExport(input.exportId, code, message);
+    await publishEvents([{ id: uuid4(), companyId, type: 'export.failed', data: record }]);
+    return 'failed';
+  }
+}
