@@ -1,10 +1,11 @@
 /**
- * Reads DIAN's "documentos recibidos" export (the CSV the DIAN portal produces: one row per
+ * Reads DIAN's "documentos recibidos" export (the CSV or XLSX the DIAN portal produces: one row per
  * received document, with columns such as "Tipo de documento", "CUFE/CUDE", "Fecha Emisión").
  * Only the CUFE column is required; the type and issue-date columns filter when present.
  * Pure: no I/O.
  */
 import { parse } from 'csv-parse/sync';
+import { rowsFromXlsx } from './xlsx-rows';
 
 export class ReceivedExportError extends Error {
   constructor(message: string) {
@@ -42,17 +43,35 @@ function typeMatches(type: string, wanted: ReceivedExportFilter['documentType'])
 
 /** The distinct CUFEs/CUDEs (lower-cased) of the export that match the filter, in file order. */
 export function cufesFromReceivedExport(bytes: Buffer, filter: ReceivedExportFilter): string[] {
+  return cufesFromRows(isZip(bytes) ? xlsxRows(bytes) : csvRows(bytes), filter);
+}
+
+function isZip(bytes: Buffer): boolean {
+  return bytes.subarray(0, 4).toString('latin1') === 'PK\x03\x04';
+}
+
+function xlsxRows(bytes: Buffer): string[][] {
+  try {
+    return rowsFromXlsx(bytes);
+  } catch (error) {
+    throw new ReceivedExportError(`The file is not a readable XLSX: ${(error as Error).message}`);
+  }
+}
+
+function csvRows(bytes: Buffer): string[][] {
   const text = bytes.toString('utf8');
   const headerLine = text.split(/\r?\n/, 1)[0] ?? '';
-  let rows: string[][];
   try {
-    rows = parse(text, { delimiter: delimiterOf(headerLine), relax_column_count: true, skip_empty_lines: true, bom: true, trim: true });
+    return parse(text, { delimiter: delimiterOf(headerLine), relax_column_count: true, skip_empty_lines: true, bom: true, trim: true });
   } catch (error) {
     throw new ReceivedExportError(`The file is not a readable CSV: ${(error as Error).message}`);
   }
+}
+
+function cufesFromRows(rows: string[][], filter: ReceivedExportFilter): string[] {
   const header = (rows[0] ?? []).map(normalise);
   const cufeColumn = header.findIndex((name) => name.includes('cufe') || name.includes('cude'));
-  if (cufeColumn < 0) throw new ReceivedExportError('The file has no CUFE/CUDE column; export "documentos recibidos" from the DIAN portal as CSV.');
+  if (cufeColumn < 0) throw new ReceivedExportError('The file has no CUFE/CUDE column; export "documentos recibidos" from the DIAN portal as CSV or XLSX.');
   const typeColumn = header.findIndex((name) => name.startsWith('tipo de documento') || name === 'tipo');
   const dateColumn = header.findIndex((name) => name.startsWith('fecha emision') || name.startsWith('fecha de emision'));
   const cufes = new Set<string>();

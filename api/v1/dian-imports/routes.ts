@@ -31,9 +31,6 @@ export function dianImportsRoutes(deps: ApiDependencies): Router {
       const upload = await readMultipartFile(ctx.req, ctx.get('Content-Type'), MAX_FILE_BYTES);
       body = upload.fields;
       cufesFromFile = upload.bytes;
-      if (/\.xlsx$/i.test(upload.fileName) || upload.bytes.subarray(0, 2).toString('latin1') === 'PK') {
-        throw new ApiError(415, 'unsupported_file_type', 'Upload the DIAN export as CSV (XLSX is not read yet).', 'file');
-      }
     }
     const input = parseBody(dianImportIn, body);
     const settings = await repositories.dianSettings.find(owner.id);
@@ -49,7 +46,7 @@ export function dianImportsRoutes(deps: ApiDependencies): Router {
         throw error;
       }
     } else if (settings.environment !== 'simulator') {
-      throw new ApiError(409, 'listing_not_supported', 'DIAN\'s web service cannot list received documents: upload the "documentos recibidos" export (CSV) as `file`.');
+      throw new ApiError(409, 'listing_not_supported', 'DIAN\'s web service cannot list received documents: upload the "documentos recibidos" export (CSV or XLSX) as `file`.');
     }
     const run = await repositories.dianImports.insert({
       company_id: owner.id,

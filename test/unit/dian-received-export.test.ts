@@ -1,0 +1,51 @@
+import test from 'ava';
+import AdmZip from 'adm-zip';
+import { cufesFromReceivedExport, ReceivedExportError } from '../../domain/dian/received-export';
+
+const A = 'a'.repeat(96);
+const B = 'b'.repeat(96);
+const C = 'c'.repeat(96);
+const filter = { documentType: 'all' as const, beginDate: '2026-11-01', endDate: '2026-11-30' };
+
+test('CSV: the CUFE column, filtered by type and issue date; duplicates once', (t) => {
+  const csv = [
+    'Tipo de documento;CUFE/CUDE;Folio;Fecha Emisión',
+    `Factura electrónica;${A};FE1;05-11-2026`,
+    `Nota crédito electrónica;${B};NC1;2026-11-06`,
+    `Factura electrónica;${C};FE2;2026-10-30`,
+    `Factura electrónica;${A.toUpperCase()};FE1;05-11-2026`,
+  ].join('\r\n');
+  t.deepEqual(cufesFromReceivedExport(Buffer.from(`\uFEFF${csv}`), filter), [A, B]);
+  t.deepEqual(cufesFromReceivedExport(Buffer.from(csv), { ...filter, documentType: 'invoice' }), [A]);
+  t.deepEqual(cufesFromReceivedExport(Buffer.from(csv), { ...filter, documentType: 'credit_note' }), [B]);
+});
+
+/** A minimal XLSX as Excel writes it: shared strings for text, the first worksheet for cells. */
+function xlsx(rows: string[][]): Buffer {
+  const strings: string[] = [];
+  const index = (value: string) => (strings.includes(value) ? strings.indexOf(value) : strings.push(value) - 1);
+  const sheetRows = rows
+    .map((row, r) => `<row r="${r + 1}">${row.map((value, c) => `<c r="${String.fromCharCode(65 + c)}${r + 1}" t="s"><v>${index(value)}</v></c>`).join('')}</row>`)
+    .join('');
+  const zip = new AdmZip();
+  zip.addFile('[Content_Types].xml', Buffer.from('<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"/>'));
+  zip.addFile('xl/worksheets/sheet1.xml', Buffer.from(`<?xml version="1.0"?><worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>${sheetRows}</sheetData></worksheet>`));
+  zip.addFile('xl/sharedStrings.xml', Buffer.from(`<?xml version="1.0"?><sst xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main">${strings.map((s) => `<si><t xml:space="preserve">${s}</t></si>`).join('')}</sst>`));
+  return zip.toBuffer();
+}
+
+test('XLSX: the same columns are read from the first worksheet', (t) => {
+  const file = xlsx([
+    ['Tipo de documento', 'CUFE/CUDE', 'Fecha Emisión'],
+    ['Factura electrónica', A, '2026-11-05'],
+    ['Nota crédito electrónica', B, '2026-11-06'],
+    ['Factura electrónica', C, '2026-12-01'],
+  ]);
+  t.deepEqual(cufesFromReceivedExport(file, filter), [A, B]);
+});
+
+test('a file without a CUFE column, or a broken one, is refused with a clear error', (t) => {
+  t.throws(() => cufesFromReceivedExport(Buffer.from('Folio;Fecha\nFE1;2026-11-05'), filter), { instanceOf: ReceivedExportError, message: /CUFE/ });
+  t.throws(() => cufesFromReceivedExport(Buffer.concat([Buffer.from('PK\x03\x04'), Buffer.alloc(40, 1)]), filter), { instanceOf: ReceivedExportError, message: /XLSX/ });
+  t.throws(() => cufesFromReceivedExport(xlsx([['Folio'], ['FE1']]), filter), { instanceOf: ReceivedExportError, message: /CUFE/ });
+});
