@@ -1,14 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
-import { writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { freePort } from '../scripts/embedded/ports';
-import { startChildServer, type ChildServer } from './support/child-server';
+import { startChildProcess, type ChildProcessHandle } from './support/child-process';
 import { CleanupStack } from './support/cleanup';
+import { durationSecondsFromEnv, parseShortAndJson, runMain, warnIfBusy } from './support/cli';
 import { startBenchEnvironment } from './support/environment';
 import { runLoad, type LoadResult } from './support/load';
-import { fixed, markdownTable } from './support/report';
+import { emitJsonReport, fixed, machineInfo, markdownTable } from './support/report';
 
 /**
  * `npm run bench:api [-- --short] [-- --json PATH]`: throughput and latency of the real API
@@ -43,26 +43,8 @@ type Row = {
 const log = (line: string) => console.error(`[bench:api] ${line}`);
 
 function parseOptions(argv: string[], env: NodeJS.ProcessEnv): Options {
-  let short = env.BENCH_SHORT === '1' || env.BENCH_SHORT === 'true';
-  let jsonPath: string | null = null;
-  for (let i = 0; i < argv.length; i += 1) {
-    const arg = argv[i];
-    if (arg === '--short') short = true;
-    else if (arg === '--json') {
-      const value = argv[i + 1];
-      if (!value || value.startsWith('--')) throw new Error('--json needs a file path');
-      jsonPath = path.resolve(value);
-      i += 1;
-    } else if (arg.startsWith('--json=')) jsonPath = path.resolve(arg.slice('--json='.length));
-    else throw new Error(`unknown argument ${arg} (expected --short, --json PATH)`);
-  }
-  let durationSeconds = 10;
-  if (env.BENCH_DURATION_SECONDS) {
-    durationSeconds = Number(env.BENCH_DURATION_SECONDS);
-    if (!Number.isInteger(durationSeconds) || durationSeconds < 1) {
-      throw new Error(`BENCH_DURATION_SECONDS must be a whole number of seconds ≥ 1, got "${env.BENCH_DURATION_SECONDS}"`);
-    }
-  }
+  const { short, jsonPath } = parseShortAndJson(argv, env);
+  let durationSeconds = durationSecondsFromEnv(env, 10);
   if (short) durationSeconds = 2;
   return { durationSeconds, warmupSeconds: short ? 1 : 3, short, jsonPath };
 }
@@ -72,10 +54,7 @@ async function main(): Promise<number> {
   const cleanup = new CleanupStack(log);
   cleanup.exitOnSignals();
   const problems: string[] = [];
-  const [loadAverageAtStart] = os.loadavg();
-  if (loadAverageAtStart > os.cpus().length / 2) {
-    log(`warning: the machine is busy (1-min load average ${loadAverageAtStart.toFixed(2)}); numbers will be noisy`);
-  }
+  const loadAverageAtStart = warnIfBusy(log, os.cpus().length / 2);
   try {
     const environment = await startBenchEnvironment({ cleanup, log, companies: COMPANIES });
 
@@ -87,11 +66,13 @@ async function main(): Promise<number> {
       HOST: '127.0.0.1',
     };
     const started = await Promise.allSettled([
-      startChildServer({
+      startChildProcess({
         name: 'api',
         script: 'api/main.ts',
         port: apiPort,
+        readiness: 'http-200',
         readyPath: '/healthz',
+        probeTimeoutMs: 3000,
         env: {
           ...commonEnv,
           PORT: String(apiPort),
@@ -102,11 +83,13 @@ async function main(): Promise<number> {
           DATA_DIR: path.join(environment.workDir, 'api-data'),
         },
       }),
-      startChildServer({
+      startChildProcess({
         name: 'baseline',
         script: 'bench/baseline-server.ts',
         port: baselinePort,
+        readiness: 'http-200',
         readyPath: '/healthz',
+        probeTimeoutMs: 3000,
         env: { ...commonEnv, PORT: String(baselinePort) },
       }),
     ]);
@@ -115,8 +98,8 @@ async function main(): Promise<number> {
     }
     const failedStart = started.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
     if (failedStart) throw failedStart.reason;
-    const [api, baseline] = started.map((outcome) => (outcome as PromiseFulfilledResult<ChildServer>).value);
-    const servers: Record<ServerName, ChildServer> = { api, baseline };
+    const [api, baseline] = started.map((outcome) => (outcome as PromiseFulfilledResult<ChildProcessHandle>).value);
+    const servers: Record<ServerName, ChildProcessHandle> = { api, baseline };
     log(`API (pid ${api.pid}) on ${api.url}, baseline (pid ${baseline.pid}) on ${baseline.url}`);
 
     const headers = { Authorization: environment.authorization, Accept: 'application/json' };
@@ -163,11 +146,7 @@ async function main(): Promise<number> {
     const report = {
       date: new Date().toISOString(),
       machine: {
-        cpus: os.cpus().length,
-        cpuModel: os.cpus()[0]?.model ?? 'unknown',
-        memoryGiB: Math.round(os.totalmem() / 2 ** 30),
-        node: process.version,
-        loadAverageAtStart: Math.round(loadAverageAtStart * 100) / 100,
+        ...machineInfo(loadAverageAtStart),
         note: 'load generator (autocannon), servers and Postgres on the same machine',
       },
       durationSeconds: options.durationSeconds,
@@ -180,12 +159,7 @@ async function main(): Promise<number> {
     };
     console.log(`\nAPI vs bare node:http + pg baseline — ${report.date}, ${options.durationSeconds} s per cell, ${report.machine.cpus} cores, Node ${report.machine.node}\n`);
     console.log(renderTable(rows));
-    if (options.jsonPath) {
-      await writeFile(options.jsonPath, `${JSON.stringify(report, null, 2)}\n`);
-      log(`JSON written to ${options.jsonPath}`);
-    } else {
-      console.log(`\n${JSON.stringify(report)}`);
-    }
+    await emitJsonReport(report, options.jsonPath, log);
     if (problems.length > 0) {
       const tails = SERVERS.map((name) => `--- ${name} output (last lines) ---\n${servers[name].outputTail() || '(none)'}`);
       log(`FAILED: not every request succeeded:\n  ${problems.join('\n  ')}\n${tails.join('\n')}`);
@@ -202,7 +176,7 @@ async function main(): Promise<number> {
 
 /** Both servers must give the same answer, or the comparison means nothing. */
 async function checkSameAnswers(
-  servers: Record<ServerName, ChildServer>,
+  servers: Record<ServerName, ChildProcessHandle>,
   headers: Record<string, string>,
   companyCount: number,
 ): Promise<void> {
@@ -254,10 +228,4 @@ function renderTable(rows: Row[]): string {
   return markdownTable(header, body, header.map((_, column) => column > 0));
 }
 
-main().then(
-  (code) => process.exit(code),
-  (error: unknown) => {
-    console.error(error);
-    process.exit(1);
-  },
-);
+runMain(main);

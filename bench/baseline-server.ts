@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import pg from 'pg';
 import { parseApiKey, secretMatchesHash } from '../domain/api-key';
+import { listenUntilSignalled } from './support/baseline-http';
 
 /**
  * The floor for `npm run bench:api`: a bare node:http server that does, per request, the same
@@ -36,9 +37,13 @@ type CompanyRow = {
   nit: string;
   dv: string;
   person_type: string;
+  inbox_token: string;
   created_at: Date;
   updated_at: Date;
 };
+
+/** As config.email.domain (INBOX_DOMAIN): the domain of each company's inbox_email. */
+const INBOX_DOMAIN = (process.env.INBOX_DOMAIN ?? 'inbox.localhost').trim().toLowerCase().replace(/\.$/, '');
 
 type Access = { allCompanies: true } | { allCompanies: false; companyIds: number[] };
 
@@ -96,6 +101,7 @@ function presentCompany(row: CompanyRow) {
     nit: row.nit,
     dv: row.dv,
     person_type: row.person_type,
+    inbox_email: `${row.inbox_token}@${INBOX_DOMAIN}`, // as intake/email-address.ts inboxAddress
     created_at: row.created_at.toISOString(),
   };
 }
@@ -178,25 +184,4 @@ const server = http.createServer((req, res) => {
     },
   );
 });
-server.keepAliveTimeout = 65_000; // as api/start-api.ts
-
-let stopping = false;
-function stop(): void {
-  if (stopping) process.exit(130);
-  stopping = true;
-  server.close(() => {
-    pool.end().then(
-      () => process.exit(0),
-      () => process.exit(1),
-    );
-  });
-  server.closeIdleConnections();
-}
-process.on('SIGINT', stop);
-process.on('SIGTERM', stop);
-
-server.listen(Number(process.env.PORT ?? 3100), process.env.HOST ?? '127.0.0.1', () => {
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : process.env.PORT;
-  console.log(`baseline listening on http://${process.env.HOST ?? '127.0.0.1'}:${port}`);
-});
+listenUntilSignalled(server, pool, { name: 'baseline', defaultPort: 3100 });

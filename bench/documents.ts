@@ -1,16 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import pg from 'pg';
 import { createApiKey } from '../admin/api-keys';
-import { connectDatabase, migrateToLatest } from '../db/connection';
-import { createRepositories } from '../db/repositories';
-import { createDatabaseIfMissing, startEmbeddedPostgres } from '../scripts/embedded/postgres';
 import { freePort } from '../scripts/embedded/ports';
-import { startChildProcess, type ChildProcess } from './documents/child-process';
-import { loadOnce, summarise, type LoadSample, type LoadSummary } from './documents/load';
 import {
   cursorPosition,
   FETCH_ROWS,
@@ -20,8 +15,12 @@ import {
   OFFSET_PAGE_SQL,
   PAGE_SIZE,
 } from './documents/list-sql';
-import { seedDocuments, type SeedResult } from './documents/seed';
+import { seedDocuments } from './documents/seed';
+import { startChildProcess, type ChildProcessHandle } from './support/child-process';
 import { CleanupStack } from './support/cleanup';
+import { durationSecondsFromEnv, parseShortAndJson, runMain, warnIfBusy } from './support/cli';
+import { startSeededPostgres } from './support/environment';
+import { loadOnce, summarise, type LoadSample, type LoadSummary } from './support/load';
 import { fixed, markdownTable } from './support/report';
 
 /**
@@ -63,26 +62,8 @@ type PlanSummary = { label: string; executionMs: number; sharedHit: number; shar
 const log = (line: string) => console.error(`[bench:documents] ${line}`);
 
 function parseMode(argv: string[], env: NodeJS.ProcessEnv): Mode {
-  let short = env.BENCH_SHORT === '1' || env.BENCH_SHORT === 'true';
-  let jsonPath: string | null = null;
-  for (let i = 0; i < argv.length; i += 1) {
-    const arg = argv[i];
-    if (arg === '--short') short = true;
-    else if (arg === '--json') {
-      const value = argv[i + 1];
-      if (!value || value.startsWith('--')) throw new Error('--json needs a file path');
-      jsonPath = path.resolve(value);
-      i += 1;
-    } else if (arg.startsWith('--json=')) jsonPath = path.resolve(arg.slice('--json='.length));
-    else throw new Error(`unknown argument ${arg} (expected --short, --json PATH)`);
-  }
-  let durationSeconds = short ? 3 : 10;
-  if (env.BENCH_DURATION_SECONDS) {
-    durationSeconds = Number(env.BENCH_DURATION_SECONDS);
-    if (!Number.isInteger(durationSeconds) || durationSeconds < 1) {
-      throw new Error(`BENCH_DURATION_SECONDS must be a whole number of seconds ≥ 1, got "${env.BENCH_DURATION_SECONDS}"`);
-    }
-  }
+  const { short, jsonPath } = parseShortAndJson(argv, env);
+  const durationSeconds = durationSecondsFromEnv(env, short ? 3 : 10);
   return short
     ? { short, companies: 20, documents: 100_000, bigCompanyDocuments: 12_500, deepPage: 200, durationSeconds, warmupSeconds: 1, jsonPath }
     : { short, companies: 100, documents: 1_000_000, bigCompanyDocuments: 71_000, deepPage: 1000, durationSeconds, warmupSeconds: 2, jsonPath };
@@ -103,49 +84,41 @@ async function main(): Promise<number> {
   const cleanup = new CleanupStack(log);
   cleanup.exitOnSignals();
   const problems: string[] = [];
-  const children: ChildProcess[] = [];
-  const [loadAverageAtStart] = os.loadavg();
-  if (loadAverageAtStart > 0.5) {
-    log(`warning: the machine is busy (1-min load average ${loadAverageAtStart.toFixed(2)}); numbers will be noisy`);
-  }
+  const children: ChildProcessHandle[] = [];
+  const loadAverageAtStart = warnIfBusy(log, 0.5);
   try {
     // --- Postgres, migrations, data ------------------------------------------------------------
-    const workDir = await mkdtemp(path.join(os.tmpdir(), 'invoicing-bench-documents-'));
-    cleanup.push('remove temporary directory', () => rm(workDir, { recursive: true, force: true }));
-    const postgres = await startEmbeddedPostgres({ dataDir: path.join(workDir, 'postgres'), port: await freePort(), throwaway: true });
-    cleanup.push('stop Postgres', () => postgres.stop());
-    await createDatabaseIfMissing(postgres.url(), DATABASE);
-    const databaseUrl = postgres.url(DATABASE);
-    log(`postgres on 127.0.0.1:${postgres.port} (data in ${workDir})`);
-
-    const db = connectDatabase(databaseUrl, 2);
-    let seed: SeedResult;
-    let authorization: string;
-    try {
-      await migrateToLatest(db);
-      const repositories = createRepositories(db);
-      log(
-        `seeding ${mode.documents.toLocaleString('en-US')} documents across ${mode.companies} companies ` +
-          `(~${mode.bigCompanyDocuments.toLocaleString('en-US')} in the big one)…`,
-      );
-      seed = await seedDocuments(databaseUrl, repositories, {
-        companies: mode.companies,
-        documents: mode.documents,
-        bigCompanyDocuments: mode.bigCompanyDocuments,
-        contactsPerCompany: 5,
-        log,
-      });
-      const { fullKey } = await createApiKey(repositories, {
-        prefix: 'inv',
-        name: 'bench documents reader',
-        scopes: ['documents:read'],
-        role: 'member',
-        companyIds: [seed.bigCompanyId],
-      });
-      authorization = `Bearer ${fullKey}`;
-    } finally {
-      await db.destroy();
-    }
+    const {
+      workDir,
+      databaseUrl,
+      seeded: { seed, authorization },
+    } = await startSeededPostgres({
+      cleanup,
+      log,
+      database: DATABASE,
+      workDirPrefix: 'invoicing-bench-documents-',
+      seed: async ({ repositories, databaseUrl: url }) => {
+        log(
+          `seeding ${mode.documents.toLocaleString('en-US')} documents across ${mode.companies} companies ` +
+            `(~${mode.bigCompanyDocuments.toLocaleString('en-US')} in the big one)…`,
+        );
+        const seedResult = await seedDocuments(url, repositories, {
+          companies: mode.companies,
+          documents: mode.documents,
+          bigCompanyDocuments: mode.bigCompanyDocuments,
+          contactsPerCompany: 5,
+          log,
+        });
+        const { fullKey } = await createApiKey(repositories, {
+          prefix: 'inv',
+          name: 'bench documents reader',
+          scopes: ['documents:read'],
+          role: 'member',
+          companyIds: [seedResult.bigCompanyId],
+        });
+        return { seed: seedResult, authorization: `Bearer ${fullKey}` };
+      },
+    });
     log(
       `seeded in ${seed.seconds.total.toFixed(1)} s (documents ${seed.seconds.documents.toFixed(1)} s, VACUUM ANALYZE ` +
         `${seed.seconds.analyze.toFixed(1)} s); documents table with indexes ${seed.tableSize}; company ${seed.bigCompanyId} ` +
@@ -164,7 +137,8 @@ async function main(): Promise<number> {
         name: 'api',
         script: 'api/main.ts',
         port: apiPort,
-        readyPath: '/healthz', // 503 "degraded" without Temporal: any answer will do
+        readiness: 'http-any', // /healthz answers 503 "degraded" without Temporal: any answer will do
+        readyPath: '/healthz',
         env: {
           ...common,
           PORT: String(apiPort),
@@ -179,6 +153,7 @@ async function main(): Promise<number> {
         name: 'baseline',
         script: 'bench/documents/baseline-server.ts',
         port: baselinePort,
+        readiness: 'http-any',
         readyPath: '/healthz',
         env: { ...common, PORT: String(baselinePort), COMPANY_ID: String(seed.bigCompanyId) },
       }),
@@ -435,10 +410,4 @@ function renderPlanTable(plans: PlanSummary[]): string {
   return markdownTable(header, rows, [false, true, true, true, false]);
 }
 
-main().then(
-  (code) => process.exit(code),
-  (error: unknown) => {
-    console.error(error);
-    process.exit(1);
-  },
-);
+runMain(main);

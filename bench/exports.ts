@@ -1,14 +1,15 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import os from 'node:os';
-import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { connectDatabase, type Database } from '../db/connection';
 import { freePort } from '../scripts/embedded/ports';
-import { Cleanup } from './ingestion/cleanup';
-import { startIngestionEnvironment } from './ingestion/environment';
-import { spawnNodeScript, withOutput, type NodeChild } from './ingestion/processes';
 import { startImportEventReceiver, type ImportEventReceiver } from './ingestion/receiver';
-import { fixed, markdownTable, percentile } from './ingestion/stats';
+import { assertRunning, spawnApiAndWorker, waitForHttp, withOutput, type ChildProcessHandle as NodeChild } from './support/child-process';
+import { CleanupStack } from './support/cleanup';
+import { runMain } from './support/cli';
+import { apiAndWorkerEnv, startIngestionEnvironment } from './support/environment';
+import { fixedOrDash as fixed, markdownTable } from './support/report';
+import { percentile } from './support/stats';
 import { FAKE_ALEGRA_EMAIL, FAKE_ALEGRA_TOKEN, FAKE_CATEGORY_ID, startFakeAlegra } from '../test/support/fake-accounting/alegra';
 import { startFakeErp } from '../test/support/fake-accounting/generic-erp';
 
@@ -34,7 +35,7 @@ function readOptions() {
 
 async function main(): Promise<number> {
   const options = readOptions();
-  const cleanup = new Cleanup(log);
+  const cleanup = new CleanupStack(log);
   cleanup.exitOnSignals();
   try {
     const environment = await startIngestionEnvironment(cleanup, log);
@@ -50,27 +51,9 @@ async function main(): Promise<number> {
 
     const port = await freePort();
     const apiUrl = `http://127.0.0.1:${port}`;
-    const env: Record<string, string> = {
-      NODE_ENV: 'development',
-      DATA_DIR: path.join(environment.workDir, 'data'),
-      DATABASE_URL: environment.databaseUrl,
-      TEMPORAL_ADDRESS: environment.temporalAddress,
-      TEMPORAL_TASK_QUEUE: `bench-exports-${randomUUID()}`,
-      SECRETS_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
-      BLOB_DIR: path.join(environment.workDir, 'blobs'),
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'warn',
-      RATE_LIMIT_PER_SECOND: '0',
-      SMTP_PORT: '0',
-      WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
-      ALEGRA_BASE_URL: alegra.url,
-    };
-    const api = spawnNodeScript('api', 'api/main.ts', env);
-    cleanup.push('stop the API', () => api.stop());
-    const worker = spawnNodeScript('worker', 'worker/main.ts', env);
-    cleanup.push('stop the worker', () => worker.stop());
-    await waitForHealth(apiUrl, api, worker);
+    const env = apiAndWorkerEnv(environment, { port, taskQueuePrefix: 'bench-exports', extra: { ALEGRA_BASE_URL: alegra.url } });
+    const { api, worker } = spawnApiAndWorker(env, cleanup);
+    await waitForHttp(`${apiUrl}/healthz?deep=true`, { accept: 200, timeoutMs: 180_000, intervalMs: 250, probeTimeoutMs: 10_000, watch: [api, worker] });
     log(`API and worker up at ${apiUrl}`);
 
     const { authorization, companyId } = environment;
@@ -180,33 +163,13 @@ async function runExports(
       seen = arrived;
       lastProgress = performance.now();
     }
-    for (const child of [api, worker]) {
-      const exit = child.exitDescription();
-      if (exit !== undefined) throw withOutput(`${child.name} exited (${exit}) during the exports`, child);
-    }
+    assertRunning([api, worker], 'during the exports');
     if (performance.now() - lastProgress > idleTimeoutMs) throw withOutput(`no progress for ${idleTimeoutMs / 1000} s (${arrived}/${requested.size})`, api, worker);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   const latencies = [...requested].map(([id, at]) => receiver.events.get(id)!.receivedAt - at).sort((a, b) => a - b);
   const last = Math.max(...[...requested.keys()].map((id) => receiver.events.get(id)!.receivedAt));
   return { seconds: (last - started) / 1000, latencies };
-}
-
-async function waitForHealth(apiUrl: string, api: NodeChild, worker: NodeChild): Promise<void> {
-  const deadline = performance.now() + 180_000;
-  for (;;) {
-    for (const child of [api, worker]) {
-      const exit = child.exitDescription();
-      if (exit !== undefined) throw withOutput(`${child.name} exited (${exit}) during start-up`, child);
-    }
-    try {
-      if ((await fetch(`${apiUrl}/healthz?deep=true`, { signal: AbortSignal.timeout(10_000) })).status === 200) return;
-    } catch {
-      // not up yet
-    }
-    if (performance.now() > deadline) throw withOutput('the API/worker did not become healthy within 180 s', api, worker);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
 }
 
 function report(options: ReturnType<typeof readOptions>, results: Result[]): string {
@@ -222,10 +185,4 @@ function report(options: ReturnType<typeof readOptions>, results: Result[]): str
   return `${heading}\n\n${table}`;
 }
 
-main().then(
-  (code) => process.exit(code),
-  (error: unknown) => {
-    console.error(error);
-    process.exit(1);
-  },
-);
+runMain(main);

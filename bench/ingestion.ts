@@ -1,17 +1,24 @@
-import { randomBytes, randomUUID } from 'node:crypto';
 import os from 'node:os';
-import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { connectDatabase, type Database } from '../db/connection';
 import { freePort } from '../scripts/embedded/ports';
-import { Cleanup } from './ingestion/cleanup';
-import { startIngestionEnvironment, type IngestionEnvironment } from './ingestion/environment';
 import { INPUT_TYPES, makeFiles, type BenchFile, type InputType } from './ingestion/inputs';
-import { measurePdfRendering, type PdfRenderResult } from './ingestion/pdf-render';
-import { RssSampler, spawnNodeScript, withOutput, type NodeChild } from './ingestion/processes';
 import { startImportEventReceiver, type ImportEventReceiver } from './ingestion/receiver';
-import { fixed, markdownTable, percentile } from './ingestion/stats';
 import { uploadAll, uploadFile, type UploadedFile } from './ingestion/upload';
+import { measurePdfRendering, type PdfRenderResult } from './pdf-render';
+import {
+  assertRunning,
+  RssSampler,
+  spawnApiAndWorker,
+  waitForHttp,
+  withOutput,
+  type ChildProcessHandle as NodeChild,
+} from './support/child-process';
+import { CleanupStack } from './support/cleanup';
+import { runMain } from './support/cli';
+import { apiAndWorkerEnv, startIngestionEnvironment, type IngestionEnvironment } from './support/environment';
+import { fixedOrDash as fixed, markdownTable } from './support/report';
+import { percentile } from './support/stats';
 
 /**
  * `npm run bench:ingestion [-- --short]`: upload → document.imported latency and throughput of
@@ -64,7 +71,7 @@ function readOptions(): Options {
 
 async function main(): Promise<number> {
   const options = readOptions();
-  const cleanup = new Cleanup(log);
+  const cleanup = new CleanupStack(log);
   cleanup.exitOnSignals();
   const load = os.loadavg()[0];
   if (load > os.cpus().length * 0.5) log(`warning: load average ${load.toFixed(2)} on ${os.cpus().length} cores; the numbers will be noisy`);
@@ -85,32 +92,14 @@ async function main(): Promise<number> {
   }
 }
 
-async function measureIngestion(environment: IngestionEnvironment, options: Options, cleanup: Cleanup): Promise<TypeResult[]> {
+async function measureIngestion(environment: IngestionEnvironment, options: Options, cleanup: CleanupStack): Promise<TypeResult[]> {
   const receiver = await startImportEventReceiver();
   cleanup.push('close the webhook receiver', () => receiver.close());
 
   const port = await freePort();
   const apiUrl = `http://127.0.0.1:${port}`;
-  const env: Record<string, string> = {
-    NODE_ENV: 'development',
-    DATA_DIR: path.join(environment.workDir, 'data'),
-    DATABASE_URL: environment.databaseUrl,
-    TEMPORAL_ADDRESS: environment.temporalAddress,
-    TEMPORAL_TASK_QUEUE: `bench-ingestion-${randomUUID()}`,
-    SECRETS_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
-    BLOB_STORE: 'filesystem',
-    BLOB_DIR: path.join(environment.workDir, 'blobs'),
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    LOG_LEVEL: 'warn',
-    RATE_LIMIT_PER_SECOND: '0',
-    SMTP_PORT: '0',
-    WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
-  };
-  const api = spawnNodeScript('api', 'api/main.ts', env);
-  cleanup.push('stop the API', () => api.stop());
-  const worker = spawnNodeScript('worker', 'worker/main.ts', env);
-  cleanup.push('stop the worker', () => worker.stop());
+  const env = apiAndWorkerEnv(environment, { port, taskQueuePrefix: 'bench-ingestion', extra: { BLOB_STORE: 'filesystem' } });
+  const { api, worker } = spawnApiAndWorker(env, cleanup);
   const apiRss = new RssSampler(api.pid);
   const workerRss = new RssSampler(worker.pid);
   apiRss.start();
@@ -121,9 +110,10 @@ async function measureIngestion(environment: IngestionEnvironment, options: Opti
   });
 
   const started = performance.now();
-  await waitForHealth(apiUrl, '/healthz', 90_000, api, worker);
+  const healthProbe = { intervalMs: 250, probeTimeoutMs: 10_000 };
+  await waitForHttp(`${apiUrl}/healthz`, { accept: 200, timeoutMs: 90_000, ...healthProbe, watch: [api, worker] });
   log(`API up at ${apiUrl} (pid ${api.pid}) after ${fixed((performance.now() - started) / 1000, 1)} s`);
-  await waitForHealth(apiUrl, '/healthz?deep=true', 180_000, api, worker);
+  await waitForHttp(`${apiUrl}/healthz?deep=true`, { accept: 200, timeoutMs: 180_000, ...healthProbe, watch: [api, worker] });
   log(`worker polling (pid ${worker.pid}) after ${fixed((performance.now() - started) / 1000, 1)} s`);
 
   const { authorization, companyId } = environment;
@@ -131,12 +121,7 @@ async function measureIngestion(environment: IngestionEnvironment, options: Opti
   await registerEndpoint(apiUrl, authorization, companyId, `${receiver.baseUrl}/failed`, 'document.import_failed');
 
   const upload = (file: BenchFile) => uploadFile(apiUrl, authorization, companyId, file);
-  const alive = () => {
-    for (const child of [api, worker]) {
-      const exit = child.exitDescription();
-      if (exit !== undefined) throw withOutput(`${child.name} exited (${exit})`, child);
-    }
-  };
+  const alive = () => assertRunning([api, worker], '');
 
   // Warm-up: a few files of each type through the whole path (first workflow runs, JIT, pools), not counted.
   for (const type of INPUT_TYPES) {
@@ -274,27 +259,6 @@ async function waitForEvents(receiver: ImportEventReceiver, ids: number[], optio
   }
 }
 
-async function waitForHealth(apiUrl: string, pathAndQuery: string, timeoutMs: number, api: NodeChild, worker: NodeChild): Promise<void> {
-  const deadline = performance.now() + timeoutMs;
-  let lastProblem = 'no answer yet';
-  for (;;) {
-    for (const child of [api, worker]) {
-      const exit = child.exitDescription();
-      if (exit !== undefined) throw withOutput(`${child.name} exited (${exit}) during start-up`, child);
-    }
-    if (performance.now() > deadline) throw withOutput(`${pathAndQuery} did not answer 200 within ${timeoutMs / 1000} s (${lastProblem})`, api, worker);
-    try {
-      const response = await fetch(`${apiUrl}${pathAndQuery}`, { signal: AbortSignal.timeout(10_000) });
-      const body = await response.text();
-      if (response.status === 200) return;
-      lastProblem = `${response.status}: ${body.slice(0, 300)}`;
-    } catch (error) {
-      lastProblem = error instanceof Error ? error.message : String(error);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-}
-
 async function registerEndpoint(apiUrl: string, authorization: string, companyId: number, url: string, event: string): Promise<void> {
   const response = await fetch(`${apiUrl}/v1/companies/${companyId}/webhooks`, {
     method: 'POST',
@@ -343,10 +307,4 @@ function report(options: Options, ingestion: TypeResult[], pdf: PdfRenderResult[
   return `${heading}\n\n${table}`;
 }
 
-main().then(
-  (code) => process.exit(code),
-  (error: unknown) => {
-    console.error(error);
-    process.exit(1);
-  },
-);
+runMain(main);

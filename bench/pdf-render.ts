@@ -1,70 +1,51 @@
 import { performance } from 'node:perf_hooks';
-import { renderInvoice } from '../domain/pdf/render-invoice';
-import type { UblDocument, UblLine } from '../domain/ubl/types';
+import { renderInvoice, renderInvoicePdf } from '../domain/pdf/render-invoice';
+import type { UblDocument } from '../domain/ubl/types';
+import { benchInvoice, linesForPages } from './support/pdf-invoice';
+import { percentile } from './support/stats';
 
 /**
  * `npx tsx bench/pdf-render.ts [iterations]`: time to render the graphic representation of a
  * 1-page and a 20-page invoice (domain/pdf only; no database, no network), p50/p99 over
  * `iterations` renders (default 200) after a warm-up.
+ *
+ * Importing this file has no side effects: bench/ingestion.ts uses measurePdfRendering.
  */
 
-const CUFE = '941cf36af62dbbc06f105d2a80e9bfe683a90e84960eae4d351cc3afbe8f848c26c39bac4fbc80fa254824c6369ea694';
-
-function invoice(lineCount: number): UblDocument {
-  const lines: UblLine[] = Array.from({ length: lineCount }, (_, index) => ({
-    id: String(index + 1),
-    description:
-      index % 5 === 4
-        ? 'Montura de gafas en acetato con lentes progresivos, filtro de luz azul y tratamiento antirreflejo'
-        : `Lente de contacto mensual referencia ${index + 1}`,
-    quantity: '2.000000',
-    unitCode: 'EA',
-    unitPrice: '18900.00',
-    lineExtensionAmount: '37800.00',
-    taxes: [{ schemeId: '01', schemeName: 'IVA', percent: '19.00', taxableAmount: '37800.00', taxAmount: '7182.00' }],
-  }));
-  const party = { dv: null, idType: '31', email: 'facturacion@example.co', phone: '6011234567', address: 'Av. Jiménez #7 - 13', city: 'Bogotá, D.C.', countryCode: 'CO' };
-  return {
-    documentType: 'Invoice', number: 'SETP990000002', cufe: CUFE, cufeAlgorithm: 'CUFE-SHA384', typeCode: '01',
-    issueDate: '2019-06-20', issueTime: '09:15:23-05:00', issuedAt: '2019-06-20T14:15:23.000Z', dueDate: '2019-06-30', currency: 'COP',
-    supplier: { ...party, idNumber: '800197268', name: 'DIAN' },
-    customer: { ...party, idNumber: '900108281', name: 'OPTICAS GMO COLOMBIA S A S' },
-    subTotal: '12600.06', vat: '2424.01', taxExclusiveAmount: '12600.06', taxInclusiveAmount: '15024.07', total: '14024.07',
-    taxes: [{ schemeId: '01', schemeName: 'IVA', percent: '19.00', taxableAmount: '12600.06', taxAmount: '2394.01' }],
-    lines,
-    referencedDocument: null,
-    notes: ['Documento de prueba para medir el tiempo de generación del PDF.'],
-  };
-}
-
-/** The smallest number of lines that makes the invoice `pages` pages long. */
-async function linesForPages(pages: number): Promise<number> {
-  let low = 1;
-  let high = 2;
-  while ((await renderInvoice(invoice(high))).pageCount < pages) high *= 2;
-  while (low < high) {
-    const middle = Math.floor((low + high) / 2);
-    if ((await renderInvoice(invoice(middle))).pageCount >= pages) high = middle;
-    else low = middle + 1;
-  }
-  return low;
-}
-
-function percentile(sorted: number[], fraction: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.ceil(fraction * sorted.length) - 1)];
-}
-
-async function measure(name: string, document: UblDocument, iterations: number): Promise<string> {
-  const generatedAt = new Date();
-  for (let index = 0; index < Math.min(20, iterations); index += 1) await renderInvoice(document, { generatedAt });
+/** Calls `render` `warmups` times untimed, once more, then `iterations` times timed: the times ascending and the last output. */
+async function timeRenders<T>(render: () => Promise<T>, warmups: number, iterations: number): Promise<{ times: number[]; last: T }> {
+  for (let index = 0; index < warmups; index += 1) await render();
+  let last = await render();
   const times: number[] = [];
-  let result = await renderInvoice(document, { generatedAt });
   for (let index = 0; index < iterations; index += 1) {
     const started = performance.now();
-    result = await renderInvoice(document, { generatedAt });
+    last = await render();
     times.push(performance.now() - started);
   }
   times.sort((a, b) => a - b);
+  return { times, last };
+}
+
+export type PdfRenderResult = { name: string; lines: number; pages: number; bytes: number; iterations: number; p50Ms: number; p99Ms: number };
+
+async function measure(name: string, document: UblDocument, iterations: number): Promise<PdfRenderResult> {
+  const generatedAt = new Date();
+  const { pageCount } = await renderInvoice(document, { generatedAt });
+  const { times, last: pdf } = await timeRenders(() => renderInvoicePdf(document, { generatedAt }), Math.min(10, iterations), iterations);
+  return { name, lines: document.lines.length, pages: pageCount, bytes: pdf.length, iterations, p50Ms: percentile(times, 0.5), p99Ms: percentile(times, 0.99) };
+}
+
+/** renderInvoicePdf timings for a 1-page and a 20-page invoice (bench/ingestion.ts's table rows). */
+export async function measurePdfRendering(iterations: number): Promise<PdfRenderResult[]> {
+  const twentyPageLines = await linesForPages(20);
+  const results = [await measure('1 page', benchInvoice(3), iterations), await measure('20 pages', benchInvoice(twentyPageLines), iterations)];
+  if (results[0].pages !== 1 || results[1].pages !== 20) throw new Error(`expected 1 and 20 pages, rendered ${results[0].pages} and ${results[1].pages}`);
+  return results;
+}
+
+async function tableRow(name: string, document: UblDocument, iterations: number): Promise<string> {
+  const generatedAt = new Date();
+  const { times, last: result } = await timeRenders(() => renderInvoice(document, { generatedAt }), Math.min(20, iterations), iterations);
   const cells = [
     name,
     String(document.lines.length),
@@ -83,11 +64,13 @@ async function main(): Promise<void> {
   console.log(`renderInvoicePdf, ${iterations} renders each, Node ${process.version}`);
   console.log('| invoice | lines | pages | size | p50 ms | p99 ms |');
   console.log('| --- | ---: | ---: | ---: | ---: | ---: |');
-  console.log(await measure('1 page', invoice(3), iterations));
-  console.log(await measure('20 pages', invoice(twentyPages), iterations));
+  console.log(await tableRow('1 page', benchInvoice(3), iterations));
+  console.log(await tableRow('20 pages', benchInvoice(twentyPages), iterations));
 }
 
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exit(1);
-});
+if (require.main === module) {
+  main().catch((error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  });
+}

@@ -1,5 +1,4 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -14,13 +13,15 @@ import { createRepositories } from '../db/repositories';
 import { SecretBox } from '../domain/secret-box';
 import { newSealedSecret } from '../domain/webhooks/endpoint-secrets';
 import { parseWebhookUrl } from '../domain/webhooks/target-address';
+import { RssSampler, spawnChildProcess, type ChildProcessHandle } from './support/child-process';
 import { CleanupStack } from './support/cleanup';
+import { parseShortAndJson, runMain, warnIfBusy } from './support/cli';
 import { startBenchEnvironment } from './support/environment';
-import { fixed, markdownTable } from './support/report';
+import { emitJsonReport, fixed, machineInfo, markdownTable } from './support/report';
+import { runBounded, summarise, waitUntil, type LatencySummary } from './support/stats';
 import type { NoopActivities, noopWorkflow } from './webhooks/noop-workflow';
+import { waitForPollers } from './webhooks/pollers';
 import { startBenchReceiver, type BenchReceiver } from './webhooks/receiver';
-import { runBounded, summarise, waitUntil, type LatencySummary } from './webhooks/stats';
-import { RssSampler, startWorkerProcess, waitForPollers, type WorkerProcess } from './webhooks/worker-process';
 
 /**
  * `npm run bench:webhooks [-- --short] [-- --json PATH]`: how fast the webhook engine turns
@@ -80,19 +81,7 @@ type Row = { webhooks: WebhookRun; baseline: BaselineRun; throughputRatio: numbe
 const log = (line: string) => console.error(`[bench:webhooks] ${line}`);
 
 function parseOptions(argv: string[], env: NodeJS.ProcessEnv): Options {
-  let short = env.BENCH_SHORT === '1' || env.BENCH_SHORT === 'true';
-  let jsonPath: string | null = null;
-  for (let i = 0; i < argv.length; i += 1) {
-    const arg = argv[i];
-    if (arg === '--short') short = true;
-    else if (arg === '--json') {
-      const value = argv[i + 1];
-      if (!value || value.startsWith('--')) throw new Error('--json needs a file path');
-      jsonPath = path.resolve(value);
-      i += 1;
-    } else if (arg.startsWith('--json=')) jsonPath = path.resolve(arg.slice('--json='.length));
-    else throw new Error(`unknown argument ${arg} (expected --short, --json PATH)`);
-  }
+  const { short, jsonPath } = parseShortAndJson(argv, env);
   const positive = (name: string, fallback: number) => {
     const raw = env[name];
     if (raw === undefined || raw === '') return fallback;
@@ -124,11 +113,8 @@ async function main(): Promise<number> {
   const cleanup = new CleanupStack(log);
   cleanup.exitOnSignals();
   const problems: string[] = [];
-  const [loadAverageAtStart] = os.loadavg();
-  if (loadAverageAtStart > 0.5) {
-    log(`warning: the machine is busy (1-min load average ${loadAverageAtStart.toFixed(2)}); numbers will be noisy`);
-  }
-  let worker: WorkerProcess | null = null;
+  const loadAverageAtStart = warnIfBusy(log, 0.5);
+  let worker: ChildProcessHandle | null = null;
   try {
     const environment = await startBenchEnvironment({ cleanup, log, companies: 0 });
     const secretsKey = randomBytes(32).toString('base64');
@@ -166,19 +152,27 @@ async function main(): Promise<number> {
     log(`seeded ${scenarios.length + 1} companies with ${ENDPOINT_COUNTS.join(', ')} (and 1 warm-up) endpoints on the receiver`);
 
     const taskQueue = `bench-webhooks-${randomUUID()}`;
-    const startedWorker = startWorkerProcess({
-      NODE_ENV: 'development', // loopback targets allowed
-      LOG_LEVEL: 'warn',
-      DATABASE_URL: environment.databaseUrl,
-      TEMPORAL_ADDRESS: environment.temporalAddress,
-      TEMPORAL_NAMESPACE: 'default',
-      TEMPORAL_TASK_QUEUE: taskQueue,
-      SECRETS_ENCRYPTION_KEY: secretsKey,
-      DATA_DIR: path.join(environment.workDir, 'worker-data'),
+    // The real worker in its own process, so its memory is measured alone and it never shares an
+    // event loop with the load generator; SIGTERM lets it drain (config/shutdown.ts).
+    const startedWorker = spawnChildProcess({
+      name: 'worker',
+      script: 'worker/main.ts',
+      killTimeoutMs: 15_000,
+      env: {
+        NODE_ENV: 'development', // loopback targets allowed
+        LOG_LEVEL: 'warn',
+        DATABASE_URL: environment.databaseUrl,
+        TEMPORAL_ADDRESS: environment.temporalAddress,
+        TEMPORAL_NAMESPACE: 'default',
+        TEMPORAL_TASK_QUEUE: taskQueue,
+        SECRETS_ENCRYPTION_KEY: secretsKey,
+        DATA_DIR: path.join(environment.workDir, 'worker-data'),
+      },
     });
+    if (startedWorker.pid === -1) throw new Error('could not spawn the worker process');
     worker = startedWorker;
     cleanup.push('stop the worker process', () => startedWorker.stop());
-    const rss = new RssSampler(startedWorker.pid);
+    const rss = new RssSampler(startedWorker.pid, 500);
     rss.start();
     cleanup.push('stop sampling RSS', async () => rss.stop());
 
@@ -240,11 +234,7 @@ async function main(): Promise<number> {
     const report = {
       date: new Date().toISOString(),
       machine: {
-        cpus: os.cpus().length,
-        cpuModel: os.cpus()[0]?.model ?? 'unknown',
-        memoryGiB: Math.round(os.totalmem() / 2 ** 30),
-        node: process.version,
-        loadAverageAtStart: Math.round(loadAverageAtStart * 100) / 100,
+        ...machineInfo(loadAverageAtStart),
         loadAverageAtEnd: Math.round(os.loadavg()[0] * 100) / 100,
         note: 'Temporal dev server (in memory), Postgres, worker, receiver and load generator on the same machine',
       },
@@ -263,12 +253,7 @@ async function main(): Promise<number> {
         `1-min load average ${report.machine.loadAverageAtStart} at start, ${report.machine.loadAverageAtEnd} at end\n`,
     );
     console.log(renderTable(rows));
-    if (options.jsonPath) {
-      await writeFile(options.jsonPath, `${JSON.stringify(report, null, 2)}\n`);
-      log(`JSON written to ${options.jsonPath}`);
-    } else {
-      console.log(`\n${JSON.stringify(report)}`);
-    }
+    await emitJsonReport(report, options.jsonPath, log);
     if (problems.length > 0) log(`FAILED:\n  ${problems.join('\n  ')}`);
   } catch (error) {
     problems.push(error instanceof Error ? (error.stack ?? error.message) : String(error));
@@ -286,7 +271,7 @@ type PhaseContext = {
   receiver: BenchReceiver;
   temporal: { client: Client; taskQueue: string };
   options: Options;
-  worker: WorkerProcess;
+  worker: ChildProcessHandle;
   rss: RssSampler;
   db: Database;
 };
@@ -524,10 +509,4 @@ function renderTable(rows: Row[]): string {
   return markdownTable(header, body, header.map((_, column) => column >= 3));
 }
 
-main().then(
-  (code) => process.exit(code),
-  (error: unknown) => {
-    console.error(error);
-    process.exit(1);
-  },
-);
+runMain(main);

@@ -13,6 +13,7 @@ import {
   OFFSET_PAGE_SQL,
   PAGE_SIZE,
 } from './list-sql';
+import { listenUntilSignalled } from '../support/baseline-http';
 
 /**
  * The floor for `npm run bench:documents`: a bare node:http + pg.Pool server that answers one
@@ -95,23 +96,4 @@ const server = http.createServer((req, res) => {
     },
   );
 });
-server.keepAliveTimeout = 65_000; // as api/start-api.ts
-
-let stopping = false;
-function stop(): void {
-  if (stopping) process.exit(130);
-  stopping = true;
-  server.close(() => {
-    pool.end().then(
-      () => process.exit(0),
-      () => process.exit(1),
-    );
-  });
-  server.closeIdleConnections();
-}
-process.on('SIGINT', stop);
-process.on('SIGTERM', stop);
-
-server.listen(Number(process.env.PORT ?? 3200), process.env.HOST ?? '127.0.0.1', () => {
-  console.log(`documents baseline listening on http://${process.env.HOST ?? '127.0.0.1'}:${process.env.PORT ?? 3200}`);
-});
+listenUntilSignalled(server, pool, { name: 'documents baseline', defaultPort: 3200 });

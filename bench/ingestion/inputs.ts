@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { demoInvoiceXml, simplePdf, zipOf } from '../../admin/demo-documents';
+import { COMPANY_NIT } from '../support/environment';
 
-export const COMPANY_NIT = '900108281';
+export { COMPANY_NIT };
 const SUPPLIER_NIT = '800197268';
 
 export type InputType = 'XML' | 'ZIP' | 'PDF';

@@ -1,10 +1,11 @@
+import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { createApiKey } from '../../admin/api-keys';
 import { createCompany } from '../../admin/create-company';
 import { connectDatabase, migrateToLatest } from '../../db/connection';
-import { createRepositories } from '../../db/repositories';
+import { createRepositories, type Repositories } from '../../db/repositories';
 import { SCOPES } from '../../domain/scopes';
 import { createDatabaseIfMissing, startEmbeddedPostgres } from '../../scripts/embedded/postgres';
 import { freePort } from '../../scripts/embedded/ports';
@@ -13,6 +14,63 @@ import { ensureTemporalCli } from '../../scripts/provision/temporal-cli';
 import type { CleanupStack } from './cleanup';
 
 export const BENCH_DATABASE = 'invoicing_bench';
+/** The company the ingestion and exports benchmarks import into (the demo invoices' customer). */
+export const COMPANY_NIT = '900108281';
+
+type Log = (line: string) => void;
+
+export type SeededDatabase<T> = { workDir: string; databaseUrl: string; seeded: T };
+
+/**
+ * A temporary directory and a throwaway Postgres cluster in it (fsync off) on a free port, with
+ * `database` created, migrated and seeded by `seed`. Each resource is registered on `cleanup`
+ * as soon as it exists.
+ */
+export async function startSeededPostgres<T>(options: {
+  cleanup: CleanupStack;
+  log: Log;
+  database: string;
+  workDirPrefix: string;
+  seed: (context: { repositories: Repositories; databaseUrl: string }) => Promise<T>;
+}): Promise<SeededDatabase<T>> {
+  const { cleanup, log } = options;
+  const workDir = await mkdtemp(path.join(os.tmpdir(), options.workDirPrefix));
+  cleanup.push('remove temporary directory', () => rm(workDir, { recursive: true, force: true }));
+  const postgres = await startEmbeddedPostgres({ dataDir: path.join(workDir, 'postgres'), port: await freePort(), throwaway: true });
+  cleanup.push('stop Postgres', () => postgres.stop());
+  await createDatabaseIfMissing(postgres.url(), options.database);
+  const databaseUrl = postgres.url(options.database);
+  log(`postgres on 127.0.0.1:${postgres.port} (data in ${workDir})`);
+
+  const db = connectDatabase(databaseUrl, 2);
+  let seeded: T;
+  try {
+    await migrateToLatest(db);
+    seeded = await options.seed({ repositories: createRepositories(db), databaseUrl });
+  } finally {
+    await db.destroy();
+  }
+  return { workDir, databaseUrl, seeded };
+}
+
+/**
+ * startSeededPostgres plus an in-memory Temporal dev server (no SQLite file, no UI) on a free
+ * port; the Temporal CLI is fetched (or found) while Postgres starts.
+ */
+export async function startPostgresAndTemporal<T>(options: Parameters<typeof startSeededPostgres<T>>[0]): Promise<SeededDatabase<T> & { temporalAddress: string }> {
+  const { cleanup, log } = options;
+  const cliPathPromise = ensureTemporalCli(log);
+  cliPathPromise.catch(() => undefined); // awaited below; this keeps an early failure from going unhandled
+  const database = await startSeededPostgres(options);
+  const devServer = await startTemporalDevServer({
+    cliPath: await cliPathPromise,
+    port: await freePort(),
+    logFile: path.join(database.workDir, 'temporal-dev-server.log'),
+  });
+  cleanup.push('stop the Temporal dev server', () => devServer.stop());
+  log(`Temporal dev server (in memory) on ${devServer.address}`);
+  return { ...database, temporalAddress: devServer.address };
+}
 
 export type BenchEnvironment = {
   workDir: string;
@@ -24,60 +82,85 @@ export type BenchEnvironment = {
 };
 
 /**
- * Everything a benchmark needs, started from nothing and offline: a throwaway Postgres in a
- * temporary directory, migrated and seeded, and an in-memory Temporal dev server. Every
- * resource is registered on `cleanup` as soon as it exists.
+ * Everything bench/api.ts and bench/webhooks.ts need, started from nothing and offline:
+ * Postgres seeded with `companies` companies and an all-scopes admin key, and Temporal.
  */
-export async function startBenchEnvironment(options: {
-  cleanup: CleanupStack;
-  log: (line: string) => void;
-  companies: number;
-}): Promise<BenchEnvironment> {
-  const { cleanup, log } = options;
-  const workDir = await mkdtemp(path.join(os.tmpdir(), 'invoicing-bench-'));
-  cleanup.push('remove temporary directory', () => rm(workDir, { recursive: true, force: true }));
-
-  const cliPathPromise = ensureTemporalCli(log);
-  cliPathPromise.catch(() => undefined); // awaited below; this keeps an early failure from going unhandled
-
-  const postgres = await startEmbeddedPostgres({
-    dataDir: path.join(workDir, 'postgres'),
-    port: await freePort(),
-    throwaway: true,
+export async function startBenchEnvironment(options: { cleanup: CleanupStack; log: Log; companies: number }): Promise<BenchEnvironment> {
+  const { workDir, databaseUrl, temporalAddress, seeded } = await startPostgresAndTemporal({
+    cleanup: options.cleanup,
+    log: options.log,
+    database: BENCH_DATABASE,
+    workDirPrefix: 'invoicing-bench-',
+    seed: async ({ repositories }) => {
+      for (let i = 1; i <= options.companies; i += 1) {
+        await createCompany(repositories, { name: `Bench Company ${i} S.A.S.`, nit: String(900_100_000 + i) });
+      }
+      const { fullKey } = await createApiKey(repositories, { prefix: 'inv', name: 'bench admin', scopes: [...SCOPES], role: 'admin', companyIds: null });
+      options.log(`migrated and seeded ${options.companies} companies and an admin API key`);
+      return `Bearer ${fullKey}`;
+    },
   });
-  cleanup.push('stop Postgres', () => postgres.stop());
-  await createDatabaseIfMissing(postgres.url(), BENCH_DATABASE);
-  const databaseUrl = postgres.url(BENCH_DATABASE);
-  log(`postgres on 127.0.0.1:${postgres.port}`);
+  return { workDir, databaseUrl, temporalAddress, authorization: seeded, companyCount: options.companies };
+}
 
-  const db = connectDatabase(databaseUrl, 2);
-  let authorization: string;
-  try {
-    await migrateToLatest(db);
-    const repositories = createRepositories(db);
-    for (let i = 1; i <= options.companies; i += 1) {
-      await createCompany(repositories, { name: `Bench Company ${i} S.A.S.`, nit: String(900_100_000 + i) });
-    }
-    const { fullKey } = await createApiKey(repositories, {
-      prefix: 'inv',
-      name: 'bench admin',
-      scopes: [...SCOPES],
-      role: 'admin',
-      companyIds: null,
-    });
-    authorization = `Bearer ${fullKey}`;
-  } finally {
-    await db.destroy();
-  }
-  log(`migrated and seeded ${options.companies} companies and an admin API key`);
+export type IngestionEnvironment = {
+  workDir: string;
+  databaseUrl: string;
+  temporalAddress: string;
+  companyId: number;
+  /** `Bearer …` of an admin key with documents:read, documents:write and webhooks:manage on that company. */
+  authorization: string;
+};
 
-  const devServer = await startTemporalDevServer({
-    cliPath: await cliPathPromise,
-    port: await freePort(),
-    logFile: path.join(workDir, 'temporal-dev-server.log'),
+/**
+ * bench/ingestion.ts's and bench/exports.ts's environment: Postgres with one company (NIT
+ * 900108281) and its admin key, and Temporal.
+ */
+export async function startIngestionEnvironment(cleanup: CleanupStack, log: Log): Promise<IngestionEnvironment> {
+  const { workDir, databaseUrl, temporalAddress, seeded } = await startPostgresAndTemporal({
+    cleanup,
+    log,
+    database: 'invoicing_bench_ingestion',
+    workDirPrefix: 'invoicing-bench-ingestion-',
+    seed: async ({ repositories }) => {
+      const company = await createCompany(repositories, { name: 'Ópticas GMO Bench S.A.S.', nit: COMPANY_NIT });
+      const { fullKey } = await createApiKey(repositories, {
+        prefix: 'inv',
+        name: 'bench ingestion',
+        scopes: ['documents:read', 'documents:write', 'webhooks:manage'],
+        role: 'admin',
+        companyIds: [company.id],
+      });
+      log(`migrated; company ${company.id} (NIT ${COMPANY_NIT}) and its admin key created`);
+      return { companyId: company.id, authorization: `Bearer ${fullKey}` };
+    },
   });
-  cleanup.push('stop the Temporal dev server', () => devServer.stop());
-  log(`Temporal dev server on ${devServer.address}`);
+  return { workDir, databaseUrl, temporalAddress, ...seeded };
+}
 
-  return { workDir, databaseUrl, temporalAddress: devServer.address, authorization, companyCount: options.companies };
+/**
+ * The environment the real API and worker (child processes) share in the ingestion-style
+ * benchmarks: this Postgres and Temporal, a fresh task queue and secrets key, blobs and data in
+ * the work directory, the API on `port`, loopback webhook targets allowed, no rate limit, no mail.
+ */
+export function apiAndWorkerEnv(
+  environment: { workDir: string; databaseUrl: string; temporalAddress: string },
+  options: { port: number; taskQueuePrefix: string; extra?: Record<string, string> },
+): Record<string, string> {
+  return {
+    NODE_ENV: 'development',
+    DATA_DIR: path.join(environment.workDir, 'data'),
+    DATABASE_URL: environment.databaseUrl,
+    TEMPORAL_ADDRESS: environment.temporalAddress,
+    TEMPORAL_TASK_QUEUE: `${options.taskQueuePrefix}-${randomUUID()}`,
+    SECRETS_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    BLOB_DIR: path.join(environment.workDir, 'blobs'),
+    PORT: String(options.port),
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'warn',
+    RATE_LIMIT_PER_SECOND: '0',
+    SMTP_PORT: '0',
+    WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+    ...options.extra,
+  };
 }

@@ -1,3 +1,18 @@
+/** Nearest-rank percentile of an ascending array (NaN when empty). */
+export function percentile(sorted: ArrayLike<number>, fraction: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(fraction * sorted.length) - 1))];
+}
+
+export type LatencySummary = { p50: number; p90: number; p99: number; max: number };
+
+/** Nearest-rank percentiles of a list of milliseconds, in any order (NaN when empty). */
+export function summarise(values: ArrayLike<number>): LatencySummary {
+  if (values.length === 0) return { p50: Number.NaN, p90: Number.NaN, p99: Number.NaN, max: Number.NaN };
+  const sorted = Float64Array.from(values).sort();
+  return { p50: percentile(sorted, 0.5), p90: percentile(sorted, 0.9), p99: percentile(sorted, 0.99), max: sorted[sorted.length - 1] };
+}
+
 /** Runs task(0) … task(count - 1) with at most `concurrency` of them in flight. */
 export async function runBounded(count: number, concurrency: number, task: (index: number) => Promise<void>): Promise<void> {
   let next = 0;
@@ -9,16 +24,6 @@ export async function runBounded(count: number, concurrency: number, task: (inde
     }
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, count) }, lane));
-}
-
-export type LatencySummary = { p50: number; p90: number; p99: number; max: number };
-
-/** Nearest-rank percentiles of a list of milliseconds. */
-export function summarise(values: number[]): LatencySummary {
-  if (values.length === 0) return { p50: Number.NaN, p90: Number.NaN, p99: Number.NaN, max: Number.NaN };
-  const sorted = Float64Array.from(values).sort();
-  const at = (quantile: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(quantile * sorted.length) - 1))];
-  return { p50: at(0.5), p90: at(0.9), p99: at(0.99), max: sorted[sorted.length - 1] };
 }
 
 /** Polls `done` every intervalMs until it is true; rejects on timeout (with describe()) or when abort rejects. */
