@@ -34,24 +34,37 @@ export function createDianImportActivities(deps: DianActivityDependencies & Inge
      * web service has no listing operation (integrations/dian/README.md), so only the simulator
      * can list; against DIAN a run without a file fails with listing_not_supported.
      */
-    async listDianImportCufes(importId: number): Promise<string[]> {
+    /**
+     * Lists the run's CUFEs once (the uploaded export, or the gateway's listing) and keeps them
+     * on the run, so the workflow reads them in batches without carrying them in its history.
+     * Returns how many there are.
+     */
+    async listDianImportCufes(importId: number): Promise<number> {
       const run = await load(importId);
       await repositories.dianImports.markProcessing(importId);
-      if (run.requested_cufes) return run.requested_cufes;
+      if (run.requested_cufes) return run.requested_cufes.length;
       const dian = await companyDian(deps, run.company_id);
       if (!dian.gateway.listReceivedDocuments) {
-        throw dianFailure('listing_not_supported', 'DIAN\'s web service cannot list received documents; upload the "documentos recibidos" export (CSV) instead.');
+        throw dianFailure('listing_not_supported', 'DIAN\'s web service cannot list received documents; upload the "documentos recibidos" export (CSV or XLSX) instead.');
       }
       const company = await repositories.companies.findVisible({ allCompanies: true }, run.company_id);
       if (!company) throw dianFailure('company_not_found', `Company ${run.company_id} no longer exists.`);
+      let cufes: string[];
       try {
         const documents = await dian.gateway.listReceivedDocuments({
           companyNit: company.nit, from: run.begin_date, to: run.end_date, documentType: LISTING_TYPE[run.document_type],
         });
-        return [...new Set(documents.map((document) => document.cufe.toLowerCase()))];
+        cufes = [...new Set(documents.map((document) => document.cufe.toLowerCase()))];
       } catch (error) {
         return retryableDian(error);
       }
+      await repositories.dianImports.storeListing(importId, cufes);
+      return ((await load(importId)).requested_cufes ?? cufes).length;
+    },
+
+    /** CUFEs [offset, offset + limit) of the run's listing. */
+    async dianImportBatch(importId: number, offset: number, limit: number): Promise<string[]> {
+      return ((await load(importId)).requested_cufes ?? []).slice(offset, offset + limit);
     },
 
     /**

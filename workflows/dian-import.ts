@@ -1,4 +1,4 @@
-import { ActivityFailure, ApplicationFailure, executeChild, proxyActivities, uuid4, workflowInfo } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, continueAsNew, executeChild, proxyActivities, uuid4, workflowInfo } from '@temporalio/workflow';
 import type { createDianImportActivities } from '../activities/dian-imports';
 import type { createIngestionActivities } from '../activities/ingestion';
 import type { importFileWorkflow } from './import-file';
@@ -9,12 +9,17 @@ type IngestionActivities = ReturnType<typeof createIngestionActivities>;
 
 /** Documents fetched and imported at the same time within one run. */
 export const DIAN_IMPORT_CONCURRENCY = 4;
+/** CUFEs read per batch; the run continues as new between batches once its history is long. */
+const BATCH_SIZE = 100;
+const MAX_HISTORY_EVENTS = 5_000;
+
+export type DianImportInput = { importId: number; progress?: { offset: number; total: number } };
 
 const { listDianImportCufes, fetchDianDocument } = proxyActivities<DianImportActivities>({
   startToCloseTimeout: '2 minutes',
   retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes', maximumAttempts: 8 },
 });
-const { finishDianImport, failDianImport, dianImportRecord } = proxyActivities<DianImportActivities>({
+const { finishDianImport, failDianImport, dianImportRecord, dianImportBatch } = proxyActivities<DianImportActivities>({
   startToCloseTimeout: '1 minute',
   retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
 });
@@ -60,16 +65,26 @@ async function importOne(importId: number, cufe: string): Promise<void> {
  * dian_import.failed (status ERROR). Documents already present are skipped (CUFE guard), so a
  * re-run or a resumed run never duplicates.
  */
-export async function dianImportWorkflow(input: { importId: number }): Promise<{ status: 'DONE' | 'ERROR' }> {
+export async function dianImportWorkflow(input: DianImportInput): Promise<{ status: 'DONE' | 'ERROR' }> {
   let status: 'DONE' | 'ERROR' = 'DONE';
   try {
-    const cufes = await listDianImportCufes(input.importId);
-    let next = 0;
-    const lane = async () => {
-      while (next < cufes.length) await importOne(input.importId, cufes[next++]!);
-    };
-    await Promise.all(Array.from({ length: Math.min(DIAN_IMPORT_CONCURRENCY, cufes.length) }, lane));
-    await finishDianImport(input.importId, cufes.length);
+    const total = input.progress?.total ?? (await listDianImportCufes(input.importId));
+    let offset = input.progress?.offset ?? 0;
+    while (offset < total) {
+      const cufes = await dianImportBatch(input.importId, offset, BATCH_SIZE);
+      if (cufes.length === 0) break;
+      let next = 0;
+      const lane = async () => {
+        while (next < cufes.length) await importOne(input.importId, cufes[next++]!);
+      };
+      await Promise.all(Array.from({ length: Math.min(DIAN_IMPORT_CONCURRENCY, cufes.length) }, lane));
+      offset += cufes.length;
+      // Thousands of documents would outgrow one history (about ten events each).
+      if (offset < total && (workflowInfo().continueAsNewSuggested || workflowInfo().historyLength > MAX_HISTORY_EVENTS)) {
+        await continueAsNew<typeof dianImportWorkflow>({ importId: input.importId, progress: { offset, total } });
+      }
+    }
+    await finishDianImport(input.importId, total);
   } catch (error) {
     if (!(error instanceof ActivityFailure)) throw error;
     status = 'ERROR';

@@ -76,6 +76,11 @@ export function createDianImportsRepository(db: Database) {
       return { electronic_invoices_count: count('electronic_invoice'), credit_notes_count: count('credit_note') };
     },
 
+    /** Keeps the listing of a run, so batches (and a resumed run) read the same CUFEs. */
+    async storeListing(id: number, cufes: string[]): Promise<void> {
+      await db('dian_imports').where({ id }).whereNull('requested_cufes').update({ requested_cufes: JSON.stringify(cufes), updated_at: db.fn.now() });
+    },
+
     async markProcessing(id: number): Promise<void> {
       await db('dian_imports').where({ id }).where('status', 'PENDING').update({ status: 'PROCESSING', updated_at: db.fn.now() });
     },
