@@ -2,8 +2,7 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import test from 'ava';
-import { bearer, seedKey, startTestApi, type TestApi } from '../support/api';
-import { testTemporalAddress } from '../support/database';
+import { bearer, seedKey, startTestApi, type TestApi, serviceEnvironment } from '../support/api';
 import { FIXTURES, waitForImport } from '../support/ingestion';
 import { startTestWorker, type TestWorker } from '../support/worker';
 
@@ -22,14 +21,7 @@ test.after.always(async () => {
 });
 
 async function cli(...args: string[]) {
-  const env = {
-    ...process.env,
-    DATABASE_URL: api.database.url,
-    TEMPORAL_ADDRESS: testTemporalAddress(),
-    TEMPORAL_TASK_QUEUE: api.config.temporal.taskQueue,
-    SECRETS_ENCRYPTION_KEY: api.config.secretsEncryptionKey,
-    BLOB_DIR: api.config.blobStore.driver === 'filesystem' ? api.config.blobStore.directory : '',
-  };
+  const env = serviceEnvironment(api);
   try {
     const { stdout, stderr } = await run(CLI, args, { env });
     return { code: 0, stdout, stderr };

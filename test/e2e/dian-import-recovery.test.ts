@@ -1,11 +1,9 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import path from 'node:path';
 import test from 'ava';
 import { demoInvoiceXml } from '../../admin/demo-documents';
 import { startDianSimulator, type DianSimulator } from '../../integrations/dian/simulator/server';
-import { bearer, seedCompany, seedKey, startTestApi, type TestApi } from '../support/api';
-import { testTemporalAddress } from '../support/database';
+import { bearer, seedCompany, seedKey, startTestApi, type TestApi, spawnWorkerProcess } from '../support/api';
 import { generateTestPkcs12 } from '../support/dian-certificates';
 import { eventually } from '../support/eventually';
 
@@ -34,23 +32,6 @@ test.after.always(async () => {
   await simulator?.close();
 });
 
-function startWorkerProcess(): ChildProcess {
-  const root = path.resolve(__dirname, '../..');
-  return spawn(process.execPath, ['--import', 'tsx', path.join(root, 'worker/main.ts')], {
-    cwd: root,
-    env: {
-      ...process.env,
-      DATABASE_URL: api.database.url,
-      TEMPORAL_ADDRESS: testTemporalAddress(),
-      TEMPORAL_TASK_QUEUE: api.config.temporal.taskQueue,
-      SECRETS_ENCRYPTION_KEY: api.config.secretsEncryptionKey,
-      BLOB_DIR: api.config.blobStore.driver === 'filesystem' ? api.config.blobStore.directory : '',
-      DIAN_SIMULATOR_URL: simulator.url,
-      LOG_LEVEL: 'warn',
-    },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-}
 
 async function kill(worker: ChildProcess): Promise<void> {
   if (worker.exitCode !== null || worker.signalCode !== null) return;
@@ -86,7 +67,7 @@ test.serial('a worker SIGKILLed mid-run: the run resumes, ends DONE, and no CUFE
   const documentCount = async () =>
     Number((await api.database.db('documents').where({ company_id: company.id }).count<{ count: string }[]>({ count: '*' }))[0]!.count);
 
-  let worker = startWorkerProcess();
+  let worker = spawnWorkerProcess(api, { DIAN_SIMULATOR_URL: simulator.url });
   try {
     const accepted = await call('POST', runsPath, { begin_date: '2026-11-01', end_date: '2026-11-30', document_type: 'invoice' });
     t.is(accepted.status, 202, JSON.stringify(accepted.body));
@@ -100,7 +81,7 @@ test.serial('a worker SIGKILLed mid-run: the run resumes, ends DONE, and no CUFE
     t.true(atKill < DOCUMENTS, `killed before the run finished (${atKill} documents)`);
     t.not((await call('GET', `${runsPath}/${importId}`)).body.status, 'DONE');
 
-    worker = startWorkerProcess();
+    worker = spawnWorkerProcess(api, { DIAN_SIMULATOR_URL: simulator.url });
     const done = await waitForRun(importId, 240_000);
     t.like(done, { id: importId, status: 'DONE', found_count: DOCUMENTS, electronic_invoices_count: DOCUMENTS, credit_notes_count: 0, skipped_count: 0 });
 

@@ -1,13 +1,10 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import path from 'node:path';
 import test from 'ava';
 import { Client, Connection } from '@temporalio/client';
 import { demoInvoiceXml } from '../../admin/demo-documents';
 import { acceptFile } from '../../intake/accept-file';
 import { freePort } from '../../scripts/embedded/ports';
-import { seedCompany, seedKey, startTestApi, type TestApi } from '../support/api';
-import { testTemporalAddress } from '../support/database';
+import { seedCompany, seedKey, startTestApi, type TestApi, spawnWorkerProcess } from '../support/api';
 import { upload, waitForImport } from '../support/ingestion';
 
 // Imports survive a worker killed mid-burst (no document twice), and uploads stored while
@@ -20,22 +17,6 @@ test.before(async () => {
 });
 test.after.always(async () => api?.close());
 
-function startWorkerProcess(): ChildProcess {
-  const root = path.resolve(__dirname, '../..');
-  return spawn(process.execPath, ['--import', 'tsx', path.join(root, 'worker/main.ts')], {
-    cwd: root,
-    env: {
-      ...process.env,
-      DATABASE_URL: api.database.url,
-      TEMPORAL_ADDRESS: testTemporalAddress(),
-      TEMPORAL_TASK_QUEUE: api.config.temporal.taskQueue,
-      SECRETS_ENCRYPTION_KEY: api.config.secretsEncryptionKey,
-      BLOB_DIR: api.config.blobStore.driver === 'filesystem' ? api.config.blobStore.directory : '',
-      LOG_LEVEL: 'warn',
-    },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-}
 
 const cufeOf = (n: number) => createHash('sha384').update(`recovery-${n}`).digest('hex');
 
@@ -43,7 +24,7 @@ test.serial('a worker killed mid-import resumes without duplicates', async (t) =
   t.timeout(240_000);
   const company = await seedCompany(api.database, 'Recuperación S.A.S.', '900108281');
   const { key } = await seedKey(api.database, { scopes: ['documents:read', 'documents:write'] });
-  let worker = startWorkerProcess();
+  let worker = spawnWorkerProcess(api);
   try {
     const fileIds: number[] = [];
     for (let i = 0; i < FILES; i += 1) {
@@ -57,7 +38,7 @@ test.serial('a worker killed mid-import resumes without duplicates', async (t) =
     await new Promise((resolve) => worker.once('exit', resolve));
     t.true((await done()) < FILES, 'killed before the burst finished');
 
-    worker = startWorkerProcess();
+    worker = spawnWorkerProcess(api);
     for (const id of fileIds) {
       const file = await waitForImport(api.url, key, company.id, id, 150_000);
       t.is(file.status, 'DONE', JSON.stringify(file));
@@ -90,7 +71,7 @@ test.serial('an upload stored while Temporal was unreachable is imported by the 
 
   // The job considers uploads older than two minutes; age this one instead of waiting.
   await api.database.db('uploaded_files').where({ id: stored.id }).update({ created_at: api.database.db.raw(`now() - interval '10 minutes'`) });
-  const worker = startWorkerProcess();
+  const worker = spawnWorkerProcess(api);
   try {
     const resumed = await api.temporal.client.workflow.execute('resumeUnfinishedImportsWorkflow', {
       taskQueue: api.config.temporal.taskQueue,

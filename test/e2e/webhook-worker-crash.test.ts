@@ -1,9 +1,6 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
 import test from 'ava';
 import { emitEvent } from '../../api/publish-event';
-import { startTestApi, type TestApi } from '../support/api';
-import { testTemporalAddress } from '../support/database';
+import { startTestApi, type TestApi, spawnWorkerProcess } from '../support/api';
 import { startReceiver } from '../support/receiver';
 import { webhookAdmin } from '../support/webhook-api';
 
@@ -19,27 +16,12 @@ test.before(async () => {
 });
 test.after.always(async () => api?.close());
 
-function startWorkerProcess(): ChildProcess {
-  const root = path.resolve(__dirname, '../..');
-  return spawn(process.execPath, ['--import', 'tsx', path.join(root, 'worker/main.ts')], {
-    cwd: root,
-    env: {
-      ...process.env,
-      DATABASE_URL: api.database.url,
-      TEMPORAL_ADDRESS: testTemporalAddress(),
-      TEMPORAL_TASK_QUEUE: api.config.temporal.taskQueue,
-      SECRETS_ENCRYPTION_KEY: api.config.secretsEncryptionKey,
-      LOG_LEVEL: 'warn',
-    },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-}
 
 test('a worker killed mid-burst loses nothing once restarted', async (t) => {
   t.timeout(240_000);
   const admin = await webhookAdmin(api.database, api.url);
   const receivers = await Promise.all(Array.from({ length: ENDPOINTS }, () => startReceiver(() => ({ status: 200, delayMs: 20 }))));
-  let worker = startWorkerProcess();
+  let worker = spawnWorkerProcess(api);
   try {
     for (const receiver of receivers) await admin.createEndpoint(receiver.url);
     const temporal = { client: api.temporal.client, taskQueue: api.config.temporal.taskQueue };
@@ -56,7 +38,7 @@ test('a worker killed mid-burst loses nothing once restarted', async (t) => {
     await new Promise((resolve) => worker.once('exit', resolve));
     const receivedBeforeKill = total();
 
-    worker = startWorkerProcess();
+    worker = spawnWorkerProcess(api);
     const everyoneHasEverything = () =>
       receivers.every((receiver) => new Set(receiver.received.map((request) => request.headers['webhook-id'])).size === EVENTS);
     const recoveryDeadline = Date.now() + 200_000;

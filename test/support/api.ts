@@ -1,3 +1,4 @@
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import http from 'node:http';
 import os from 'node:os';
@@ -80,4 +81,28 @@ export async function seedKey(
 
 export function bearer(key: string) {
   return { Authorization: `Bearer ${key}` };
+}
+
+/** The environment that points a separate process (worker, CLI) at this test API's services. */
+export function serviceEnvironment(api: TestApi, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    DATABASE_URL: api.database.url,
+    TEMPORAL_ADDRESS: testTemporalAddress(),
+    TEMPORAL_TASK_QUEUE: api.config.temporal.taskQueue,
+    SECRETS_ENCRYPTION_KEY: api.config.secretsEncryptionKey,
+    BLOB_DIR: api.config.blobStore.driver === 'filesystem' ? api.config.blobStore.directory : '',
+    LOG_LEVEL: 'warn',
+    ...extra,
+  };
+}
+
+/** The real worker as a child process (`worker/main.ts`), for tests that kill it with SIGKILL. */
+export function spawnWorkerProcess(api: TestApi, extra: Record<string, string> = {}): ChildProcess {
+  const root = path.resolve(__dirname, '../..');
+  return spawn(process.execPath, ['--import', 'tsx', path.join(root, 'worker/main.ts')], {
+    cwd: root,
+    env: serviceEnvironment(api, extra),
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
 }
