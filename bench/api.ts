@@ -79,6 +79,7 @@ async function main(): Promise<number> {
           TEMPORAL_ADDRESS: environment.temporalAddress,
           LOG_LEVEL: 'warn',
           RATE_LIMIT_PER_SECOND: '0', // no rate limiting: we want the server's ceiling
+          SMTP_PORT: '0',
           SECRETS_ENCRYPTION_KEY: randomBytes(32).toString('base64'), // required when NODE_ENV=production
           DATA_DIR: path.join(environment.workDir, 'api-data'),
         },

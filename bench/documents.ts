@@ -145,6 +145,7 @@ async function main(): Promise<number> {
           TEMPORAL_ADDRESS: `127.0.0.1:${unusedTemporalPort}`, // nothing listens; the lists never call Temporal
           LOG_LEVEL: 'warn',
           RATE_LIMIT_PER_SECOND: '0', // no rate limiting: we want the server's own latency
+          SMTP_PORT: '0',
           DATA_DIR: path.join(workDir, 'api-data'),
           BLOB_DIR: path.join(workDir, 'blobs'),
         },
