@@ -1,8 +1,6 @@
-import dns from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
-import net, { type LookupFunction } from 'node:net';
-import { isPublicAddress } from '../domain/webhooks/target-address';
+import { nonPublicLiteral, publicOnlyLookup } from '../integrations/outbound/public-targets';
 
 export type PostOutcome = { statusCode: number | null; error: string | null; succeeded: boolean; durationMs: number };
 
@@ -21,9 +19,8 @@ export function postWebhook(
 ): Promise<PostOutcome> {
   const started = performance.now();
   const target = new URL(url);
-  const literal = target.hostname.replace(/^\[|\]$/g, '');
-  // Node skips the lookup hook for IP literals, so those are checked here.
-  if (!options.allowPrivateTargets && net.isIP(literal) && !isPublicAddress(literal)) {
+  const literal = nonPublicLiteral(target);
+  if (!options.allowPrivateTargets && literal) {
     return Promise.resolve({ statusCode: null, error: `ETARGETBLOCKED: ${literal} is not a public address`, succeeded: false, durationMs: 0 });
   }
   const transport = target.protocol === 'https:' ? https : http;
@@ -77,18 +74,6 @@ export function postWebhook(
   });
 }
 
-const publicOnlyLookup: LookupFunction = (hostname, options, callback) => {
-  dns.lookup(hostname, { ...options, all: true }, (error, addresses) => {
-    if (error) return callback(error, '', 0);
-    const list = addresses as dns.LookupAddress[];
-    const blocked = list.find((entry) => !isPublicAddress(entry.address));
-    if (blocked) {
-      return callback(Object.assign(new Error(`${hostname} resolves to a non-public address (${blocked.address})`), { code: 'ETARGETBLOCKED' }), '', 0);
-    }
-    if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, list);
-    return callback(null, list[0].address, list[0].family);
-  });
-};
 
 function describeNetworkError(error: Error & { code?: string }): string {
   return error.code ? `${error.code}: ${error.message}` : error.message;

@@ -12,12 +12,10 @@
  * allows private targets. Redirects are never followed; the whole exchange has one deadline
  * and the answer is read up to 64 KB.
  */
-import dns from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
-import net, { type LookupFunction } from 'node:net';
 import { webhookHeaders } from '../../domain/webhooks/signature';
-import { isPublicAddress } from '../../domain/webhooks/target-address';
+import { nonPublicLiteral, publicOnlyLookup } from '../outbound/public-targets';
 import { errorFromAnswer, excerpt } from './http-errors';
 import { ExportError, type AccountingIntegration, type ExportInput, type ExportResult } from './port';
 
@@ -87,8 +85,8 @@ function parseJson(text: string): unknown {
 type Answer = { status: number; header: (name: string) => string | null; text: string };
 
 function post(target: URL, headers: Record<string, string>, body: string, options: { timeoutMs: number; allowPrivateTargets: boolean }): Promise<Answer> {
-  const literal = target.hostname.replace(/^\[|\]$/g, '');
-  if (!options.allowPrivateTargets && net.isIP(literal) && !isPublicAddress(literal)) {
+  const literal = nonPublicLiteral(target);
+  if (!options.allowPrivateTargets && literal) {
     return Promise.reject(new ExportError('validation_failed', `The ERP url points at a non-public address (${literal}).`));
   }
   const transport = target.protocol === 'https:' ? https : http;
@@ -149,16 +147,3 @@ function post(target: URL, headers: Record<string, string>, body: string, option
   });
 }
 
-/** Same rule as webhook deliveries: every address the name resolves to must be public. */
-const publicOnlyLookup: LookupFunction = (hostname, options, callback) => {
-  dns.lookup(hostname, { ...options, all: true }, (error, addresses) => {
-    if (error) return callback(error, '', 0);
-    const list = addresses as dns.LookupAddress[];
-    const blocked = list.find((entry) => !isPublicAddress(entry.address));
-    if (blocked) {
-      return callback(Object.assign(new Error(`${hostname} resolves to a non-public address (${blocked.address})`), { code: 'ETARGETBLOCKED' }), '', 0);
-    }
-    if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, list);
-    return callback(null, list[0].address, list[0].family);
-  });
-};

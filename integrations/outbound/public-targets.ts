@@ -1,0 +1,27 @@
+import dns from 'node:dns';
+import net, { type LookupFunction } from 'node:net';
+import { isPublicAddress } from '../../domain/webhooks/target-address';
+
+/**
+ * Outbound requests to client-controlled URLs (webhooks, in-house ERPs) may only reach public
+ * addresses in production. The check runs on the address actually connected to, so a name that
+ * resolves differently later (DNS rebinding) is caught too.
+ */
+export const publicOnlyLookup: LookupFunction = (hostname, options, callback) => {
+  dns.lookup(hostname, { ...options, all: true }, (error, addresses) => {
+    if (error) return callback(error, '', 0);
+    const list = addresses as dns.LookupAddress[];
+    const blocked = list.find((entry) => !isPublicAddress(entry.address));
+    if (blocked) {
+      return callback(Object.assign(new Error(`${hostname} resolves to a non-public address (${blocked.address})`), { code: 'ETARGETBLOCKED' }), '', 0);
+    }
+    if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, list);
+    return callback(null, list[0].address, list[0].family);
+  });
+};
+
+/** Node skips the lookup hook for IP literals: the literal non-public address of a URL, else null. */
+export function nonPublicLiteral(url: URL): string | null {
+  const literal = url.hostname.replace(/^\[|\]$/g, '');
+  return net.isIP(literal) && !isPublicAddress(literal) ? literal : null;
+}
