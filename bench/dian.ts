@@ -1,6 +1,5 @@
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import os from 'node:os';
-import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Client, Connection } from '@temporalio/client';
 import { demoInvoiceXml } from '../admin/demo-documents';
@@ -11,6 +10,7 @@ import { generateTestPkcs12 } from '../test/support/dian-certificates';
 import { workflowIdsFor } from '../workflows/messages';
 import { Cleanup } from './ingestion/cleanup';
 import { startIngestionEnvironment } from './ingestion/environment';
+import { apiAndWorkerEnv } from './support/environment';
 import { COMPANY_NIT } from './ingestion/inputs';
 import { RssSampler, spawnNodeScript, withOutput, type NodeChild } from './ingestion/processes';
 import { startImportEventReceiver, type ImportEventReceiver } from './ingestion/receiver';
@@ -89,23 +89,11 @@ async function main(): Promise<number> {
     cleanup.push('close the webhook receiver', () => receiver.close());
     const port = await freePort();
     const apiUrl = `http://127.0.0.1:${port}`;
-    const env: Record<string, string> = {
-      NODE_ENV: 'development',
-      DATA_DIR: path.join(environment.workDir, 'data'),
-      DATABASE_URL: environment.databaseUrl,
-      TEMPORAL_ADDRESS: environment.temporalAddress,
-      TEMPORAL_TASK_QUEUE: `bench-dian-${randomUUID()}`,
-      SECRETS_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
-      BLOB_STORE: 'filesystem',
-      BLOB_DIR: path.join(environment.workDir, 'blobs'),
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'warn',
-      RATE_LIMIT_PER_SECOND: '0',
-      SMTP_PORT: '0',
-      WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
-      DIAN_SIMULATOR_URL: simulator.url,
-    };
+    const env = apiAndWorkerEnv(environment, {
+      port,
+      taskQueuePrefix: 'bench-dian',
+      extra: { BLOB_STORE: 'filesystem', DIAN_SIMULATOR_URL: simulator.url },
+    });
     const api = spawnNodeScript('api', 'api/main.ts', env);
     cleanup.push('stop the API', () => api.stop());
     const worker = spawnNodeScript('worker', 'worker/main.ts', env);

@@ -1,8 +1,9 @@
 import test from 'ava';
 import { createAlegraIntegration, colombianDate } from '../../integrations/accounting/alegra';
-import { ExportError, type ExportInput } from '../../integrations/accounting/port';
+import type { ExportInput } from '../../integrations/accounting/port';
 import { createIntegration, IntegrationConfigError, INTEGRATION_PROVIDERS } from '../../integrations/accounting/registry';
 import { FAKE_ALEGRA_EMAIL, FAKE_ALEGRA_TOKEN, FAKE_CATEGORY_ID, startFakeAlegra, type FakeAlegra } from '../support/fake-accounting/alegra';
+import { exportError } from '../support/fake-accounting/export-error';
 
 function purchase(overrides: Partial<ExportInput['document']> = {}, supplier: Partial<ExportInput['supplier']> = {}): ExportInput {
   return {
@@ -38,14 +39,6 @@ function integration(fake: FakeAlegra, overrides: { email?: string; token?: stri
   });
 }
 
-async function exportError(promise: Promise<unknown>): Promise<ExportError> {
-  const error = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  if (!(error instanceof ExportError)) throw new Error(`expected an ExportError, got ${String(error)}`);
-  return error;
-}
 
 test('exports a bill: creates the provider once, reuses it, and sends the mapped fields', async (t) => {
   const fake = await startFakeAlegra();

@@ -1,9 +1,10 @@
 import test from 'ava';
 import { generateWebhookSecret } from '../../domain/webhooks/signature';
 import { createGenericHttpIntegration } from '../../integrations/accounting/generic-http';
-import { ExportError, type ExportInput } from '../../integrations/accounting/port';
+import type { ExportInput } from '../../integrations/accounting/port';
 import { createIntegration, IntegrationConfigError } from '../../integrations/accounting/registry';
 import { startFakeErp, type FakeErp } from '../support/fake-accounting/generic-erp';
+import { exportError } from '../support/fake-accounting/export-error';
 
 const input: ExportInput = {
   document: {
@@ -25,14 +26,6 @@ function integration(erp: FakeErp, overrides: { secret?: string; timeoutMs?: num
   return createGenericHttpIntegration({ url: erp.url, secret: erp.state.secret, timeoutMs: 2000, allowPrivateTargets: true, ...overrides });
 }
 
-async function exportError(promise: Promise<unknown>): Promise<ExportError> {
-  const error = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  if (!(error instanceof ExportError)) throw new Error(`expected an ExportError, got ${String(error)}`);
-  return error;
-}
 
 test('posts { idempotency_key, document, supplier } signed like our webhooks; the fake verifies it with standardwebhooks', async (t) => {
   const erp = await startFakeErp();
