@@ -1,6 +1,4 @@
 import { Context } from '@temporalio/activity';
-import type { Client } from '@temporalio/client';
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import type { Repositories } from '../db/repositories';
 import type { ContactChange } from '../db/repositories/imports';
 import { PDF_KINDS, planImport, type PdfKind } from '../domain/ingestion/plan-import';
@@ -8,13 +6,15 @@ import type { EventType } from '../domain/webhooks/event-types';
 import type { BlobStore } from '../storage/blob-store';
 import { presentUploadedFile, type UploadedFileRecord } from '../api/v1/files/present';
 import { presentContact } from '../api/v1/contacts/present';
+import { startWorkflow, type TemporalTarget } from '../temporal/start-workflow';
 import { workflowIdsFor } from '../workflows/messages';
+import { publishEventWorkflow } from '../workflows/publish-event';
 import { startImport } from '../intake/accept-file';
 
 export type IngestionActivityDependencies = {
   repositories: Repositories;
   blobStore: BlobStore;
-  temporal: { client: Client; taskQueue: string };
+  temporal: TemporalTarget;
 };
 
 export type ImportOutcome = { status: 'DONE' | 'ERROR'; contactChanges: ContactChange[] };
@@ -91,15 +91,10 @@ export function createIngestionActivities(deps: IngestionActivityDependencies) {
     /** Publishes events (ids chosen by the calling workflow, so a retry publishes nothing twice). */
     async publishEvents(events: EventToPublish[]): Promise<void> {
       for (const event of events) {
-        try {
-          await deps.temporal.client.workflow.start('publishEventWorkflow', {
-            workflowId: workflowIdsFor(deps.temporal.taskQueue).publishEvent(event.id),
-            taskQueue: deps.temporal.taskQueue,
-            args: [{ event }],
-          });
-        } catch (error) {
-          if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
-        }
+        await startWorkflow(deps.temporal, publishEventWorkflow, {
+          workflowId: workflowIdsFor(deps.temporal.taskQueue).publishEvent(event.id),
+          args: [{ event }],
+        });
       }
     },
   };

@@ -1,5 +1,4 @@
-import type { Client } from '@temporalio/client';
-import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
+import { WorkflowNotFoundError } from '@temporalio/client';
 import type { Repositories } from '../db/repositories';
 import type { SecretBox } from '../domain/secret-box';
 import { isSubscribed } from '../domain/webhooks/event-types';
@@ -8,12 +7,15 @@ import { signingSecrets } from '../domain/webhooks/endpoint-secrets';
 import { ATTEMPT_TIMEOUT_MS, MAX_ATTEMPTS } from '../domain/webhooks/retry-schedule';
 import { webhookHeaders } from '../domain/webhooks/signature';
 import { attemptOutcomeSignal, workflowIdsFor, type DeliveryInput, type PublishEventInput } from '../workflows/messages';
+import { signalWithStartWorkflow, startWorkflow, type TemporalTarget } from '../temporal/start-workflow';
+import { webhookDeliveryWorkflow } from '../workflows/webhook-delivery';
+import { webhookEndpointWorkflow } from '../workflows/webhook-endpoint';
 import { postWebhook } from './webhook-http';
 
 export type WebhookActivityDependencies = {
   repositories: Repositories;
   secretBox: SecretBox;
-  temporal: { client: Client; taskQueue: string };
+  temporal: TemporalTarget;
   webhooks: { allowPrivateTargets: boolean };
 };
 
@@ -62,17 +64,12 @@ export function createWebhookActivities(deps: WebhookActivityDependencies) {
      */
     async startDeliveries(deliveries: DeliveryInput[]): Promise<void> {
       await Promise.all(
-        deliveries.map(async (delivery) => {
-          try {
-            await deps.temporal.client.workflow.start('webhookDeliveryWorkflow', {
-              workflowId: workflowIdsFor(deps.temporal.taskQueue).delivery(delivery.endpointId, delivery.eventId),
-              taskQueue: deps.temporal.taskQueue,
-              args: [delivery],
-            });
-          } catch (error) {
-            if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
-          }
-        }),
+        deliveries.map((delivery) =>
+          startWorkflow(deps.temporal, webhookDeliveryWorkflow, {
+            workflowId: workflowIdsFor(deps.temporal.taskQueue).delivery(delivery.endpointId, delivery.eventId),
+            args: [delivery],
+          }),
+        ),
       );
     },
 
@@ -138,9 +135,8 @@ export function createWebhookActivities(deps: WebhookActivityDependencies) {
 
     /** Tells the endpoint's entity workflow, starting it if it is not running. */
     async reportAttemptOutcome(endpointId: number, outcome: AttemptOutcome): Promise<void> {
-      await deps.temporal.client.workflow.signalWithStart('webhookEndpointWorkflow', {
+      await signalWithStartWorkflow(deps.temporal, webhookEndpointWorkflow, {
         workflowId: workflowIdsFor(deps.temporal.taskQueue).endpoint(endpointId),
-        taskQueue: deps.temporal.taskQueue,
         args: [{ endpointId }],
         signal: attemptOutcomeSignal,
         signalArgs: [outcome],

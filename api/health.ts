@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import Router from '@koa/router';
 import type { ApiDependencies } from './app-context';
-import type { systemCheckWorkflow } from '../workflows/system-check';
+import { executeWorkflow } from '../temporal/start-workflow';
+import { systemCheckWorkflow } from '../workflows/system-check';
 
 type CheckResult = { status: 'ok' | 'unavailable'; latency_ms: number; error?: string };
 
@@ -27,8 +28,7 @@ export function healthRoutes({ config, db, temporal }: ApiDependencies): Router 
       deep
         ? timed(
             () =>
-              temporal.client.workflow.execute<typeof systemCheckWorkflow>('systemCheckWorkflow', {
-                taskQueue: config.temporal.taskQueue,
+              executeWorkflow({ client: temporal.client, taskQueue: config.temporal.taskQueue }, systemCheckWorkflow, {
                 workflowId: `system-check-${randomUUID()}`,
                 workflowExecutionTimeout: '30 seconds',
               }),

@@ -1,10 +1,11 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import type { Repositories } from '../db/repositories';
 import type { UploadedFileRow } from '../db/repositories/uploaded-files';
 import { describeFileType } from '../domain/ingestion/plan-import';
 import { detectFileType } from '../domain/files/detect';
 import { keySegment, type BlobStore } from '../storage/blob-store';
+import { startWorkflow, type TemporalTarget } from '../temporal/start-workflow';
+import { importFileWorkflow } from '../workflows/import-file';
 import { workflowIdsFor } from '../workflows/messages';
 
 /** Largest accepted file (documented in docs/ingestion.md). */
@@ -13,7 +14,7 @@ export const MAX_FILE_BYTES = 20 * 1024 * 1024;
 export type IntakeDependencies = {
   repositories: Repositories;
   blobStore: BlobStore;
-  temporal: { client: Client; taskQueue: string };
+  temporal: TemporalTarget;
 };
 
 export type IncomingFile = {
@@ -95,15 +96,10 @@ async function replay(deps: IntakeDependencies, earlier: UploadedFileRow, sha256
 }
 
 export async function startImport(deps: Pick<IntakeDependencies, 'temporal'>, fileId: number): Promise<void> {
-  try {
-    await deps.temporal.client.workflow.start('importFileWorkflow', {
-      workflowId: workflowIdsFor(deps.temporal.taskQueue).importFile(fileId),
-      taskQueue: deps.temporal.taskQueue,
-      args: [{ fileId }],
-    });
-  } catch (error) {
-    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
-  }
+  await startWorkflow(deps.temporal, importFileWorkflow, {
+    workflowId: workflowIdsFor(deps.temporal.taskQueue).importFile(fileId),
+    args: [{ fileId }],
+  });
 }
 
 /** Keeps the name people gave the file, minus paths and control characters, with a sensible extension. */

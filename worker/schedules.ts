@@ -1,9 +1,11 @@
 import { ScheduleAlreadyRunning, type Client } from '@temporalio/client';
+import { resumeUnfinishedImportsWorkflow } from '../workflows/import-file';
 import { scheduleIds } from '../workflows/messages';
+import { purgeWebhookHistoryWorkflow } from '../workflows/purge-webhook-history';
 
 const RECURRING_JOBS = [
-  { scheduleId: scheduleIds.purgeWebhookHistory, workflowType: 'purgeWebhookHistoryWorkflow', every: '1 hour' },
-  { scheduleId: scheduleIds.resumeUnfinishedImports, workflowType: 'resumeUnfinishedImportsWorkflow', every: '5 minutes' },
+  { scheduleId: scheduleIds.purgeWebhookHistory, workflow: purgeWebhookHistoryWorkflow, every: '1 hour' },
+  { scheduleId: scheduleIds.resumeUnfinishedImports, workflow: resumeUnfinishedImportsWorkflow, every: '5 minutes' },
 ] as const;
 
 /** Recurring jobs, created once per namespace and task queue; an existing schedule is left as it is. */
@@ -13,7 +15,7 @@ export async function ensureSchedules(client: Client, taskQueue: string): Promis
       await client.schedule.create({
         scheduleId: job.scheduleId(taskQueue),
         spec: { intervals: [{ every: job.every }] },
-        action: { type: 'startWorkflow', workflowType: job.workflowType, taskQueue, args: [] },
+        action: { type: 'startWorkflow', workflowType: job.workflow, taskQueue, args: [] },
         policies: { overlap: 'SKIP' },
       });
     } catch (error) {

@@ -1,7 +1,7 @@
 import { ActivityFailure, ApplicationFailure, continueAsNew, executeChild, proxyActivities, uuid4, workflowInfo } from '@temporalio/workflow';
 import type { createDianImportActivities } from '../activities/dian-imports';
 import type { createIngestionActivities } from '../activities/ingestion';
-import type { importFileWorkflow } from './import-file';
+import { importFileWorkflow } from './import-file';
 import { workflowIdsFor } from './messages';
 
 type DianImportActivities = ReturnType<typeof createDianImportActivities>;
@@ -48,7 +48,7 @@ async function importOne(importId: number, cufe: string): Promise<void> {
   if (!('fileId' in outcome)) return;
   const { fileId } = outcome;
   try {
-    await executeChild<typeof importFileWorkflow>('importFileWorkflow', {
+    await executeChild(importFileWorkflow, {
       workflowId: workflowIdsFor(workflowInfo().taskQueue).importFile(fileId),
       args: [{ fileId }],
     });

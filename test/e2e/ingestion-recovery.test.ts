@@ -3,6 +3,7 @@ import test from 'ava';
 import { Client, Connection } from '@temporalio/client';
 import { demoInvoiceXml } from '../../admin/demo-documents';
 import { acceptFile } from '../../intake/accept-file';
+import { resumeUnfinishedImportsWorkflow } from '../../workflows/import-file';
 import { freePort } from '../../scripts/embedded/ports';
 import { seedCompany, seedKey, startTestApi, type TestApi, spawnWorkerProcess } from '../support/api';
 import { upload, waitForImport } from '../support/ingestion';
@@ -73,7 +74,7 @@ test.serial('an upload stored while Temporal was unreachable is imported by the 
   await api.database.db('uploaded_files').where({ id: stored.id }).update({ created_at: api.database.db.raw(`now() - interval '10 minutes'`) });
   const worker = spawnWorkerProcess(api);
   try {
-    const resumed = await api.temporal.client.workflow.execute('resumeUnfinishedImportsWorkflow', {
+    const resumed = await api.temporal.client.workflow.execute(resumeUnfinishedImportsWorkflow, {
       taskQueue: api.config.temporal.taskQueue,
       workflowId: `resume-${stored.id}`,
     });

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import test from 'ava';
 import { ensureSchedules } from '../../worker/schedules';
 import { scheduleIds } from '../../workflows/messages';
+import { purgeWebhookHistoryWorkflow } from '../../workflows/purge-webhook-history';
 import { startTestApi, type TestApi } from '../support/api';
 import { webhookAdmin } from '../support/webhook-api';
 import { startTestWorker, type TestWorker } from '../support/worker';
@@ -35,7 +36,7 @@ test('deliveries older than 30 days are hidden from the list and purged by the s
   const listed = await admin.call('GET', `/v1/webhooks/${endpoint.id}/deliveries`);
   t.deepEqual(listed.body!.data.map((delivery: { event_id: string }) => delivery.event_id), [recent]);
 
-  const result = await api.temporal.client.workflow.execute('purgeWebhookHistoryWorkflow', {
+  const result = await api.temporal.client.workflow.execute(purgeWebhookHistoryWorkflow, {
     taskQueue: worker.taskQueue,
     workflowId: `purge-${randomUUID()}`,
   });

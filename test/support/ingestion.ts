@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { bearer } from './api';
 
-export const FIXTURES = path.resolve(__dirname, '../../../shared/fixtures/dian');
+/** The real DIAN fixtures next to the checkout (DIAN_FIXTURES_DIR overrides, e.g. from a git worktree). */
+export const FIXTURES = process.env.DIAN_FIXTURES_DIR ?? path.resolve(__dirname, '../../../shared/fixtures/dian');
 
 export function fixture(name: string): Buffer {
   return readFileSync(path.join(FIXTURES, name));

@@ -11,6 +11,7 @@ import { createApp } from '../../api/server';
 import { loadConfig } from '../../config';
 import { buildActivityDependencies } from '../../worker/start-worker';
 import { workflowIdsFor } from '../../workflows/messages';
+import { publishEventWorkflow } from '../../workflows/publish-event';
 import { createTestDatabase, type TestDatabase } from './database';
 import { createTimeSkippingEnvironment } from './time-skipping';
 
@@ -52,7 +53,7 @@ export async function startWebhookWorld(extraEnv: Record<string, string> = {}) {
     /** Publishes an event as a capability would, returning its id once deliveries have started. */
     async publish(companyId: number, type: string, data: unknown = {}): Promise<string> {
       const id = randomUUID();
-      await env.client.workflow.execute('publishEventWorkflow', {
+      await env.client.workflow.execute(publishEventWorkflow, {
         workflowId: workflowIdsFor(taskQueue).publishEvent(id),
         taskQueue,
         args: [{ event: { id, companyId, type, data } }],

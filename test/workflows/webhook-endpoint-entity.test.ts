@@ -1,4 +1,5 @@
 import test from 'ava';
+import { webhookEndpointWorkflow } from '../../workflows/webhook-endpoint';
 import { attemptOutcomeSignal, endpointHealthQuery, workflowIdsFor } from '../../workflows/messages';
 import { webhookAdmin } from '../support/webhook-api';
 import { startWebhookWorld, type WebhookWorld } from '../support/webhook-world';
@@ -13,7 +14,7 @@ test.after.always(async () => world?.close());
 test('the entity continues as new before its history grows large, keeping its count', async (t) => {
   const admin = await webhookAdmin(world.database, world.apiUrl);
   const endpoint = await admin.createEndpoint('http://127.0.0.1:9/hooks');
-  const handle = await world.env.client.workflow.start('webhookEndpointWorkflow', {
+  const handle = await world.env.client.workflow.start(webhookEndpointWorkflow, {
     workflowId: workflowIdsFor(world.taskQueue).endpoint(endpoint.id),
     taskQueue: world.taskQueue,
     args: [{ endpointId: endpoint.id, historyLimit: 40 }],

@@ -7,6 +7,8 @@ import { ApiError, invalidParameter, notFound } from '../../errors';
 import { parseBody } from '../../validation';
 import type { DocumentRow } from '../../../db/repositories/documents';
 import type { DianEventCode, DianEventRow } from '../../../db/repositories/dian-events';
+import { startWorkflow } from '../../../temporal/start-workflow';
+import { dianEventWorkflow } from '../../../workflows/dian-event';
 import { workflowIdsFor } from '../../../workflows/messages';
 import { dianEventIn } from './schemas';
 import { presentDianEvent } from './present';
@@ -76,9 +78,8 @@ export function dianEventsRoutes(deps: ApiDependencies): Router {
       : null;
     const row = await repositories.dianEvents.insert(owner.id, invoice.id, input.event, input.event === '033' ? null : issuer);
     try {
-      await deps.temporal.client.workflow.start('dianEventWorkflow', {
+      await startWorkflow({ client: deps.temporal.client, taskQueue: config.temporal.taskQueue }, dianEventWorkflow, {
         workflowId: workflowIdsFor(config.temporal.taskQueue).dianEvent(row.id),
-        taskQueue: config.temporal.taskQueue,
         args: [{ eventId: row.id }],
       });
     } catch (error) {

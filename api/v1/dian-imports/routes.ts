@@ -7,6 +7,8 @@ import { buildPage, readPageRequest } from '../../pagination';
 import { parseBody } from '../../validation';
 import { MAX_FILE_BYTES } from '../../../intake/accept-file';
 import { cufesFromReceivedExport, ReceivedExportError } from '../../../domain/dian/received-export';
+import { startWorkflow } from '../../../temporal/start-workflow';
+import { dianImportWorkflow } from '../../../workflows/dian-import';
 import { workflowIdsFor } from '../../../workflows/messages';
 import { readMultipartFile } from '../files/multipart';
 import { dianImportIn } from './schemas';
@@ -57,9 +59,8 @@ export function dianImportsRoutes(deps: ApiDependencies): Router {
       requested_cufes: requested,
     });
     try {
-      await deps.temporal.client.workflow.start('dianImportWorkflow', {
+      await startWorkflow({ client: deps.temporal.client, taskQueue: config.temporal.taskQueue }, dianImportWorkflow, {
         workflowId: workflowIdsFor(config.temporal.taskQueue).dianImport(run.id),
-        taskQueue: config.temporal.taskQueue,
         args: [{ importId: run.id }],
       });
     } catch (error) {

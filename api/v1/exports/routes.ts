@@ -7,6 +7,8 @@ import { buildPage, readPageRequest } from '../../pagination';
 import { parseBody } from '../../validation';
 import type { CompanyRow } from '../../../db/repositories/companies';
 import { ExportInProgressError, type ExportRow } from '../../../db/repositories/exports';
+import { startWorkflow } from '../../../temporal/start-workflow';
+import { exportDocumentWorkflow } from '../../../workflows/export-document';
 import { workflowIdsFor } from '../../../workflows/messages';
 import { presentDocument } from '../documents/present';
 import { bulkExportIn, exportIn, manualExportIn } from './schemas';
@@ -25,7 +27,8 @@ export function exportsRoutes(deps: ApiDependencies): Router {
   const company = loadCompany(repositories.companies);
   const write = [requireScope('documents:write'), company];
   const read = [requireScope('documents:read'), company];
-  const ids = workflowIdsFor(config.temporal.taskQueue);
+  const temporal = { client: deps.temporal.client, taskQueue: config.temporal.taskQueue };
+  const ids = workflowIdsFor(temporal.taskQueue);
 
   const requireIntegration = async (companyId: number, name: string) => {
     const integration = await repositories.integrations.findByName(companyId, name);
@@ -48,9 +51,8 @@ export function exportsRoutes(deps: ApiDependencies): Router {
       throw error;
     }
     try {
-      await deps.temporal.client.workflow.start('exportDocumentWorkflow', {
+      await startWorkflow(temporal, exportDocumentWorkflow, {
         workflowId: ids.exportDocument(row.id),
-        taskQueue: config.temporal.taskQueue,
         args: [{ exportId: row.id }],
       });
     } catch (error) {

@@ -13,6 +13,8 @@ import type { WebhookEndpointRow } from '../../../db/repositories/webhook-endpoi
 import { newSealedSecret, rotateSecrets } from '../../../domain/webhooks/endpoint-secrets';
 import { parseWebhookUrl, TargetNotAllowedError } from '../../../domain/webhooks/target-address';
 import { endpointDeletedSignal, endpointReenabledSignal, workflowIdsFor } from '../../../workflows/messages';
+import { signalWithStartWorkflow } from '../../../temporal/start-workflow';
+import { webhookEndpointWorkflow } from '../../../workflows/webhook-endpoint';
 import { endpointIn, endpointPatch } from './schemas';
 import { presentDelivery, presentEndpoint } from './present';
 
@@ -88,9 +90,8 @@ export function webhooksRoutes(deps: ApiDependencies): Router {
     if (patch.enabled === true && !endpoint.enabled) {
       updated = await repositories.webhookEndpoints.setEnabled(endpoint.id, true);
       // The entity workflow owns the counter; tell it to start again from zero.
-      await deps.temporal.client.workflow.signalWithStart('webhookEndpointWorkflow', {
+      await signalWithStartWorkflow(temporal, webhookEndpointWorkflow, {
         workflowId: workflowIdsFor(temporal.taskQueue).endpoint(endpoint.id),
-        taskQueue: temporal.taskQueue,
         args: [{ endpointId: endpoint.id }],
         signal: endpointReenabledSignal,
         signalArgs: [],
