@@ -15,6 +15,9 @@ export function errorHandler(logger: Logger): Middleware {
       }
       ctx.status = mapped.status;
       for (const [name, value] of Object.entries(mapped.headers)) ctx.set(name, value);
+      // A body refused before it was read to the end (too large, malformed, aborted): answer, then
+      // close the connection rather than read an unbounded remainder to keep it alive.
+      if (!ctx.req.complete) ctx.set('Connection', 'close');
       ctx.body = mapped.body;
     }
   };

@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import type { Middleware } from 'koa';
 import { ApiError } from '../errors';
 
@@ -50,14 +51,38 @@ function tooLarge(limitBytes: number) {
   return new ApiError(413, 'payload_too_large', `The request body is larger than the limit of ${limitBytes} bytes.`);
 }
 
-async function readText(stream: NodeJS.ReadableStream, limitBytes: number): Promise<string> {
-  const chunks: Buffer[] = [];
-  let received = 0;
-  for await (const chunk of stream) {
-    const buffer = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-    received += buffer.length;
-    if (received > limitBytes) throw tooLarge(limitBytes);
-    chunks.push(buffer);
-  }
-  return Buffer.concat(chunks).toString('utf8');
+/** The client closed the connection before sending the whole body (nobody is left to read the answer). */
+export const requestAborted = () =>
+  new ApiError(400, 'request_aborted', 'The connection closed before the whole request body arrived.');
+
+/**
+ * Reads the body as text, refusing it as soon as it passes the limit. A body cut short by the
+ * client is a 400 (request_aborted), never an unhandled stream error. On refusal the rest is
+ * discarded and the error answer closes the connection (errorHandler).
+ */
+function readText(request: IncomingMessage, limitBytes: number): Promise<string> {
+  if (request.destroyed) return Promise.reject(requestAborted()); // gone while earlier middleware ran
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let received = 0;
+    const finish = (error: ApiError | null) => {
+      request.off('data', onData).off('end', onEnd).off('error', onClose).off('close', onClose);
+      if (error) {
+        if (!request.destroyed) request.resume();
+        reject(error);
+      } else {
+        resolve(Buffer.concat(chunks).toString('utf8'));
+      }
+    };
+    const onData = (chunk: Buffer) => {
+      received += chunk.length;
+      if (received > limitBytes) return finish(tooLarge(limitBytes));
+      chunks.push(chunk);
+    };
+    const onEnd = () => finish(null);
+    const onClose = () => {
+      if (!request.complete) finish(requestAborted());
+    };
+    request.on('data', onData).on('end', onEnd).on('error', onClose).on('close', onClose);
+  });
 }
