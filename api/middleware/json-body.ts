@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
-import type { Middleware } from 'koa';
+import type { Context, Middleware } from 'koa';
+import type { RouterContext } from '@koa/router';
 import { ApiError } from '../errors';
 
 const JSON_CONTENT_TYPE = /^application\/([a-z0-9.+-]*\+)?json\s*(;|$)/i;
@@ -15,12 +16,24 @@ const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);
 const MULTIPART = /^multipart\/form-data/i;
 
 /**
+ * Marks a route that reads a multipart/form-data body itself (uploads): put it in the route's
+ * middleware list. jsonBody lets multipart through to these routes only.
+ */
+export const acceptsMultipart: Middleware = (_ctx, next) => next();
+
+function routeAcceptsMultipart(ctx: Context): boolean {
+  const matched = (ctx as unknown as RouterContext).matched ?? [];
+  return matched.some((layer) => layer.methods.includes(ctx.method) && layer.stack.includes(acceptsMultipart));
+}
+
+/**
  * Reads a JSON request body, within a size limit, into ctx.request.body. Multipart bodies
- * are left to the routes that take uploads; any other content type is refused with 415.
+ * are left to the routes marked acceptsMultipart; any other content type is refused with 415.
  */
 export function jsonBody(limitBytes: number): Middleware {
   return async (ctx, next) => {
-    if (!METHODS_WITH_BODY.has(ctx.method) || MULTIPART.test(ctx.get('Content-Type'))) return next();
+    if (!METHODS_WITH_BODY.has(ctx.method)) return next();
+    if (MULTIPART.test(ctx.get('Content-Type')) && routeAcceptsMultipart(ctx)) return next();
     const declaredLength = ctx.request.length;
     const hasBody = (declaredLength ?? 0) > 0 || ctx.get('Transfer-Encoding') !== '';
     if (!hasBody) {
