@@ -1,12 +1,14 @@
 import { databaseUrlOf, loadConfig, temporalAddressOf } from '../config';
 import { createLogger } from '../config/logger';
 import { onShutdownSignal } from '../config/shutdown';
+import { installProcessSafetyNet } from '../config/process-safety';
 import { startApi } from './start-api';
 
 /** The API alone (containers, or beside `npm run worker`); `npm start` runs everything together. */
 async function main() {
   const config = loadConfig();
   const logger = createLogger(config, 'api');
+  installProcessSafetyNet(logger);
   const api = await startApi({ config, databaseUrl: databaseUrlOf(config), temporalAddress: temporalAddressOf(config), logger });
   logger.info({ url: api.url }, 'API listening');
   onShutdownSignal(() => api.close(), (line) => logger.info(line));

@@ -1,4 +1,3 @@
-import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client, Connection } from '@temporalio/client';
 import type { Logger } from 'pino';
@@ -6,6 +5,7 @@ import type { AppConfig } from '../config';
 import { connectDatabase } from '../db/connection';
 import { startEmailIntake } from '../intake/email-server';
 import { buildApiDependencies } from './app-context';
+import { createHttpServer } from './http-server';
 import { createApp } from './server';
 
 export type RunningApi = {
@@ -34,7 +34,7 @@ export async function startApi(options: {
   const dependencies = buildApiDependencies(config, db, { connection, client }, logger, () => publicBaseUrl);
   const { app } = createApp(dependencies);
 
-  const server = http.createServer(app.callback());
+  const server = createHttpServer(app, logger);
   server.keepAliveTimeout = 65_000; // longer than common load balancers' idle timeout
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -2,6 +2,7 @@ import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { loadConfig } from '../config';
 import { createLogger, temporalRuntimeLogLevel } from '../config/logger';
 import { onShutdownSignal } from '../config/shutdown';
+import { installProcessSafetyNet } from '../config/process-safety';
 import { connectDatabase, migrateToLatest } from '../db/connection';
 import { createRepositories } from '../db/repositories';
 import { startApi } from '../api/start-api';
@@ -22,6 +23,7 @@ async function main() {
   const config = loadConfig();
   Runtime.install({ shutdownSignals: [], logger: new DefaultLogger(temporalRuntimeLogLevel(config)) });
   const logger = createLogger(config, 'invoicing');
+  installProcessSafetyNet(logger);
   const say = (line: string) => console.log(`[start] ${line}`);
 
   const services = await startLocalServices(config, say);

@@ -15,14 +15,32 @@ export function errorHandler(logger: Logger): Middleware {
       }
       ctx.status = mapped.status;
       for (const [name, value] of Object.entries(mapped.headers)) ctx.set(name, value);
+      // A body refused before it was read to the end (too large, malformed, aborted): answer, then
+      // close the connection rather than read an unbounded remainder to keep it alive.
+      if (!ctx.req.complete) ctx.set('Connection', 'close');
       ctx.body = mapped.body;
     }
   };
 }
 
-/** Statuses set without a body (no route, the router's 405/501) still get the JSON error body. */
+/**
+ * Statuses set without a body (no route, the router's 405/501) still get the JSON error body.
+ * The router answers 501 to a method it does not know at all (TRACE, PROPFIND, …): on a path
+ * that exists that is a 405 like any other method it lacks; on no path, a 404.
+ */
 function fillEmptyErrorResponse(ctx: Context): void {
-  if (ctx.status === 404) {
+  if (ctx.status === 501) {
+    const allow = ctx.response.get('Allow');
+    if (allow) ctx.status = 405;
+    else {
+      ctx.remove('Allow');
+      ctx.status = 404;
+    }
+  }
+  if (ctx.status === 405) {
+    ctx.body = { error: { code: 'method_not_allowed', message: `${ctx.method} is not allowed on ${ctx.path}; the Allow header lists the methods that are.` } };
+    ctx.status = 405;
+  } else if (ctx.status === 404) {
     ctx.status = 404;
     ctx.body = { error: { code: 'not_found', message: `No route matches ${ctx.method} ${ctx.path}.` } };
   } else if (ctx.status >= 400) {

@@ -1,4 +1,6 @@
-import type { Middleware } from 'koa';
+import type { IncomingMessage } from 'node:http';
+import type { Context, Middleware } from 'koa';
+import type { RouterContext } from '@koa/router';
 import { ApiError } from '../errors';
 
 const JSON_CONTENT_TYPE = /^application\/([a-z0-9.+-]*\+)?json\s*(;|$)/i;
@@ -14,12 +16,24 @@ const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);
 const MULTIPART = /^multipart\/form-data/i;
 
 /**
+ * Marks a route that reads a multipart/form-data body itself (uploads): put it in the route's
+ * middleware list. jsonBody lets multipart through to these routes only.
+ */
+export const acceptsMultipart: Middleware = (_ctx, next) => next();
+
+function routeAcceptsMultipart(ctx: Context): boolean {
+  const matched = (ctx as unknown as RouterContext).matched ?? [];
+  return matched.some((layer) => layer.methods.includes(ctx.method) && layer.stack.includes(acceptsMultipart));
+}
+
+/**
  * Reads a JSON request body, within a size limit, into ctx.request.body. Multipart bodies
- * are left to the routes that take uploads; any other content type is refused with 415.
+ * are left to the routes marked acceptsMultipart; any other content type is refused with 415.
  */
 export function jsonBody(limitBytes: number): Middleware {
   return async (ctx, next) => {
-    if (!METHODS_WITH_BODY.has(ctx.method) || MULTIPART.test(ctx.get('Content-Type'))) return next();
+    if (!METHODS_WITH_BODY.has(ctx.method)) return next();
+    if (MULTIPART.test(ctx.get('Content-Type')) && routeAcceptsMultipart(ctx)) return next();
     const declaredLength = ctx.request.length;
     const hasBody = (declaredLength ?? 0) > 0 || ctx.get('Transfer-Encoding') !== '';
     if (!hasBody) {
@@ -50,14 +64,38 @@ function tooLarge(limitBytes: number) {
   return new ApiError(413, 'payload_too_large', `The request body is larger than the limit of ${limitBytes} bytes.`);
 }
 
-async function readText(stream: NodeJS.ReadableStream, limitBytes: number): Promise<string> {
-  const chunks: Buffer[] = [];
-  let received = 0;
-  for await (const chunk of stream) {
-    const buffer = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-    received += buffer.length;
-    if (received > limitBytes) throw tooLarge(limitBytes);
-    chunks.push(buffer);
-  }
-  return Buffer.concat(chunks).toString('utf8');
+/** The client closed the connection before sending the whole body (nobody is left to read the answer). */
+export const requestAborted = () =>
+  new ApiError(400, 'request_aborted', 'The connection closed before the whole request body arrived.');
+
+/**
+ * Reads the body as text, refusing it as soon as it passes the limit. A body cut short by the
+ * client is a 400 (request_aborted), never an unhandled stream error. On refusal the rest is
+ * discarded and the error answer closes the connection (errorHandler).
+ */
+function readText(request: IncomingMessage, limitBytes: number): Promise<string> {
+  if (request.destroyed) return Promise.reject(requestAborted()); // gone while earlier middleware ran
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let received = 0;
+    const finish = (error: ApiError | null) => {
+      request.off('data', onData).off('end', onEnd).off('error', onClose).off('close', onClose);
+      if (error) {
+        if (!request.destroyed) request.resume();
+        reject(error);
+      } else {
+        resolve(Buffer.concat(chunks).toString('utf8'));
+      }
+    };
+    const onData = (chunk: Buffer) => {
+      received += chunk.length;
+      if (received > limitBytes) return finish(tooLarge(limitBytes));
+      chunks.push(chunk);
+    };
+    const onEnd = () => finish(null);
+    const onClose = () => {
+      if (!request.complete) finish(requestAborted());
+    };
+    request.on('data', onData).on('end', onEnd).on('error', onClose).on('close', onClose);
+  });
 }

@@ -1,12 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { Client, Connection } from '@temporalio/client';
 import pino from 'pino';
 import { loadConfig, type AppConfig } from '../../config';
+import { createHttpServer } from '../../api/http-server';
 import { createApp } from '../../api/server';
 import { buildApiDependencies, type ApiDependencies } from '../../api/app-context';
 import { createApiKey } from '../../admin/api-keys';
@@ -42,7 +42,7 @@ export async function startTestApi(env: Record<string, string> = {}): Promise<Te
   let url = '';
   const dependencies = buildApiDependencies(config, database.db, { connection, client }, logger, () => url);
   const { app, routes } = createApp(dependencies);
-  const server = http.createServer(app.callback());
+  const server = createHttpServer(app, logger);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   url = `http://127.0.0.1:${port}`;

@@ -1,4 +1,3 @@
-import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomBytes, randomUUID } from 'node:crypto';
 import path from 'node:path';
@@ -7,6 +6,7 @@ import { Worker } from '@temporalio/worker';
 import pino from 'pino';
 import { createActivities } from '../../activities';
 import { buildApiDependencies } from '../../api/app-context';
+import { createHttpServer } from '../../api/http-server';
 import { createApp } from '../../api/server';
 import { loadConfig } from '../../config';
 import { buildActivityDependencies } from '../../worker/start-worker';
@@ -40,7 +40,7 @@ export async function startWebhookWorld(extraEnv: Record<string, string> = {}) {
   const running = worker.run();
 
   const { app } = createApp(buildApiDependencies(config, database.db, { connection: env.connection, client: env.client }, pino({ level: 'silent' }), () => apiUrl));
-  const server = http.createServer(app.callback());
+  const server = createHttpServer(app, pino({ level: 'silent' }));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const apiUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 

@@ -1,6 +1,7 @@
 import Router from '@koa/router';
 import type { ApiDependencies } from '../../app-context';
 import { requireScope } from '../../middleware/authenticate';
+import { acceptsMultipart } from '../../middleware/json-body';
 import { loadCompany, parseIdParam, type CompanyState } from '../../middleware/company-scope';
 import { ApiError, invalidParameter, notFound } from '../../errors';
 import { buildPage, readPageRequest } from '../../pagination';
@@ -25,7 +26,7 @@ export function dianImportsRoutes(deps: ApiDependencies): Router {
   const router = new Router();
   const company = loadCompany(repositories.companies);
 
-  router.post('/companies/:company_id/dian-imports', requireScope('documents:write'), company, async (ctx) => {
+  router.post('/companies/:company_id/dian-imports', requireScope('documents:write'), acceptsMultipart, company, async (ctx) => {
     const { company: owner } = ctx.state as CompanyState;
     let body: unknown = ctx.request.body;
     let cufesFromFile: Buffer | null = null;

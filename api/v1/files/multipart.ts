@@ -1,52 +1,93 @@
 import type { IncomingMessage } from 'node:http';
+import type { Readable } from 'node:stream';
 import Busboy from 'busboy';
 import { ApiError } from '../../errors';
+import { requestAborted } from '../../middleware/json-body';
 
 export type MultipartUpload = { fileName: string; bytes: Buffer; fields: Record<string, string> };
+
+const malformed = (error: Error) => new ApiError(400, 'invalid_multipart', `The multipart body is malformed: ${error.message}.`);
 
 /**
  * Reads one file (field `file`) and small text fields from a multipart/form-data body, refusing
  * anything over the size limit as soon as it is exceeded.
+ *
+ * Every way the body can go wrong settles the promise exactly once: a malformed or truncated body
+ * (busboy's error, on itself or on the file stream), a client that disconnects mid-upload (the
+ * request closes before it is complete) and a file over the limit. On failure the parser is
+ * destroyed, the request is unpiped and drained (the error answer closes the connection, see
+ * errorHandler), and the bytes read so far are dropped: nothing has been stored yet.
  */
 export function readMultipartFile(request: IncomingMessage, contentType: string, maxBytes: number): Promise<MultipartUpload> {
   if (!/^multipart\/form-data/i.test(contentType)) {
     return Promise.reject(new ApiError(415, 'unsupported_media_type', 'Upload files as multipart/form-data with the file in the field "file".'));
   }
+  if (request.destroyed) return Promise.reject(requestAborted()); // gone while earlier middleware ran
   return new Promise((resolve, reject) => {
     let busboy: Busboy.Busboy;
     try {
       busboy = Busboy({ headers: request.headers, limits: { files: 1, fileSize: maxBytes, fields: 10, fieldSize: 1024 } });
     } catch (error) {
-      reject(new ApiError(400, 'invalid_multipart', `The multipart body is malformed: ${(error as Error).message}.`));
+      request.resume();
+      reject(malformed(error as Error));
       return;
     }
     const fields: Record<string, string> = {};
+    const streams = new Set<Readable>();
+    let chunks: Buffer[] = [];
     let file: { fileName: string; bytes: Buffer } | null = null;
-    let failure: ApiError | null = null;
+    let settled = false;
+
+    const settle = (error: ApiError | null) => {
+      if (settled) return;
+      settled = true;
+      request.off('close', onRequestClose);
+      request.off('error', onRequestClose);
+      if (error) {
+        request.unpipe(busboy);
+        chunks = [];
+        // Not from inside busboy's own event (it still touches its file stream after emitting 'limit').
+        setImmediate(() => {
+          for (const stream of streams) stream.destroy();
+          busboy.destroy();
+        });
+        if (!request.destroyed) request.resume(); // discard the rest; the answer closes the connection
+        reject(error);
+        return;
+      }
+      if (!file) return reject(new ApiError(400, 'invalid_parameter', 'Send the file in the multipart field "file".', 'file'));
+      resolve({ ...file, fields });
+    };
+    // The request can end (complete) or close early (client gone); only the latter is a failure.
+    const onRequestClose = () => {
+      if (!request.complete) settle(requestAborted());
+    };
 
     busboy.on('field', (name, value) => {
       fields[name] = value;
     });
     busboy.on('file', (name, stream, info) => {
-      if (name !== 'file') {
+      streams.add(stream);
+      // Errors on the file stream (a body cut before its boundary) are also busboy's errors:
+      // this listener only keeps them from being unhandled.
+      stream.on('error', (error: Error) => settle(malformed(error)));
+      if (name !== 'file' || file !== null) {
         stream.resume();
         return;
       }
-      const chunks: Buffer[] = [];
-      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-      stream.on('limit', () => {
-        failure = new ApiError(413, 'file_too_large', `Files are limited to ${maxBytes / (1024 * 1024)} MB.`);
+      stream.on('data', (chunk: Buffer) => {
+        if (!settled) chunks.push(chunk);
       });
+      stream.on('limit', () => settle(new ApiError(413, 'file_too_large', `Files are limited to ${maxBytes / (1024 * 1024)} MB.`)));
       stream.on('end', () => {
-        file = { fileName: info.filename || 'upload', bytes: Buffer.concat(chunks) };
+        if (!settled) file = { fileName: info.filename || 'upload', bytes: Buffer.concat(chunks) };
+        chunks = [];
       });
     });
-    busboy.on('error', (error: Error) => reject(new ApiError(400, 'invalid_multipart', `The multipart body is malformed: ${error.message}.`)));
-    busboy.on('close', () => {
-      if (failure) return reject(failure);
-      if (!file) return reject(new ApiError(400, 'invalid_parameter', 'Send the file in the multipart field "file".', 'file'));
-      resolve({ ...file, fields });
-    });
+    busboy.on('error', (error: Error) => settle(malformed(error)));
+    busboy.on('close', () => settle(null));
+    request.on('close', onRequestClose);
+    request.on('error', onRequestClose);
     request.pipe(busboy);
   });
 }

@@ -1,6 +1,7 @@
 import Router from '@koa/router';
 import type { ApiDependencies } from '../../app-context';
 import { requireScope } from '../../middleware/authenticate';
+import { acceptsMultipart } from '../../middleware/json-body';
 import { loadCompany, parseIdParam, type CompanyState } from '../../middleware/company-scope';
 import { ApiError, invalidParameter, notFound } from '../../errors';
 import { buildPage, readPageRequest } from '../../pagination';
@@ -23,7 +24,7 @@ export function filesRoutes(deps: ApiDependencies): Router {
   const company = loadCompany(repositories.companies);
   const intake = { repositories, blobStore: deps.blobStore, temporal: { client: deps.temporal.client, taskQueue: config.temporal.taskQueue } };
 
-  router.post('/companies/:company_id/files', requireScope('documents:write'), company, async (ctx) => {
+  router.post('/companies/:company_id/files', requireScope('documents:write'), acceptsMultipart, company, async (ctx) => {
     const { company: owner } = ctx.state as CompanyState;
     const idempotencyKey = ctx.get('Idempotency-Key') || null;
     if (idempotencyKey !== null && !IDEMPOTENCY_KEY.test(idempotencyKey)) {

@@ -1,0 +1,54 @@
+import http from 'node:http';
+import type { Duplex } from 'node:stream';
+import type Koa from 'koa';
+import type { Logger } from 'pino';
+import type { ErrorBody } from './errors';
+
+/** What Node's parser refuses before Koa sees a request, answered with the JSON error body. */
+const CLIENT_ERRORS: Record<string, { status: number; reason: string; code: string; message: string }> = {
+  HPE_HEADER_OVERFLOW: {
+    status: 431,
+    reason: 'Request Header Fields Too Large',
+    code: 'headers_too_large',
+    message: 'The request headers are larger than the server accepts (16 KiB in all).',
+  },
+  ERR_HTTP_REQUEST_TIMEOUT: {
+    status: 408,
+    reason: 'Request Timeout',
+    code: 'request_timeout',
+    message: 'The request did not arrive in time.',
+  },
+  HPE_CHUNK_EXTENSIONS_OVERFLOW: {
+    status: 413,
+    reason: 'Payload Too Large',
+    code: 'payload_too_large',
+    message: 'The chunk extensions are larger than the server accepts.',
+  },
+};
+const MALFORMED = { status: 400, reason: 'Bad Request', code: 'malformed_request', message: 'The request is not valid HTTP/1.1.' };
+
+/**
+ * The API's HTTP server: the Koa app, plus a `clientError` handler so a request Node's parser
+ * refuses (headers over 16 KiB, a garbled request line or header, a body framing error) gets the
+ * JSON error body and its status (431, 400, 408) rather than Node's bare reply, then the
+ * connection closes.
+ */
+export function createHttpServer(app: Koa, logger: Logger): http.Server {
+  const server = http.createServer(app.callback());
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
+    // Nobody to answer (the peer reset), or an answer is already under way: just close.
+    if (error.code === 'ECONNRESET' || !socket.writable || (socket as { _httpMessage?: http.ServerResponse })._httpMessage?.headersSent) {
+      socket.destroy();
+      return;
+    }
+    const answer = CLIENT_ERRORS[error.code ?? ''] ?? MALFORMED;
+    logger.debug({ code: error.code, status: answer.status }, 'refused unparseable request');
+    const body: ErrorBody = { error: { code: answer.code, message: answer.message } };
+    const json = JSON.stringify(body);
+    socket.end(
+      `HTTP/1.1 ${answer.status} ${answer.reason}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(json)}\r\nConnection: close\r\n\r\n${json}`,
+    );
+  });
+  return server;
+}

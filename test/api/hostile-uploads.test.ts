@@ -1,0 +1,148 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import test from 'ava';
+import Koa from 'koa';
+import pino from 'pino';
+import { errorHandler } from '../../api/middleware/error-handler';
+import { readMultipartFile } from '../../api/v1/files/multipart';
+import { bearer, seedCompany, seedKey, startTestApi, type TestApi } from '../support/api';
+import { abortedUpload, filesUnder, rawExchange } from '../support/raw-http';
+
+// Issue 9: one request must never take the service down. Each multipart route gets the
+// truncated body (no closing boundary, exact Content-Length) and an upload dropped after 1 MB,
+// 100 times each, while /healthz keeps answering; nothing may be stored.
+
+const ROUNDS = 100;
+const TRUNCATED = '--X\r\nContent-Disposition: form-data; name="file"; filename="a.xml"\r\n\r\n<a>';
+
+let api: TestApi;
+let key: string;
+let companyId: number;
+
+test.before(async () => {
+  api = await startTestApi();
+  const company = await seedCompany(api.database);
+  companyId = company.id;
+  key = (await seedKey(api.database, { scopes: ['documents:write', 'documents:read'] })).key;
+});
+test.after.always(async () => api?.close());
+
+function head(path: string, contentLength: number, extra = '') {
+  const { host } = new URL(api.url);
+  return (
+    `POST ${path} HTTP/1.1\r\nHost: ${host}\r\nAuthorization: ${bearer(key).Authorization}\r\n` +
+    `Content-Type: multipart/form-data; boundary=X\r\nContent-Length: ${contentLength}\r\n${extra}\r\n`
+  );
+}
+
+async function storedCounts() {
+  const [files] = await api.database.db('uploaded_files').count({ n: '*' });
+  const [imports] = await api.database.db('dian_imports').count({ n: '*' });
+  const blobs = api.config.blobStore.driver === 'filesystem' ? await filesUnder(api.config.blobStore.directory) : [];
+  return { files: Number(files.n), imports: Number(imports.n), blobs: blobs.length };
+}
+
+/** Runs `count` calls of `one`, `concurrency` at a time. */
+async function inBatches(count: number, concurrency: number, one: (i: number) => Promise<void>) {
+  let next = 0;
+  await Promise.all(Array.from({ length: concurrency }, async () => {
+    while (next < count) await one(next++);
+  }));
+}
+
+for (const route of ['files', 'dian-imports']) {
+  test.serial(`${route}: ${ROUNDS} truncated and ${ROUNDS} aborted uploads, health answers 200 throughout, nothing stored`, async (t) => {
+    const path = `/v1/companies/${companyId}/${route}`;
+    const before = await storedCounts();
+    let healthChecks = 0;
+    let unhealthy = 0;
+    let hammering = true;
+    const health = (async () => {
+      while (hammering) {
+        const response = await fetch(`${api.url}/healthz`);
+        await response.arrayBuffer();
+        healthChecks += 1;
+        if (response.status !== 200) unhealthy += 1;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    })();
+
+    const answers = new Map<string, number>();
+    await inBatches(ROUNDS, 10, async () => {
+      const answer = await rawExchange(api.url, head(path, Buffer.byteLength(TRUNCATED), 'Connection: close\r\n') + TRUNCATED);
+      const label = answer ? `${answer.status} ${answer.body?.error?.code}` : 'no answer';
+      answers.set(label, (answers.get(label) ?? 0) + 1);
+    });
+    await inBatches(ROUNDS, 10, () =>
+      abortedUpload(api.url, (length) => head(path, length), 5 * 1024 * 1024, 1024 * 1024),
+    );
+    hammering = false;
+    await health;
+
+    t.deepEqual([...answers], [['400 invalid_multipart', ROUNDS]]);
+    t.true(healthChecks > 0);
+    t.is(unhealthy, 0);
+    const final = await fetch(`${api.url}/healthz`);
+    t.is(final.status, 200);
+    t.deepEqual(await storedCounts(), before);
+    // The service still takes a proper upload afterwards (files only: an import run needs DIAN settings).
+    if (route === 'files') {
+      const form = new FormData();
+      form.append('file', new Blob(['%PDF-1.4\n%%EOF\n']), 'a.pdf');
+      const ok = await fetch(`${api.url}${path}`, { method: 'POST', headers: bearer(key), body: form });
+      t.is(ok.status, 202);
+    }
+  });
+}
+
+test.serial('an upload over the size limit is refused with 413 without reading the rest', async (t) => {
+  const announced = 25 * 1024 * 1024;
+  const start = '--X\r\nContent-Disposition: form-data; name="file"; filename="big.xml"\r\n\r\n';
+  const { host } = new URL(api.url);
+  // Send everything but keep the socket half open: the answer must come without the closing boundary.
+  const answer = await new Promise<{ status: number; code: string }>((resolve, reject) => {
+    const request = http.request(`${api.url}/v1/companies/${companyId}/files`, {
+      method: 'POST',
+      headers: { Host: host, ...bearer(key), 'Content-Type': 'multipart/form-data; boundary=X', 'Content-Length': String(announced) },
+    }, async (response) => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of response) chunks.push(chunk as Buffer);
+      resolve({ status: response.statusCode ?? 0, code: JSON.parse(Buffer.concat(chunks).toString()).error.code });
+      request.destroy();
+    });
+    request.on('error', (error) => (error.message.includes('EPIPE') || error.message.includes('ECONNRESET') ? undefined : reject(error)));
+    request.write(start);
+    const chunk = Buffer.alloc(1024 * 1024, 0x61);
+    for (let i = 0; i < 21; i += 1) request.write(chunk);
+  });
+  t.deepEqual(answer, { status: 413, code: 'file_too_large' });
+});
+
+test('readMultipartFile settles (request_aborted) when the client disconnects mid-upload', async (t) => {
+  const outcomes: string[] = [];
+  const app = new Koa();
+  app.silent = true;
+  app.use(errorHandler(pino({ level: 'silent' })));
+  app.use(async (ctx) => {
+    try {
+      await readMultipartFile(ctx.req, ctx.get('Content-Type'), 20 * 1024 * 1024);
+      outcomes.push('resolved');
+    } catch (error) {
+      outcomes.push((error as { code: string }).code);
+      throw error;
+    }
+  });
+  const server = http.createServer(app.callback());
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  try {
+    const start = '--X\r\nContent-Disposition: form-data; name="file"; filename="a.xml"\r\n\r\n';
+    const head = (length: number) => `POST / HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; boundary=X\r\nContent-Length: ${length}\r\n\r\n${start}`;
+    await Promise.all(Array.from({ length: 5 }, () => abortedUpload(url, head, 5 * 1024 * 1024, 1024 * 1024)));
+    for (let waited = 0; outcomes.length < 5 && waited < 5000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+    t.deepEqual(outcomes, Array(5).fill('request_aborted'));
+  } finally {
+    server.closeAllConnections();
+    server.close();
+  }
+});

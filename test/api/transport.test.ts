@@ -1,0 +1,128 @@
+import test from 'ava';
+import { SCOPES } from '../../domain/scopes';
+import { bearer, seedCompany, seedKey, startTestApi, type TestApi } from '../support/api';
+import { abortedUpload, rawExchange, type RawAnswer } from '../support/raw-http';
+
+// Issue 9, the transport half: every method, framing and body a client can get wrong is a 4xx
+// with the JSON error body, on every route.
+
+const BODY_LIMIT = 4096;
+let api: TestApi;
+let key: string;
+let companyId: number;
+let host: string;
+
+test.before(async () => {
+  api = await startTestApi({ REQUEST_BODY_LIMIT_BYTES: String(BODY_LIMIT) });
+  companyId = (await seedCompany(api.database)).id;
+  key = (await seedKey(api.database, { role: 'admin', scopes: [...SCOPES] })).key;
+  host = new URL(api.url).host;
+});
+test.after.always(async () => api?.close());
+
+const concrete = (path: string) => path.replace(':company_id', String(companyId)).replace(/:[a-z_]+/g, '1');
+
+function send(method: string, path: string, headers: Record<string, string> = {}, body = ''): Promise<RawAnswer | null> {
+  const lines = Object.entries({ Host: host, Connection: 'close', 'Content-Length': String(Buffer.byteLength(body)), ...headers }).map(([name, value]) => `${name}: ${value}\r\n`);
+  return rawExchange(api.url, `${method} ${path} HTTP/1.1\r\n${lines.join('')}\r\n${body}`);
+}
+
+function methodsByPath(): Map<string, Set<string>> {
+  const byPath = new Map<string, Set<string>>();
+  for (const route of api.routes) {
+    if (!byPath.has(route.path)) byPath.set(route.path, new Set());
+    byPath.get(route.path)!.add(route.method);
+  }
+  return byPath;
+}
+
+test('every known path answers a method it lacks (including TRACE and PROPFIND) with 405, Allow and the error body', async (t) => {
+  const byPath = methodsByPath();
+  t.true(byPath.size > 20);
+  for (const [path, methods] of byPath) {
+    const missing = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].filter((method) => !methods.has(method));
+    for (const method of [...missing, 'TRACE', 'PROPFIND']) {
+      const answer = await send(method, concrete(path), bearer(key));
+      t.is(answer?.status, 405, `${method} ${path}`);
+      t.is(answer?.body?.error?.code, 'method_not_allowed', `${method} ${path}`);
+      const allow = (answer?.headers.allow ?? '').split(/,\s*/);
+      for (const method of methods) t.true(allow.includes(method), `${path} Allow lists ${method}: ${answer?.headers.allow}`);
+    }
+  }
+});
+
+test('an unknown path stays 404 whatever the method', async (t) => {
+  for (const method of ['GET', 'TRACE', 'PROPFIND', 'DELETE']) {
+    for (const path of ['/nope', '/v1/nope', '/v1/companies/1/nope']) {
+      const answer = await send(method, path);
+      t.is(answer?.status, 404, `${method} ${path}`);
+      t.is(answer?.body?.error?.code, 'not_found');
+      t.is(answer?.headers.allow, undefined);
+    }
+  }
+});
+
+test('oversized headers → 431 headers_too_large with the JSON body', async (t) => {
+  const answer = await send('GET', '/healthz', { 'X-Padding': 'a'.repeat(20 * 1024) });
+  t.is(answer?.status, 431);
+  t.is(answer?.body?.error?.code, 'headers_too_large');
+  t.regex(answer?.headers['content-type'] ?? '', /application\/json/);
+});
+
+test('an unparseable request (unknown method, garbled request line or header) → 400 malformed_request', async (t) => {
+  for (const raw of ['FOO /healthz HTTP/1.1\r\nHost: x\r\n\r\n', 'hello\r\n\r\n', 'GET /healthz HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n', 'POST /v1/me HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n']) {
+    const answer = await rawExchange(api.url, raw);
+    t.is(answer?.status, 400, JSON.stringify(raw));
+    t.is(answer?.body?.error?.code, 'malformed_request');
+  }
+});
+
+function bodyRoutes() {
+  return api.routes.filter((route) => ['POST', 'PUT', 'PATCH'].includes(route.method));
+}
+
+test('every route that takes a body: wrong type → 415, invalid or truncated JSON → 400, oversized → 413', async (t) => {
+  const routes = bodyRoutes();
+  t.true(routes.length >= 10);
+  const multipartRoutes = new Set(['/v1/companies/:company_id/files', '/v1/companies/:company_id/dian-imports']);
+  for (const route of routes) {
+    const path = concrete(route.path);
+    const label = `${route.method} ${route.path}`;
+    const cases: [string, Record<string, string>, string, number, string][] = [
+      ['text/plain', { 'Content-Type': 'text/plain' }, 'hello', 415, 'unsupported_media_type'],
+      ['form', { 'Content-Type': 'application/x-www-form-urlencoded' }, 'a=1', 415, 'unsupported_media_type'],
+      ['no type', {}, '{"a":1}', 415, 'unsupported_media_type'],
+      ['invalid JSON', { 'Content-Type': 'application/json' }, '{"a": tru', 400, 'invalid_json'],
+      ['truncated JSON', { 'Content-Type': 'application/json' }, '{"url": "https://exa', 400, 'invalid_json'],
+      ['oversized JSON', { 'Content-Type': 'application/json' }, JSON.stringify({ a: 'x'.repeat(BODY_LIMIT) }), 413, 'payload_too_large'],
+    ];
+    if (!multipartRoutes.has(route.path)) {
+      cases.push(['multipart on a JSON route', { 'Content-Type': 'multipart/form-data; boundary=X' }, '--X\r\nContent-Disposition: form-data; name="a"\r\n\r\n1\r\n--X--\r\n', 415, 'unsupported_media_type']);
+    }
+    for (const [what, headers, body, status, code] of cases) {
+      const answer = await send(route.method, path, { ...bearer(key), ...headers }, body);
+      t.is(answer?.status, status, `${label}: ${what}`);
+      t.is(answer?.body?.error?.code, code, `${label}: ${what}`);
+    }
+  }
+});
+
+async function rowCounts(): Promise<Record<string, number>> {
+  const tables = await api.database.db('information_schema.tables').where({ table_schema: 'public' }).whereNot('table_name', 'like', 'knex_%').pluck('table_name');
+  const counts: Record<string, number> = {};
+  for (const table of tables as string[]) counts[table] = Number((await api.database.db(table).count({ n: '*' }))[0].n);
+  return counts;
+}
+
+test('a JSON body aborted halfway stores nothing, on every route that takes a body', async (t) => {
+  const before = await rowCounts();
+  for (const route of bodyRoutes()) {
+    const head = (length: number) =>
+      `${route.method} ${concrete(route.path)} HTTP/1.1\r\nHost: ${host}\r\nAuthorization: ${bearer(key).Authorization}\r\n` +
+      `Content-Type: application/json\r\nContent-Length: ${length}\r\n\r\n{"name": "`;
+    await abortedUpload(api.url, head, BODY_LIMIT - 10, 1024);
+  }
+  const health = await fetch(`${api.url}/healthz`);
+  t.is(health.status, 200);
+  t.deepEqual(await rowCounts(), before);
+});
