@@ -1,6 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
-import { nonPublicLiteral, publicOnlyLookup } from '../integrations/outbound/public-targets';
+import { nonPublicHost, publicOnlyLookup } from '../integrations/outbound/public-targets';
 
 export type PostOutcome = { statusCode: number | null; error: string | null; succeeded: boolean; durationMs: number };
 
@@ -19,9 +19,9 @@ export function postWebhook(
 ): Promise<PostOutcome> {
   const started = performance.now();
   const target = new URL(url);
-  const literal = nonPublicLiteral(target);
-  if (!options.allowPrivateTargets && literal) {
-    return Promise.resolve({ statusCode: null, error: `ETARGETBLOCKED: ${literal} is not a public address`, succeeded: false, durationMs: 0 });
+  const blocked = options.allowPrivateTargets ? null : nonPublicHost(target);
+  if (blocked) {
+    return Promise.resolve({ statusCode: null, error: `ETARGETBLOCKED: the url points at ${blocked}`, succeeded: false, durationMs: 0 });
   }
   const transport = target.protocol === 'https:' ? https : http;
   const payload = Buffer.from(body, 'utf8');

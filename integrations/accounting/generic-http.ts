@@ -15,7 +15,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { webhookHeaders } from '../../domain/webhooks/signature';
-import { nonPublicLiteral, publicOnlyLookup } from '../outbound/public-targets';
+import { nonPublicHost, publicOnlyLookup } from '../outbound/public-targets';
 import { errorFromAnswer, excerpt } from './http-errors';
 import { ExportError, type AccountingIntegration, type ExportInput, type ExportResult } from './port';
 
@@ -85,9 +85,9 @@ function parseJson(text: string): unknown {
 type Answer = { status: number; header: (name: string) => string | null; text: string };
 
 function post(target: URL, headers: Record<string, string>, body: string, options: { timeoutMs: number; allowPrivateTargets: boolean }): Promise<Answer> {
-  const literal = nonPublicLiteral(target);
-  if (!options.allowPrivateTargets && literal) {
-    return Promise.reject(new ExportError('validation_failed', `The ERP url points at a non-public address (${literal}).`));
+  const blocked = options.allowPrivateTargets ? null : nonPublicHost(target);
+  if (blocked) {
+    return Promise.reject(new ExportError('validation_failed', `The ERP url points at ${blocked}.`));
   }
   const transport = target.protocol === 'https:' ? https : http;
   const payload = Buffer.from(body, 'utf8');

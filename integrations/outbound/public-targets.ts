@@ -1,6 +1,6 @@
 import dns from 'node:dns';
-import net, { type LookupFunction } from 'node:net';
-import { isPublicAddress } from '../../domain/webhooks/target-address';
+import type { LookupFunction } from 'node:net';
+import { isPublicAddress, nonPublicHost } from '../../domain/webhooks/target-address';
 
 /**
  * Outbound requests to client-controlled URLs (webhooks, in-house ERPs) may only reach public
@@ -20,8 +20,8 @@ export const publicOnlyLookup: LookupFunction = (hostname, options, callback) =>
   });
 };
 
-/** Node skips the lookup hook for IP literals: the literal non-public address of a URL, else null. */
-export function nonPublicLiteral(url: URL): string | null {
-  const literal = url.hostname.replace(/^\[|\]$/g, '');
-  return net.isIP(literal) && !isPublicAddress(literal) ? literal : null;
-}
+/**
+ * Node skips the lookup hook for IP literals: callers judge a URL's literal host (and local names
+ * such as `localhost.`) with nonPublicHost before connecting.
+ */
+export { nonPublicHost };

@@ -1,6 +1,8 @@
 import test from 'ava';
 import { bearer, seedCompany, seedKey, startTestApi, type TestApi } from '../support/api';
 import { webhookAdmin } from '../support/webhook-api';
+import { NON_PUBLIC_HOSTS } from '../support/ssrf-hosts';
+import { generateWebhookSecret } from '../../domain/webhooks/signature';
 
 // The webhook endpoint API: validation, authorization and tenant isolation, pagination.
 let api: TestApi;
@@ -51,7 +53,7 @@ for (const [label, body, param] of [
   });
 }
 
-test('in production only https URLs to public addresses are accepted', async (t) => {
+test('in production only https URLs to public hosts are accepted, for webhooks and the generic HTTP integration', async (t) => {
   const production = await startTestApi({ NODE_ENV: 'production' });
   try {
     const prodAdmin = await webhookAdmin(production.database, production.url);
@@ -62,6 +64,24 @@ test('in production only https URLs to public addresses are accepted', async (t)
     }
     const ok = await prodAdmin.call('POST', `/v1/companies/${prodAdmin.company.id}/webhooks`, { url: 'https://hooks.example.com/x' });
     t.is(ok.status, 201);
+
+    // Every non-public host form, on create and on PATCH of webhooks and on the generic HTTP integration.
+    const integrationAdmin = await seedKey(production.database, { scopes: ['documents:write'], role: 'admin' });
+    for (const host of NON_PUBLIC_HOSTS) {
+      const url = `https://${host}/hooks`;
+      const created = await prodAdmin.call('POST', `/v1/companies/${prodAdmin.company.id}/webhooks`, { url });
+      t.is(created.status, 400, `create ${url}`);
+      t.is(created.body!.error.param, 'url');
+      const patched = await prodAdmin.call('PATCH', `/v1/webhooks/${ok.body!.id}`, { url });
+      t.is(patched.status, 400, `patch ${url}`);
+      const integration = await fetch(`${production.url}/v1/companies/${prodAdmin.company.id}/integrations`, {
+        method: 'POST',
+        headers: { ...bearer(integrationAdmin.key), 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'erp', provider: 'generic_http', credentials: { secret: generateWebhookSecret() }, settings: { url } }),
+      });
+      t.is(integration.status, 400, `integration ${url}`);
+      t.is(((await integration.json()) as { error: { param: string } }).error.param, 'settings.url');
+    }
   } finally {
     await production.close();
   }

@@ -5,6 +5,7 @@ import type { ExportInput } from '../../integrations/accounting/port';
 import { createIntegration, IntegrationConfigError } from '../../integrations/accounting/registry';
 import { startFakeErp, type FakeErp } from '../support/fake-accounting/generic-erp';
 import { exportError } from '../support/fake-accounting/export-error';
+import { NON_PUBLIC_HOSTS } from '../support/ssrf-hosts';
 
 const input: ExportInput = {
   document: {
@@ -189,6 +190,24 @@ test('the registry validates the secret and url, applying the target policy', as
     t.is(erpIntegration.provider, 'generic_http');
     const result = await erpIntegration.exportPurchase(input, { idempotencyKey: 'k' });
     t.is(result.externalId, 'ERP-1000');
+  } finally {
+    await erp.close();
+  }
+});
+
+test('without private targets, every non-public host form is refused at connect time and the ERP sees nothing', async (t) => {
+  const erp = await startFakeErp();
+  try {
+    const port = new URL(erp.url).port;
+    for (const host of NON_PUBLIC_HOSTS) {
+      const url = `http://${host}:${port}/erp`;
+      const error = await exportError(
+        createGenericHttpIntegration({ url, secret: erp.state.secret, timeoutMs: 2000, allowPrivateTargets: false }).exportPurchase(input, { idempotencyKey: 'k' }),
+      );
+      t.like(error, { code: 'validation_failed' }, url);
+      t.regex(error.message, /non-public|local host name|empty host/, url);
+    }
+    t.is(erp.state.requests.length, 0);
   } finally {
     await erp.close();
   }

@@ -1,6 +1,7 @@
 import test from 'ava';
 import { postWebhook } from '../../activities/webhook-http';
 import { startReceiver } from '../support/receiver';
+import { NON_PUBLIC_HOSTS } from '../support/ssrf-hosts';
 
 const headers = { 'content-type': 'application/json', 'webhook-id': 'evt_1' };
 
@@ -26,6 +27,22 @@ test('without private targets, loopback is refused at connect time by name and b
       t.regex(outcome.error ?? '', /ETARGETBLOCKED|non-public|not a public/, url);
     }
     t.is(receiver.received.length, 0);
+  } finally {
+    await receiver.close();
+  }
+});
+
+test('without private targets, every non-public host form is refused before connecting', async (t) => {
+  const receiver = await startReceiver();
+  try {
+    const port = new URL(receiver.url).port;
+    for (const host of NON_PUBLIC_HOSTS) {
+      const url = `http://${host}:${port}/hooks`;
+      const outcome = await postWebhook(url, headers, '{}', { timeoutMs: 2000, allowPrivateTargets: false });
+      t.like(outcome, { statusCode: null, succeeded: false }, url);
+      t.regex(outcome.error ?? '', /^ETARGETBLOCKED/, url);
+    }
+    t.is(receiver.received.length, 0, 'nothing reached the loopback receiver');
   } finally {
     await receiver.close();
   }
