@@ -1,7 +1,8 @@
+import { createHash } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Repositories } from '../db/repositories';
 import type { DianSettingsRow } from '../db/repositories/dian-settings';
-import { loadPkcs12, type LoadedCertificate } from '../domain/dian/certificate';
+import { assertCurrentlyValid, loadPkcs12, type LoadedCertificate } from '../domain/dian/certificate';
 import type { SecretBox } from '../domain/secret-box';
 import type { DianGateway } from '../integrations/dian/port';
 import { createSoapDianGateway, DIAN_ENVIRONMENTS } from '../integrations/dian/soap-gateway';
@@ -26,10 +27,41 @@ export function dianFailure(code: string, message: string): ApplicationFailure {
   return ApplicationFailure.create({ type: code, message, nonRetryable: true });
 }
 
+/** Parsed certificates by company and settings version; at most CERTIFICATE_CACHE_SIZE, oldest out first. */
+const certificates = new Map<string, LoadedCertificate>();
+const CERTIFICATE_CACHE_SIZE = 256;
+
+/**
+ * The company's certificate, parsed once per settings version and kept in this process's memory:
+ * a PUT of new settings seals the file and password afresh (new nonces), so the key changes.
+ * Checked for expiry on every use, like a fresh parse would.
+ */
+function openCertificate(deps: DianActivityDependencies, settings: DianSettingsRow): LoadedCertificate {
+  const version = createHash('sha256').update(settings.certificate_p12_sealed).update('\0').update(settings.certificate_password_sealed).digest('base64url');
+  const key = `${settings.company_id}:${version}`;
+  let certificate = certificates.get(key);
+  try {
+    if (!certificate) {
+      certificate = loadPkcs12(
+        Buffer.from(deps.secretBox.open(settings.certificate_p12_sealed), 'base64'),
+        deps.secretBox.open(settings.certificate_password_sealed),
+      );
+      for (const [cached] of certificates) if (cached.startsWith(`${settings.company_id}:`)) certificates.delete(cached);
+      if (certificates.size >= CERTIFICATE_CACHE_SIZE) certificates.delete(certificates.keys().next().value!);
+      certificates.set(key, certificate);
+    }
+    assertCurrentlyValid(certificate);
+  } catch (error) {
+    throw dianFailure('certificate_invalid', `The company's DIAN certificate cannot be used: ${(error as Error).message}`);
+  }
+  return certificate;
+}
+
 /**
  * The gateway for one company, from its settings: DIAN habilitación/producción by
  * DIAN_ENVIRONMENTS, or the simulator (the only target with the ListReceivedDocuments
- * extension). The certificate is unsealed for the call and never leaves the process.
+ * extension). The certificate is unsealed and parsed once per settings version
+ * (openCertificate) and never leaves the process.
  */
 export async function companyDian(deps: DianActivityDependencies, companyId: number): Promise<CompanyDian> {
   const settings = await deps.repositories.dianSettings.find(companyId);
@@ -41,15 +73,7 @@ export async function companyDian(deps: DianActivityDependencies, companyId: num
   } else {
     url = DIAN_ENVIRONMENTS[settings.environment];
   }
-  let certificate: LoadedCertificate;
-  try {
-    certificate = loadPkcs12(
-      Buffer.from(deps.secretBox.open(settings.certificate_p12_sealed), 'base64'),
-      deps.secretBox.open(settings.certificate_password_sealed),
-    );
-  } catch (error) {
-    throw dianFailure('certificate_invalid', `The company's DIAN certificate cannot be used: ${(error as Error).message}`);
-  }
+  const certificate = openCertificate(deps, settings);
   const gateway = createSoapDianGateway({
     url,
     credentials: { privateKeyPem: certificate.privateKeyPem, certificatePem: certificate.certificatePem },

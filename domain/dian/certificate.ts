@@ -4,10 +4,11 @@
  * Pure: no I/O.
  */
 import forge from 'node-forge';
+import { MAX_PKCS12_ITERATIONS, pkcs12Iterations } from './pkcs12-iterations';
 
 export class CertificateError extends Error {
   constructor(
-    readonly code: 'invalid_pkcs12' | 'wrong_password' | 'no_private_key' | 'no_certificate' | 'expired' | 'not_yet_valid',
+    readonly code: 'invalid_pkcs12' | 'too_many_iterations' | 'wrong_password' | 'no_private_key' | 'no_certificate' | 'expired' | 'not_yet_valid',
     message: string,
   ) {
     super(message);
@@ -73,6 +74,15 @@ function parsePfx(p12: Buffer, password: string): forge.pkcs12.Pkcs12Pfx {
   } catch (error) {
     throw new CertificateError('invalid_pkcs12', `the file is not a PKCS#12 (DER) container: ${(error as Error).message}`);
   }
+  // Before node-forge derives any key with the counts the file asks for (docs/operations.md).
+  const iterations = pkcs12Iterations(asn1, password);
+  const highest = Math.max(iterations.mac ?? 0, ...iterations.pbe);
+  if (highest > MAX_PKCS12_ITERATIONS) {
+    throw new CertificateError(
+      'too_many_iterations',
+      `the PKCS#12 asks for ${Number.isFinite(highest) ? highest : 'more than 2^48'} key-derivation iterations; at most ${MAX_PKCS12_ITERATIONS} are accepted (re-export it with a standard tool)`,
+    );
+  }
   try {
     return forge.pkcs12.pkcs12FromAsn1(asn1, false, password);
   } catch (error) {
@@ -86,7 +96,8 @@ function parsePfx(p12: Buffer, password: string): forge.pkcs12.Pkcs12Pfx {
 
 /**
  * Opens a PKCS#12 and returns its private key and the certificate matching it. Throws
- * CertificateError: 'invalid_pkcs12', 'wrong_password', 'no_private_key', 'no_certificate',
+ * CertificateError: 'invalid_pkcs12', 'too_many_iterations' (over MAX_PKCS12_ITERATIONS, refused
+ * before deriving anything), 'wrong_password', 'no_private_key', 'no_certificate',
  * 'expired' or 'not_yet_valid' (checked against options.now, default the current time).
  */
 export function loadPkcs12(p12: Buffer, password: string, options: { now?: Date } = {}): LoadedCertificate {
@@ -100,14 +111,8 @@ export function loadPkcs12(p12: Buffer, password: string, options: { now?: Date 
   const certificate = certificates.find((cert) => matches(cert, key));
   if (!certificate) throw new CertificateError('no_certificate', 'the PKCS#12 holds no certificate for its private key');
 
-  const now = options.now ?? new Date();
   const { notBefore, notAfter } = certificate.validity;
-  if (notAfter.getTime() < now.getTime()) {
-    throw new CertificateError('expired', `the certificate expired on ${notAfter.toISOString()}`);
-  }
-  if (notBefore.getTime() > now.getTime()) {
-    throw new CertificateError('not_yet_valid', `the certificate is valid only from ${notBefore.toISOString()}`);
-  }
+  assertCurrentlyValid({ notBefore, notAfter }, options.now);
   const der = Buffer.from(forge.asn1.toDer(forge.pki.certificateToAsn1(certificate)).getBytes(), 'binary');
   return {
     privateKeyPem: forge.pki.privateKeyToPem(key),
@@ -120,4 +125,14 @@ export function loadPkcs12(p12: Buffer, password: string, options: { now?: Date 
     notAfter,
     chainPems: certificates.filter((cert) => cert !== certificate).map((cert) => forge.pki.certificateToPem(cert)),
   };
+}
+
+/** Throws CertificateError 'expired' or 'not_yet_valid' unless `now` (default: the current time) is within the validity. */
+export function assertCurrentlyValid(validity: { notBefore: Date; notAfter: Date }, now: Date = new Date()): void {
+  if (validity.notAfter.getTime() < now.getTime()) {
+    throw new CertificateError('expired', `the certificate expired on ${validity.notAfter.toISOString()}`);
+  }
+  if (validity.notBefore.getTime() > now.getTime()) {
+    throw new CertificateError('not_yet_valid', `the certificate is valid only from ${validity.notBefore.toISOString()}`);
+  }
 }

@@ -1,7 +1,17 @@
-import { createSign, createVerify, X509Certificate } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
+import { createSign, createVerify, randomBytes, X509Certificate } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import test from 'ava';
+import forge from 'node-forge';
 import { CertificateError, loadPkcs12 } from '../../domain/dian/certificate';
-import { generateTestPkcs12 } from '../support/dian-certificates';
+import { MAX_PKCS12_ITERATIONS, pkcs12Iterations } from '../../domain/dian/pkcs12-iterations';
+import { generateTestPkcs12, withIterationCounts } from '../support/dian-certificates';
+import { createTestDatabase } from '../support/database';
+import { createCompany } from '../../admin/create-company';
+import { SecretBox } from '../../domain/secret-box';
+import { companyDian } from '../../activities/dian-gateway';
 
 test('loads the key, the matching certificate and its XAdES data', (t) => {
   const generated = generateTestPkcs12('clave-segura');
@@ -44,4 +54,67 @@ test('bytes that are not a PKCS#12 are a typed error', (t) => {
 test('the test certificate generator caches per options', (t) => {
   t.is(generateTestPkcs12('a'), generateTestPkcs12('a'));
   t.not(generateTestPkcs12('a').privateKeyPem, generateTestPkcs12('a', { commonName: 'Otra' }).privateKeyPem);
+});
+
+test('a PKCS#12 asking for more key-derivation iterations than the cap is refused before deriving anything', (t) => {
+  const generated = generateTestPkcs12('clave');
+  t.deepEqual(pkcs12Iterations(forge.asn1.fromDer(generated.p12.toString('binary')), 'clave'), { mac: 2048, pbe: [2048] });
+  for (const [label, hostile] of [
+    ['MAC 1.5 M', withIterationCounts(generated.p12, { mac: 1_500_000 })],
+    ['MAC 2^31−1', withIterationCounts(generated.p12, { mac: 2 ** 31 - 1 })],
+    ['shrouded key bag 2^31−1', withIterationCounts(generated.p12, { pbe: 2 ** 31 - 1 })],
+  ] as const) {
+    const started = performance.now();
+    const error = t.throws(() => loadPkcs12(hostile, 'clave'), { instanceOf: CertificateError }, label);
+    t.is(error?.code, 'too_many_iterations', label);
+    t.regex(error!.message, new RegExp(`at most ${MAX_PKCS12_ITERATIONS}`));
+    t.true(performance.now() - started < 200, `${label}: refused in ${performance.now() - started} ms`);
+  }
+  t.is(withIterationCounts(generated.p12, { mac: 1_500_000 }).length < 4096, true, 'a file of a few KB');
+});
+
+test('an OpenSSL PKCS#12 (PBES2/AES, encrypted certificate safe, SHA-256 MAC) loads; its encrypted safe is checked too', (t) => {
+  const directory = mkdtempSync(path.join(os.tmpdir(), 'p12-'));
+  try {
+    const run = (args: string[]) => execFileSync('openssl', args, { cwd: directory, stdio: 'pipe' });
+    run(['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'k.pem', '-out', 'c.pem', '-days', '30', '-subj', '/CN=Prueba OpenSSL/C=CO']);
+    run(['pkcs12', '-export', '-inkey', 'k.pem', '-in', 'c.pem', '-passout', 'pass:clave', '-out', 'o.p12']);
+    const p12 = readFileSync(path.join(directory, 'o.p12'));
+    t.is(loadPkcs12(p12, 'clave').subject, 'C=CO,CN=Prueba OpenSSL');
+    t.deepEqual(pkcs12Iterations(forge.asn1.fromDer(p12.toString('binary')), 'clave'), { mac: 2048, pbe: [2048, 2048] });
+    // Only the encrypted safe's algorithm over the cap (the MAC untouched): still refused.
+    const hostile = withIterationCounts(p12, { pbe: 5_000_000 });
+    t.is(t.throws(() => loadPkcs12(hostile, 'clave'), { instanceOf: CertificateError })?.code, 'too_many_iterations');
+  } finally {
+    rmSync(directory, { recursive: true, force: true });
+  }
+});
+
+test('the DIAN activities parse a company certificate once per settings version', async (t) => {
+  const database = await createTestDatabase();
+  t.teardown(() => database.drop());
+  const secretBox = new SecretBox(randomBytes(32));
+  const company = await createCompany(database.repositories, { name: 'Cache S.A.S.', nit: '900555111' });
+  const save = (generated: ReturnType<typeof generateTestPkcs12>) =>
+    database.repositories.dianSettings.upsert(company.id, {
+      environment: 'simulator',
+      software_id: 'sw',
+      software_pin_sealed: secretBox.seal('1'),
+      certificate_p12_sealed: secretBox.seal(generated.p12.toString('base64')),
+      certificate_password_sealed: secretBox.seal(generated.password),
+      certificate_subject: 's',
+      certificate_issuer: 'i',
+      certificate_not_after: new Date(Date.now() + 86_400_000),
+    });
+  const deps = { repositories: database.repositories, secretBox, dian: { simulatorUrl: 'http://127.0.0.1:9/' } };
+  await save(generateTestPkcs12('uno', { commonName: 'Primera' }));
+  const first = await companyDian(deps, company.id);
+  const again = await companyDian(deps, company.id);
+  t.is(again.certificate, first.certificate, 'the same parsed certificate object: not parsed again');
+  t.regex(first.certificate.subject, /CN=Primera/);
+
+  await save(generateTestPkcs12('dos', { commonName: 'Segunda' }));
+  const replaced = await companyDian(deps, company.id);
+  t.not(replaced.certificate, first.certificate);
+  t.regex(replaced.certificate.subject, /CN=Segunda/);
 });

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { ApiDependencies } from '../../app-context';
 import { requireRole, requireScope } from '../../middleware/authenticate';
 import { loadCompany, type CompanyState } from '../../middleware/company-scope';
-import { invalidParameter, notFound } from '../../errors';
+import { ApiError, invalidParameter, notFound } from '../../errors';
 import { parseBody } from '../../validation';
 import { loadPkcs12, type LoadedCertificate } from '../../../domain/dian/certificate';
 import type { DianSettingsRow } from '../../../db/repositories/dian-settings';
@@ -44,6 +44,9 @@ export function dianSettingsRoutes(deps: ApiDependencies): Router {
       certificate = loadPkcs12(p12, input.certificate_password);
     } catch (error) {
       const code = (error as { code?: string }).code;
+      if (code === 'too_many_iterations') {
+        throw new ApiError(400, 'certificate_iterations_exceeded', `The certificate cannot be used: ${(error as Error).message}.`, 'certificate_p12_base64');
+      }
       const param = code === 'wrong_password' ? 'certificate_password' : 'certificate_p12_base64';
       throw invalidParameter(param, `The certificate cannot be used: ${(error as Error).message}.`);
     }
