@@ -23,7 +23,19 @@ export type AttemptResult =
   | { kind: 'delivered' | 'failed'; statusCode: number | null; error: string | null }
   | { kind: 'endpoint_unavailable'; reason: string };
 
-export type AttemptRequest = DeliveryInput & { attempt: number; nextAttemptAt: string | null };
+export type AttemptRequest = DeliveryInput & {
+  attempt: number;
+  /** The wait after this attempt ends before the next one; null after the last. */
+  retryDelayMs?: number | null;
+  /** Older workflow runs: the next attempt estimated before this one started (used only without retryDelayMs). */
+  nextAttemptAt: string | null;
+};
+
+/** When the next attempt is due, measured from the end of this one, as the workflow's schedule is. */
+function nextAttemptDue(request: AttemptRequest, endedAt: Date): Date | null {
+  if (request.retryDelayMs === undefined) return request.nextAttemptAt ? new Date(request.nextAttemptAt) : null;
+  return request.retryDelayMs === null ? null : new Date(endedAt.getTime() + request.retryDelayMs);
+}
 
 /**
  * Ends every pending delivery of an endpoint (deactivated or deleted): their rows become failed
@@ -109,7 +121,7 @@ export function createWebhookActivities(deps: WebhookActivityDependencies) {
           statusCode: outcome.statusCode,
           error: outcome.error,
           succeeded: outcome.succeeded,
-          nextAttemptAt: request.nextAttemptAt ? new Date(request.nextAttemptAt) : null,
+          nextAttemptAt: nextAttemptDue(request, new Date()),
         },
         request.attempt >= MAX_ATTEMPTS,
       );
@@ -127,7 +139,7 @@ export function createWebhookActivities(deps: WebhookActivityDependencies) {
           statusCode: null,
           error: request.error,
           succeeded: false,
-          nextAttemptAt: request.nextAttemptAt ? new Date(request.nextAttemptAt) : null,
+          nextAttemptAt: nextAttemptDue(request, new Date()),
         },
         request.attempt >= MAX_ATTEMPTS,
       );

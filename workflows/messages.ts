@@ -23,6 +23,12 @@ export type EndpointWorkflowInput = {
   historyLimit?: number;
 };
 
+/**
+ * Patch id (workflows/webhook-delivery.ts, webhook-endpoint.ts): consecutive_failures counts
+ * failed deliveries, not failed attempts; delivery runs report only their outcome.
+ */
+export const COUNT_FAILED_DELIVERIES_PATCH = 'count-failed-deliveries';
+
 export const attemptOutcomeSignal = defineSignal<[AttemptOutcome]>('attemptOutcome');
 export const endpointReenabledSignal = defineSignal('endpointReenabled');
 export const endpointDeletedSignal = defineSignal('endpointDeleted');

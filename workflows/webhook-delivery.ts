@@ -1,7 +1,7 @@
-import { ActivityFailure, isCancellation, proxyActivities, sleep } from '@temporalio/workflow';
+import { ActivityFailure, isCancellation, patched, proxyActivities, sleep } from '@temporalio/workflow';
 import type { createWebhookActivities } from '../activities/webhooks';
 import { delayBeforeAttempt, MAX_ATTEMPTS } from '../domain/webhooks/retry-schedule';
-import type { DeliveryInput } from './messages';
+import { COUNT_FAILED_DELIVERIES_PATCH, type DeliveryInput } from './messages';
 
 type WebhookActivities = ReturnType<typeof createWebhookActivities>;
 
@@ -16,11 +16,15 @@ const { recordLostAttempt, reportAttemptOutcome } = proxyActivities<WebhookActiv
 });
 
 /**
- * One event to one endpoint: attempts at 0, +1 min, +5 min, +30 min and +2 h; delivered on
- * the first 2xx, failed after the fifth failure. Every outcome is reported to the endpoint's
- * entity workflow, which counts consecutive failures. Cancelled when the endpoint is disabled.
+ * One event to one endpoint: attempts at 0, +1 min, +5 min, +30 min and +2 h after the end of
+ * the previous one; delivered on the first 2xx, failed after the fifth failure. The delivery's
+ * outcome (delivered, or failed after its 5th attempt) is reported to the endpoint's entity
+ * workflow, which counts consecutive failed deliveries. Cancelled when the endpoint is disabled.
  */
 export async function webhookDeliveryWorkflow(input: DeliveryInput): Promise<'delivered' | 'failed'> {
+  // Runs started before the patch reported every attempt (the entity now ignores the
+  // intermediate failures they report); decided once, so a replayed old run stays old.
+  const reportsOnlyOutcomes = patched(COUNT_FAILED_DELIVERIES_PATCH);
   try {
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt += 1) {
       const wait = delayBeforeAttempt(attempt) ?? 0;
@@ -29,6 +33,9 @@ export async function webhookDeliveryWorkflow(input: DeliveryInput): Promise<'de
       const request = {
         ...input,
         attempt,
+        // The activity computes next_attempt_at when the attempt ends (retryDelayMs); nextAttemptAt
+        // is the older, start-based estimate, kept for workers that still read it.
+        retryDelayMs: followingDelay ?? null,
         nextAttemptAt: followingDelay === undefined ? null : new Date(Date.now() + followingDelay).toISOString(),
       };
 
@@ -43,7 +50,10 @@ export async function webhookDeliveryWorkflow(input: DeliveryInput): Promise<'de
         succeeded = false;
       }
 
-      await reportAttemptOutcome(input.endpointId, { deliveryId: input.deliveryId, attempt, succeeded });
+      const final = succeeded || attempt === MAX_ATTEMPTS;
+      if (final || !reportsOnlyOutcomes) {
+        await reportAttemptOutcome(input.endpointId, { deliveryId: input.deliveryId, attempt, succeeded });
+      }
       if (succeeded) return 'delivered';
     }
     return 'failed';

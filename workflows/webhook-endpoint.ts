@@ -2,6 +2,7 @@ import {
   allHandlersFinished,
   condition,
   continueAsNew,
+  patched,
   proxyActivities,
   setHandler,
   workflowInfo,
@@ -10,6 +11,7 @@ import type { createWebhookActivities } from '../activities/webhooks';
 import { EndpointHealth, type AttemptOutcome } from '../domain/webhooks/endpoint-health';
 import {
   attemptOutcomeSignal,
+  COUNT_FAILED_DELIVERIES_PATCH,
   endpointDeletedSignal,
   endpointHealthQuery,
   endpointReenabledSignal,
@@ -27,9 +29,10 @@ const MAX_HISTORY_EVENTS = 5_000;
 
 /**
  * The long-lived entity of one webhook endpoint. It owns consecutive_failures: every failed
- * attempt adds one, a success resets it, and the 20th disables the endpoint (and ends its
- * pending deliveries). Re-enabling resets it. Messages are handled in arrival order; the
- * counter is mirrored to Postgres for the API. Ends when the endpoint is deleted.
+ * delivery (its 5th attempt failed) adds one, a delivered one resets it, and the 20th disables
+ * the endpoint (and ends its pending deliveries). Re-enabling resets it. Messages are handled
+ * in arrival order; the counter is mirrored to Postgres for the API. Ends when the endpoint is
+ * deleted. Runs started before the patch counted failed attempts until they reach it.
  */
 export async function webhookEndpointWorkflow(input: EndpointWorkflowInput): Promise<void> {
   const health = new EndpointHealth(input.health);
@@ -55,7 +58,7 @@ export async function webhookEndpointWorkflow(input: EndpointWorkflowInput): Pro
       if (message.kind === 'reenabled') {
         health.reenable();
         reenabled = true;
-      } else if (health.record(message.outcome) === 'disable') {
+      } else if (health.record(message.outcome, patched(COUNT_FAILED_DELIVERIES_PATCH) ? 'deliveries' : 'attempts') === 'disable') {
         await disableEndpoint(input.endpointId, health.consecutiveFailures);
       }
     }

@@ -18,6 +18,7 @@ const CONTACT_FIELDS = ['dv', 'name', 'email', 'phone', 'address', 'city', 'coun
  * Writes the documents of one uploaded file in one transaction. Idempotent: a CUFE already
  * stored for the company is skipped (unless this very file created it, which is what a retried
  * import finds), and contacts are created once and updated only when their data changed.
+ * Every document the file contains, created or already stored, is linked to the file.
  */
 export function createImportsRepository(db: Database) {
   return {
@@ -34,16 +35,23 @@ export function createImportsRepository(db: Database) {
             .returning(['id']);
           if (inserted) {
             result.created.push({ kind: draft.documentType, id: inserted.id, cufe });
+            await linkToFile(trx, file, inserted.id);
             continue;
           }
           const existing = await trx('documents').where({ company_id: file.company_id, cufe }).first('id', 'imported_file_id', 'document_type');
           if (existing.imported_file_id === file.id) result.created.push({ kind: existing.document_type, id: existing.id, cufe });
           else result.skipped.push({ cufe: cufe!, existing_document_id: existing.id, kind: existing.document_type });
+          await linkToFile(trx, file, existing.id);
         }
         return result;
       });
     },
   };
+}
+
+/** The file contains this document, whether it created it or found it stored (uploaded_file_documents). */
+async function linkToFile(trx: Knex.Transaction, file: UploadedFileRow, documentId: number): Promise<void> {
+  await trx('uploaded_file_documents').insert({ company_id: file.company_id, file_id: file.id, document_id: documentId }).onConflict(['file_id', 'document_id']).ignore();
 }
 
 function documentRow(file: UploadedFileRow, draft: DocumentDraft, contactId: number | null) {

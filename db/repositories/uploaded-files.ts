@@ -54,16 +54,25 @@ export function createUploadedFilesRepository(db: Database) {
       return query;
     },
 
-    /** The documents each file created, for the Uploaded file record (documents_imported_file index). */
+    /**
+     * The documents each file contains, for the Uploaded file record: the ones it created and the
+     * ones already stored when it was imported (uploaded_file_documents, its primary key).
+     */
     async documentsOf(fileIds: number[]): Promise<Map<number, ImportedDocumentRef[]>> {
       const rows = fileIds.length
-        ? await db('documents').whereIn('imported_file_id', fileIds).orderBy('id').select('imported_file_id', 'document_type', 'id', 'cufe')
+        ? await db('uploaded_file_documents as l')
+            .join('documents as d', function () {
+              this.on('d.id', '=', 'l.document_id').andOn('d.company_id', '=', 'l.company_id');
+            })
+            .whereIn('l.file_id', fileIds)
+            .orderBy('d.id')
+            .select('l.file_id', 'd.document_type', 'd.id', 'd.cufe')
         : [];
       const byFile = new Map<number, ImportedDocumentRef[]>();
       for (const row of rows) {
-        const list = byFile.get(row.imported_file_id) ?? [];
+        const list = byFile.get(row.file_id) ?? [];
         list.push({ kind: row.document_type, id: row.id, cufe: row.cufe });
-        byFile.set(row.imported_file_id, list);
+        byFile.set(row.file_id, list);
       }
       return byFile;
     },

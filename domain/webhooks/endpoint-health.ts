@@ -1,6 +1,14 @@
-import { DISABLE_AFTER_CONSECUTIVE_FAILURES } from './retry-schedule';
+import { DISABLE_AFTER_CONSECUTIVE_FAILURES, MAX_ATTEMPTS } from './retry-schedule';
 
+/** A delivery's attempt, reported to its endpoint: a success, or a failure of attempt `attempt`. */
 export type AttemptOutcome = { deliveryId: number; attempt: number; succeeded: boolean };
+
+/**
+ * What the counter counts. 'deliveries' (the spec): a delivery failed when its last attempt
+ * failed. 'attempts': every failed attempt — the rule of entity runs recorded before the
+ * count-failed-deliveries patch, kept so they replay.
+ */
+export type CountingRule = 'deliveries' | 'attempts';
 
 export type EndpointHealthState = {
   consecutiveFailures: number;
@@ -13,8 +21,9 @@ const REMEMBERED_OUTCOMES = 500;
 
 /**
  * The rules of automatic deactivation (spec, Automatic deactivation), free of Temporal so
- * they are unit-tested alone. Every failed attempt adds one; any success resets to zero;
- * reaching the threshold disables the endpoint once.
+ * they are unit-tested alone. Every failed delivery adds one (an intermediate failed attempt
+ * changes nothing); any delivered one resets to zero; reaching the threshold disables the
+ * endpoint once.
  */
 export class EndpointHealth {
   private state: EndpointHealthState;
@@ -34,7 +43,8 @@ export class EndpointHealth {
   }
 
   /** Returns 'disable' exactly when this outcome makes the endpoint cross the threshold. */
-  record(outcome: AttemptOutcome): 'disable' | 'none' {
+  record(outcome: AttemptOutcome, rule: CountingRule = 'deliveries'): 'disable' | 'none' {
+    if (rule === 'deliveries' && !outcome.succeeded && outcome.attempt < MAX_ATTEMPTS) return 'none';
     const key = `${outcome.deliveryId}:${outcome.attempt}`;
     if (this.state.recentOutcomeKeys.includes(key)) return 'none';
     this.state.recentOutcomeKeys.push(key);

@@ -81,15 +81,20 @@ test.serial('an invoice XML becomes a document, its supplier a contact, with doc
   t.is((await fetch(pdf.headers.get('location')!)).headers.get('content-type'), 'application/pdf');
 });
 
-test.serial('uploading the same document again creates nothing and reports it skipped', async (t) => {
+test.serial('uploading the same document again creates nothing, reports it skipped and lists it among the file documents', async (t) => {
+  const cufe = '941cf36af62dbbc06f105d2a80e9bfe683a90e84960eae4d351cc3afbe8f848c26c39bac4fbc80fa254824c6369ea694';
   const again = await upload(api.url, key, buyer.id, { name: 'copy.xml', bytes: fixture('invoice-signed-setp.xml') });
   const file = await waitForImport(api.url, key, buyer.id, again.body.id);
   t.is(file.status, 'DONE');
-  t.deepEqual(file.documents, []);
-  t.is(file.skipped.length, 1);
-  t.is(file.skipped[0].cufe, '941cf36af62dbbc06f105d2a80e9bfe683a90e84960eae4d351cc3afbe8f848c26c39bac4fbc80fa254824c6369ea694');
-  const count = await api.database.db('documents').where({ company_id: buyer.id, cufe: file.skipped[0].cufe }).count<{ count: string }[]>({ count: '*' });
-  t.is(Number(count[0].count), 1);
+  const stored = await api.database.db('documents').where({ company_id: buyer.id, cufe });
+  t.is(stored.length, 1, 'no second document');
+  t.not(stored[0].imported_file_id, again.body.id, 'the document still names the first file it came from');
+  // The file's documents exist, so document.imported and the file record list them (spec, Event types).
+  t.deepEqual(file.documents, [{ kind: 'electronic_invoice', id: stored[0].id, cufe }]);
+  t.deepEqual(file.skipped, [{ cufe, existing_document_id: stored[0].id, kind: 'electronic_invoice' }]);
+  const imported = await eventually(() => eventsOfType('document.imported').find((event) => event.data.id === again.body.id));
+  t.deepEqual(imported.data.documents, file.documents);
+  t.deepEqual(imported.data.skipped, file.skipped);
 });
 
 test.serial('a credit note updates the supplier contact (contact.updated) and references its invoice', async (t) => {

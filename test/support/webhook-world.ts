@@ -60,6 +60,31 @@ export async function startWebhookWorld(extraEnv: Record<string, string> = {}) {
       });
       return id;
     },
+    /** Starts publishing an event without waiting (no time skipping meanwhile); returns its id. */
+    async startPublish(companyId: number, type: string, data: unknown = {}): Promise<string> {
+      const id = randomUUID();
+      await env.client.workflow.start('publishEventWorkflow', {
+        workflowId: workflowIdsFor(taskQueue).publishEvent(id),
+        taskQueue,
+        args: [{ event: { id, companyId, type, data } }],
+      });
+      return id;
+    },
+    /** Polls the endpoint's counter as the API shows it (the entity mirrors it asynchronously). */
+    async consecutiveFailures(endpointId: number, expected: number): Promise<number> {
+      let value = -1;
+      for (let i = 0; i < 100; i += 1) {
+        value = (await database.db('webhook_endpoints').where({ id: endpointId }).first('consecutive_failures')).consecutive_failures;
+        if (value === expected) return value;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      return value;
+    },
+    /** How many outcomes the endpoint's entity was sent (signals in its current run). */
+    async entitySignals(endpointId: number): Promise<number> {
+      const history = await env.client.workflow.getHandle(workflowIdsFor(taskQueue).endpoint(endpointId)).fetchHistory();
+      return (history.events ?? []).filter((event) => event.workflowExecutionSignaledEventAttributes).length;
+    },
     deliveryResult(endpointId: number, eventId: string): Promise<'delivered' | 'failed'> {
       return env.client.workflow.getHandle(workflowIdsFor(taskQueue).delivery(endpointId, eventId)).result();
     },

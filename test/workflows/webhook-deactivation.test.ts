@@ -4,8 +4,9 @@ import { startReceiver } from '../support/receiver';
 import { webhookAdmin } from '../support/webhook-api';
 import { startWebhookWorld, type WebhookWorld } from '../support/webhook-world';
 
-// Automatic deactivation and re-enabling (spec: Webhook endpoint states, Automatic deactivation),
-// in virtual time, through the real API.
+// Automatic deactivation and re-enabling (spec: Webhook endpoint states, Automatic deactivation):
+// consecutive_failures counts failed deliveries (the 5th attempt failed), in virtual time,
+// through the real API.
 let world: WebhookWorld;
 
 test.before(async () => {
@@ -13,29 +14,64 @@ test.before(async () => {
 });
 test.after.always(async () => world?.close());
 
-test.serial('20 consecutive failures across deliveries disable the endpoint; re-enabling resets it; nothing is resent', async (t) => {
+async function publishAll(companyId: number, count: number, label: string): Promise<string[]> {
+  const events: string[] = [];
+  for (let i = 0; i < count; i += 1) events.push(await world.startPublish(companyId, 'document.imported', { label, n: i }));
+  return events;
+}
+
+/** One result wait at a time: the test server's time-skipping lock is not reentrant. */
+async function resultsOf(endpointId: number, events: string[]): Promise<string[]> {
+  const results: string[] = [];
+  for (const eventId of events) results.push(await world.deliveryResult(endpointId, eventId));
+  return results;
+}
+
+test.serial('19 failed deliveries then a delivered one: the counter resets and the endpoint stays enabled', async (t) => {
   const admin = await webhookAdmin(world.database, world.apiUrl);
   let healthy = false;
   const receiver = await startReceiver(() => ({ status: healthy ? 200 : 500 }));
   try {
     const endpoint = await admin.createEndpoint(receiver.url, ['document.imported']);
-    const events: string[] = [];
-    for (let i = 0; i < 5; i += 1) events.push(await world.publish(admin.company.id, 'document.imported', { n: i }));
-    // One result wait at a time: the test server's time-skipping lock is not reentrant.
-    const results: string[] = [];
-    for (const eventId of events) results.push(await world.deliveryResult(endpoint.id, eventId));
-    t.deepEqual(results, ['failed', 'failed', 'failed', 'failed', 'failed']);
+    const events = await publishAll(admin.company.id, 19, 'failing');
+    await receiver.waitFor(19);
+    t.deepEqual(await resultsOf(endpoint.id, events), Array(19).fill('failed'));
+    t.is(receiver.received.length, 19 * 5, 'every failed delivery made its five attempts');
+    t.is(await world.consecutiveFailures(endpoint.id, 19), 19);
+    t.like((await admin.call('GET', `/v1/webhooks/${endpoint.id}`)).body, { enabled: true, consecutive_failures: 19 });
 
-    // Four rounds of five attempts make 20 failures; the fifth round is never sent.
-    t.is(receiver.received.length, 20);
+    healthy = true;
+    const good = await world.publish(admin.company.id, 'document.imported', { label: 'good' });
+    t.is(await world.deliveryResult(endpoint.id, good), 'delivered');
+    t.is(await world.consecutiveFailures(endpoint.id, 0), 0);
+    t.like((await admin.call('GET', `/v1/webhooks/${endpoint.id}`)).body, { enabled: true, consecutive_failures: 0 });
+    // Only outcomes are signalled: 19 failed deliveries and one delivered, not 95 failed attempts.
+    t.is(await world.entitySignals(endpoint.id), 20);
+  } finally {
+    await receiver.close();
+  }
+});
+
+test.serial('20 failed deliveries disable the endpoint; a pending one ends failed; re-enabling resets; nothing is resent', async (t) => {
+  const admin = await webhookAdmin(world.database, world.apiUrl);
+  let healthy = false;
+  const receiver = await startReceiver(() => ({ status: healthy ? 200 : 500 }));
+  try {
+    const endpoint = await admin.createEndpoint(receiver.url, ['document.imported']);
+    const events = await publishAll(admin.company.id, 20, 'failing');
+    await receiver.waitFor(20);
+    // An hour later, one more event: still pending (attempt 5 due) when the 20 fail at ~2 h 36 min.
+    await world.env.sleep('1 hour');
+    const late = await world.publish(admin.company.id, 'document.imported', { label: 'late' });
+    t.deepEqual(await resultsOf(endpoint.id, events), Array(20).fill('failed'));
+    t.is(await world.deliveryResult(endpoint.id, late), 'failed');
+
+    t.is(receiver.received.length, 20 * 5 + 4, 'the late delivery made four attempts, then was ended');
     const stored = await admin.call('GET', `/v1/webhooks/${endpoint.id}`);
     t.like(stored.body, { enabled: false, consecutive_failures: 20 });
-    const deliveries = await admin.call('GET', `/v1/webhooks/${endpoint.id}/deliveries?limit=10`);
-    t.is(deliveries.body!.data.length, 5);
-    for (const delivery of deliveries.body!.data) {
-      t.like(delivery, { status: 'failed', attempts: 4, next_attempt_at: null });
-      t.regex(delivery.last_error, /endpoint disabled after 20 consecutive failures/);
-    }
+    const lateRow = await world.database.db('webhook_deliveries').where({ endpoint_id: endpoint.id, event_id: late }).first();
+    t.like(lateRow, { status: 'failed', attempts: 4, next_attempt_at: null });
+    t.regex(lateRow.last_error, /endpoint disabled after 20 consecutive failures/);
 
     // While disabled: no new deliveries, and no test events.
     const whileDisabled = await world.publish(admin.company.id, 'document.imported', { n: 'while disabled' });
@@ -57,11 +93,34 @@ test.serial('20 consecutive failures across deliveries disable the endpoint; re-
     t.like(health, { consecutiveFailures: 0, enabled: true });
 
     healthy = true;
+    const sentBefore = receiver.received.length;
     const afterwards = await world.publish(admin.company.id, 'document.imported', { n: 'after' });
     t.is(await world.deliveryResult(endpoint.id, afterwards), 'delivered');
-    const deliveredIds = receiver.received.slice(20).map((request) => request.headers['webhook-id']);
+    const deliveredIds = receiver.received.slice(sentBefore).map((request) => request.headers['webhook-id']);
     t.deepEqual(deliveredIds, [afterwards], 'the event from the disabled period was not resent');
     t.like((await admin.call('GET', `/v1/webhooks/${endpoint.id}`)).body, { enabled: true, consecutive_failures: 0 });
+  } finally {
+    await receiver.close();
+  }
+});
+
+test.serial('a burst of 20 events against a receiver down for 30 s loses nothing', async (t) => {
+  const admin = await webhookAdmin(world.database, world.apiUrl);
+  const backAt = (await world.env.currentTimeMs()) + 30_000;
+  const receiver = await startReceiver(async () => ({ status: (await world.env.currentTimeMs()) < backAt ? 503 : 200 }));
+  try {
+    const endpoint = await admin.createEndpoint(receiver.url, ['document.imported']);
+    const events = await publishAll(admin.company.id, 20, 'burst');
+    await receiver.waitFor(20);
+    t.true(receiver.received.length >= 20);
+    t.deepEqual(await resultsOf(endpoint.id, events), Array(20).fill('delivered'));
+    const rows = await world.database.db('webhook_deliveries').where({ endpoint_id: endpoint.id });
+    t.is(rows.length, 20);
+    for (const row of rows) t.like(row, { status: 'delivered', attempts: 2, last_status_code: 200 });
+    t.is(await world.consecutiveFailures(endpoint.id, 0), 0);
+    t.like((await admin.call('GET', `/v1/webhooks/${endpoint.id}`)).body, { enabled: true, consecutive_failures: 0 });
+    const delivered = new Set(receiver.received.slice(20).map((request) => request.headers['webhook-id']));
+    t.deepEqual([...delivered].sort(), [...events].sort(), 'every event arrived once the receiver was back');
   } finally {
     await receiver.close();
   }

@@ -114,6 +114,34 @@ test.serial('a receiver that answers after 11 s counts as a failed attempt', asy
   }
 });
 
+test.serial('after a timed-out attempt, next_attempt_at is when the next attempt really happens', async (t) => {
+  const virtualTimes: number[] = [];
+  const receiver = await startReceiver(async (_request, index) => {
+    virtualTimes.push(await world.env.currentTimeMs());
+    return index === 0 ? { status: 200, delayMs: 12_000 } : { status: 200 };
+  });
+  try {
+    const endpoint = await admin.createEndpoint(receiver.url);
+    const eventId = await world.publish(admin.company.id, 'export.failed');
+    // Not waiting on a result, the clock does not skip: read the row between the two attempts.
+    let row = await deliveryRow(endpoint.id, eventId);
+    for (let i = 0; i < 300 && row.attempts < 1; i += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      row = await deliveryRow(endpoint.id, eventId);
+    }
+    t.like(row, { status: 'pending', attempts: 1, last_status_code: null });
+    const [first] = await world.database.db('webhook_attempts').where({ delivery_id: row.id, attempt_number: 1 });
+    const announcedGap = row.next_attempt_at.getTime() - first.started_at.getTime();
+    t.true(announcedGap >= 69_500 && announcedGap <= 71_500, `next attempt announced ${announcedGap} ms after the first started (10 s timeout + 1 min)`);
+
+    t.is(await world.deliveryResult(endpoint.id, eventId), 'delivered');
+    const actualGap = virtualTimes[1] - virtualTimes[0];
+    t.true(Math.abs(actualGap - announcedGap) < 2_000, `announced ${announcedGap} ms, happened ${actualGap} ms after`);
+  } finally {
+    await receiver.close();
+  }
+});
+
 test.serial('recorded delivery and entity histories replay deterministically', async (t) => {
   t.true(finishedWorkflowIds.length >= 3);
   const histories = finishedWorkflowIds.map(async (workflowId) => ({

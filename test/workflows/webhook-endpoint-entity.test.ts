@@ -20,15 +20,17 @@ test('the entity continues as new before its history grows large, keeping its co
     args: [{ endpointId: endpoint.id, historyLimit: 40 }],
   });
   const firstRunId = handle.firstExecutionRunId;
+  // Signals and queries go to whichever run is current (a handle bound to no run id).
+  const latest = world.env.client.workflow.getHandle(workflowIdsFor(world.taskQueue).endpoint(endpoint.id));
   for (let attempt = 1; attempt <= 15; attempt += 1) {
-    await handle.signal(attemptOutcomeSignal, { deliveryId: 1000 + attempt, attempt: 1, succeeded: false });
+    await latest.signal(attemptOutcomeSignal, { deliveryId: 1000 + attempt, attempt: 5, succeeded: false });
     // One signal per workflow task, so every outcome costs history.
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  let health = await handle.query(endpointHealthQuery);
+  let health = await latest.query(endpointHealthQuery);
   for (let i = 0; i < 100 && health.consecutiveFailures < 15; i += 1) {
     await new Promise((resolve) => setTimeout(resolve, 100));
-    health = await handle.query(endpointHealthQuery);
+    health = await latest.query(endpointHealthQuery);
   }
   t.is(health.consecutiveFailures, 15);
   const description = await world.env.client.workflow.getHandle(workflowIdsFor(world.taskQueue).endpoint(endpoint.id)).describe();

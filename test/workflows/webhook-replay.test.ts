@@ -1,0 +1,30 @@
+import test from 'ava';
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { temporal } from '@temporalio/proto';
+import { Worker } from '@temporalio/worker';
+import { quietTemporalRuntime } from '../support/worker';
+
+// Histories recorded by older code (see histories/record-webhook-histories.ts) must replay on
+// today's workflows: delivery runs live ~2.6 h and endpoint entities for ever, so a change of
+// behaviour goes behind patched() and these replays prove it.
+const directory = path.resolve(__dirname, 'histories');
+
+test('webhook histories recorded before the patches replay deterministically', async (t) => {
+  quietTemporalRuntime();
+  const files = (await readdir(directory)).filter((name) => name.endsWith('.binpb')).sort();
+  t.true(files.length >= 9, `found ${files.length} histories`);
+  const histories = (async function* () {
+    for (const file of files) {
+      const history = temporal.api.history.v1.History.decode(await readFile(path.join(directory, file)));
+      yield { workflowId: file.replace(/\.binpb$/, ''), history };
+    }
+  })();
+  const results = Worker.runReplayHistories({ workflowsPath: path.resolve(__dirname, '../../workflows/index.ts') }, histories);
+  const replayed: string[] = [];
+  for await (const result of results) {
+    t.is(result.error, undefined, `${result.workflowId}: ${String(result.error)}`);
+    replayed.push(result.workflowId);
+  }
+  t.deepEqual(replayed.sort(), files.map((file) => file.replace(/\.binpb$/, '')));
+});
