@@ -1,10 +1,10 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { DianImportRow } from '../db/repositories/dian-imports';
 import { DianError } from '../integrations/dian/port';
-import { acceptFile } from '../intake/accept-file';
+import { acceptFile } from '../services/accept-file';
 import type { IngestionActivityDependencies } from './ingestion';
 import { companyDian, dianFailure, type DianActivityDependencies } from './dian-gateway';
-import { presentDianImport } from '../api/v1/dian-imports/present';
+import { presentDianImport } from '../services/presenters/dian-import';
 
 /** DIAN's code for each document type of the simulator's listing ('' = every type). */
 const LISTING_TYPE = { invoice: '01', credit_note: '91', all: '' } as const;

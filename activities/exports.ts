@@ -4,7 +4,7 @@ import type { DocumentForExport } from '../db/repositories/exports';
 import type { SecretBox } from '../domain/secret-box';
 import { ExportError, type ExportInput } from '../integrations/accounting/port';
 import { createIntegration, IntegrationConfigError, type IntegrationProvider } from '../integrations/accounting/registry';
-import { presentExport, type ExportRecord } from '../api/v1/exports/present';
+import { presentExport, type ExportRecord } from '../services/presenters/export';
 
 export type ExportActivityDependencies = {
   repositories: Repositories;

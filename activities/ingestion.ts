@@ -4,12 +4,12 @@ import type { ContactChange } from '../db/repositories/imports';
 import { PDF_KINDS, planImport, type PdfKind } from '../domain/ingestion/plan-import';
 import type { EventType } from '../domain/webhooks/event-types';
 import type { BlobStore } from '../storage/blob-store';
-import { presentUploadedFile, type UploadedFileRecord } from '../api/v1/files/present';
-import { presentContact } from '../api/v1/contacts/present';
+import { presentUploadedFile, type UploadedFileRecord } from '../services/presenters/uploaded-file';
+import { presentContact } from '../services/presenters/contact';
 import { startWorkflow, type TemporalTarget } from '../temporal/start-workflow';
 import { workflowIdsFor } from '../workflows/messages';
 import { publishEventWorkflow } from '../workflows/publish-event';
-import { startImport } from '../intake/accept-file';
+import { startImport } from '../services/start-import';
 
 export type IngestionActivityDependencies = {
   repositories: Repositories;

@@ -1,4 +1,3 @@
-import { WorkflowNotFoundError } from '@temporalio/client';
 import type { Repositories } from '../db/repositories';
 import type { SecretBox } from '../domain/secret-box';
 import { isSubscribed } from '../domain/webhooks/event-types';
@@ -10,6 +9,7 @@ import { attemptOutcomeSignal, workflowIdsFor, type DeliveryInput, type PublishE
 import { signalWithStartWorkflow, startWorkflow, type TemporalTarget } from '../temporal/start-workflow';
 import { webhookDeliveryWorkflow } from '../workflows/webhook-delivery';
 import { webhookEndpointWorkflow } from '../workflows/webhook-endpoint';
+import { endPendingDeliveries } from '../services/end-pending-deliveries';
 import { postWebhook } from './webhook-http';
 
 export type WebhookActivityDependencies = {
@@ -35,24 +35,6 @@ export type AttemptRequest = DeliveryInput & {
 function nextAttemptDue(request: AttemptRequest, endedAt: Date): Date | null {
   if (request.retryDelayMs === undefined) return request.nextAttemptAt ? new Date(request.nextAttemptAt) : null;
   return request.retryDelayMs === null ? null : new Date(endedAt.getTime() + request.retryDelayMs);
-}
-
-/**
- * Ends every pending delivery of an endpoint (deactivated or deleted): their rows become failed
- * and their workflows are cancelled, so no further attempt is made.
- */
-export async function endPendingDeliveries(deps: Pick<WebhookActivityDependencies, 'repositories' | 'temporal'>, endpointId: number, reason: string) {
-  const ended = await deps.repositories.webhookDeliveries.failAllPending(endpointId, reason);
-  await Promise.all(
-    ended.map(async (delivery) => {
-      try {
-        await deps.temporal.client.workflow.getHandle(workflowIdsFor(deps.temporal.taskQueue).delivery(endpointId, delivery.event_id)).cancel();
-      } catch (error) {
-        if (!(error instanceof WorkflowNotFoundError)) throw error;
-      }
-    }),
-  );
-  return ended.length;
 }
 
 export function createWebhookActivities(deps: WebhookActivityDependencies) {

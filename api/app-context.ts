@@ -7,8 +7,8 @@ import { createRepositories, type Repositories } from '../db/repositories';
 import { deriveKey, SecretBox } from '../domain/secret-box';
 import type { BlobStore } from '../storage/blob-store';
 import { createBlobStore } from '../storage/create-blob-store';
-import { createDocumentFiles, type DocumentFiles } from '../activities/document-files';
-import { producePdfFromOriginal } from '../activities/document-pdf';
+import { createDocumentFiles, type DocumentFiles } from '../services/link-document-files';
+import { producePdfFromOriginal } from '../services/produce-document-pdf';
 
 /** What the HTTP layer is built over; tests pass their own. */
 export type ApiDependencies = {

@@ -101,7 +101,7 @@ function presentCompany(row: CompanyRow) {
     nit: row.nit,
     dv: row.dv,
     person_type: row.person_type,
-    inbox_email: `${row.inbox_token}@${INBOX_DOMAIN}`, // as intake/email-address.ts inboxAddress
+    inbox_email: `${row.inbox_token}@${INBOX_DOMAIN}`, // as domain/email-address.ts inboxAddress
     created_at: row.created_at.toISOString(),
   };
 }

@@ -5,8 +5,8 @@ import { temporalAddressOf, type AppConfig } from '../config';
 import { loadMasterKey } from '../config/master-key';
 import type { Repositories } from '../db/repositories';
 import { PDF_KINDS } from '../domain/ingestion/plan-import';
-import { acceptFile, IntakeError } from '../intake/accept-file';
-import { presentUploadedFile } from '../api/v1/files/present';
+import { acceptFile, IntakeError } from '../services/accept-file';
+import { presentUploadedFile } from '../services/presenters/uploaded-file';
 import { createBlobStore } from '../storage/create-blob-store';
 import { AdminInputError } from '../admin/create-company';
 

@@ -5,7 +5,7 @@ import { connectDatabase, migrateToLatest, type Database } from '../db/connectio
 import { createRepositories, type Repositories } from '../db/repositories';
 import { AdminInputError, createCompany } from '../admin/create-company';
 import { createApiKey, presentApiKey, revokeApiKey } from '../admin/api-keys';
-import { presentCompany } from '../api/v1/companies/present';
+import { presentCompany } from '../services/presenters/company';
 import { createDatabaseIfMissing, startEmbeddedPostgres } from '../scripts/embedded/postgres';
 import { importFiles } from './import-files';
 

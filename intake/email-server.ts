@@ -6,8 +6,8 @@ import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 's
 import type { Attachment, Email } from 'postal-mime' with { 'resolution-mode': 'import' };
 import type { AppConfig } from '../config';
 import { detectFileType, type DetectedFileType } from '../domain/files/detect';
-import { acceptFile, IntakeError, type IntakeDependencies } from './accept-file';
-import { inboxTokenOf } from './email-address';
+import { acceptFile, IntakeError, type IntakeDependencies } from '../services/accept-file';
+import { inboxTokenOf } from '../domain/email-address';
 
 // postal-mime is an ES module with a CommonJS build whose module.exports is the class itself.
 const PostalMime: { parse(raw: Buffer, options?: { maxNestingDepth?: number }): Promise<Email> } = require('postal-mime');

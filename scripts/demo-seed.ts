@@ -2,7 +2,7 @@ import type { AppConfig } from '../config';
 import type { Repositories } from '../db/repositories';
 import { createCompany } from '../admin/create-company';
 import { createApiKey, presentApiKey } from '../admin/api-keys';
-import { presentCompany } from '../api/v1/companies/present';
+import { presentCompany } from '../services/presenters/company';
 import { SCOPES } from '../domain/scopes';
 import { seedDemoDocuments } from '../admin/demo-documents';
 import type { BlobStore } from '../storage/blob-store';

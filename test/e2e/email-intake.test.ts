@@ -7,7 +7,7 @@ import type Mail from 'nodemailer/lib/mailer';
 import pino from 'pino';
 import { simplePdf } from '../../admin/demo-documents';
 import type { AppConfig } from '../../config';
-import { inboxTokenOf } from '../../intake/email-address';
+import { inboxTokenOf } from '../../domain/email-address';
 import { selectAttachments, startEmailIntake, type RunningEmailIntake } from '../../intake/email-server';
 import type { BlobStore } from '../../storage/blob-store';
 import { freePort } from '../../scripts/embedded/ports';

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import test from 'ava';
 import { Client, Connection } from '@temporalio/client';
 import { demoInvoiceXml } from '../../admin/demo-documents';
-import { acceptFile } from '../../intake/accept-file';
+import { acceptFile } from '../../services/accept-file';
 import { resumeUnfinishedImportsWorkflow } from '../../workflows/import-file';
 import { freePort } from '../../scripts/embedded/ports';
 import { seedCompany, seedKey, startTestApi, type TestApi, spawnWorkerProcess } from '../support/api';

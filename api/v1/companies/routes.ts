@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import type { ApiDependencies } from '../../app-context';
 import type { AuthState } from '../../middleware/authenticate';
 import { loadCompany, type CompanyState } from '../../middleware/company-scope';
-import { presentCompany } from './present';
+import { presentCompany } from '../../../services/presenters/company';
 import type { CompanyRow } from '../../../db/repositories/companies';
 
 export function companiesRoutes({ repositories, config }: ApiDependencies): Router {

@@ -4,7 +4,7 @@ import { requireScope, type AuthState } from '../../middleware/authenticate';
 import { loadCompany, parseIdParam, type CompanyState } from '../../middleware/company-scope';
 import { notFound } from '../../errors';
 import { buildPage, readPageRequest } from '../../pagination';
-import { presentContact } from './present';
+import { presentContact } from '../../../services/presenters/contact';
 
 const CONTACT_PAGE = { defaultLimit: 50, maxLimit: 200 };
 

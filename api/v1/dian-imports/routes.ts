@@ -6,14 +6,14 @@ import { loadCompany, parseIdParam, type CompanyState } from '../../middleware/c
 import { ApiError, invalidParameter, notFound } from '../../errors';
 import { buildPage, readPageRequest } from '../../pagination';
 import { parseBody } from '../../validation';
-import { MAX_FILE_BYTES } from '../../../intake/accept-file';
+import { MAX_FILE_BYTES } from '../../../services/accept-file';
 import { cufesFromReceivedExport, ReceivedExportError } from '../../../domain/dian/received-export';
 import { startWorkflow } from '../../../temporal/start-workflow';
 import { dianImportWorkflow } from '../../../workflows/dian-import';
 import { workflowIdsFor } from '../../../workflows/messages';
 import { readMultipartFile } from '../files/multipart';
 import { dianImportIn } from './schemas';
-import { presentDianImport } from './present';
+import { presentDianImport } from '../../../services/presenters/dian-import';
 
 const IMPORT_PAGE = { defaultLimit: 20, maxLimit: 100 };
 

@@ -1,6 +1,6 @@
 import type { DocumentRow } from '../../../db/repositories/documents';
 import { filesObject } from '../../../domain/documents/files-object';
-import { originalOf } from '../../../activities/document-files';
+import { originalOf } from '../../../services/link-document-files';
 
 const ZERO = '0.00';
 

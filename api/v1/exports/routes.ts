@@ -12,7 +12,7 @@ import { exportDocumentWorkflow } from '../../../workflows/export-document';
 import { workflowIdsFor } from '../../../workflows/messages';
 import { presentDocument } from '../documents/present';
 import { bulkExportIn, exportIn, manualExportIn } from './schemas';
-import { presentExport } from './present';
+import { presentExport } from '../../../services/presenters/export';
 
 const EXPORT_PAGE = { defaultLimit: 50, maxLimit: 200 };
 

@@ -5,11 +5,11 @@ import { acceptsMultipart } from '../../middleware/json-body';
 import { loadCompany, parseIdParam, type CompanyState } from '../../middleware/company-scope';
 import { ApiError, invalidParameter, notFound } from '../../errors';
 import { buildPage, readPageRequest } from '../../pagination';
-import { acceptFile, IntakeError, MAX_FILE_BYTES } from '../../../intake/accept-file';
+import { acceptFile, IntakeError, MAX_FILE_BYTES } from '../../../services/accept-file';
 import { PDF_KINDS } from '../../../domain/ingestion/plan-import';
 import { redirectToSignedUrl } from '../documents/routes';
 import { readMultipartFile } from './multipart';
-import { presentUploadedFile } from './present';
+import { presentUploadedFile } from '../../../services/presenters/uploaded-file';
 
 const FILE_PAGE = { defaultLimit: 50, maxLimit: 200 };
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;

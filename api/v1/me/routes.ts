@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import type { ApiDependencies } from '../../app-context';
 import type { AuthState } from '../../middleware/authenticate';
-import { presentCompany } from '../companies/present';
+import { presentCompany } from '../../../services/presenters/company';
 
 export function meRoutes({ repositories, config }: ApiDependencies): Router {
   const router = new Router();

@@ -8,7 +8,7 @@ import { ApiError, invalidParameter, notFound } from '../../errors';
 import { buildPage, readPageRequest } from '../../pagination';
 import { parseBody } from '../../validation';
 import { emitEvent } from '../../publish-event';
-import { endPendingDeliveries } from '../../../activities/webhooks';
+import { endPendingDeliveries } from '../../../services/end-pending-deliveries';
 import type { WebhookEndpointRow } from '../../../db/repositories/webhook-endpoints';
 import { newSealedSecret, rotateSecrets } from '../../../domain/webhooks/endpoint-secrets';
 import { parseWebhookUrl, TargetNotAllowedError } from '../../../domain/webhooks/target-address';

@@ -1,4 +1,4 @@
-import type { ContactRow } from '../../../db/repositories/contacts';
+import type { ContactRow } from '../../db/repositories/contacts';
 
 /** The full contact schema (GET /contacts/{id}; also the data of contact.created / contact.updated). */
 export function presentContact(row: ContactRow) {

@@ -1,4 +1,4 @@
-import type { ImportedDocumentRef, UploadedFileRow } from '../../../db/repositories/uploaded-files';
+import type { ImportedDocumentRef, UploadedFileRow } from '../../db/repositories/uploaded-files';
 
 /**
  * The spec's Uploaded file record (also the data of document.imported / document.import_failed):

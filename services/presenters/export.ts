@@ -1,4 +1,4 @@
-import type { ExportRow } from '../../../db/repositories/exports';
+import type { ExportRow } from '../../db/repositories/exports';
 
 /**
  * The spec's Export record (payload of export.succeeded / export.failed, and the body of the

@@ -1,5 +1,5 @@
-import type { CompanyRow } from '../../../db/repositories/companies';
-import { inboxAddress } from '../../../intake/email-address';
+import type { CompanyRow } from '../../db/repositories/companies';
+import { inboxAddress } from '../../domain/email-address';
 
 export type CompanyOut = {
   id: number;

@@ -4,9 +4,8 @@ import type { UploadedFileRow } from '../db/repositories/uploaded-files';
 import { describeFileType } from '../domain/ingestion/plan-import';
 import { detectFileType } from '../domain/files/detect';
 import { keySegment, type BlobStore } from '../storage/blob-store';
-import { startWorkflow, type TemporalTarget } from '../temporal/start-workflow';
-import { importFileWorkflow } from '../workflows/import-file';
-import { workflowIdsFor } from '../workflows/messages';
+import type { TemporalTarget } from '../temporal/start-workflow';
+import { startImport } from './start-import';
 
 /** Largest accepted file (documented in docs/ingestion.md). */
 export const MAX_FILE_BYTES = 20 * 1024 * 1024;
@@ -93,13 +92,6 @@ async function replay(deps: IntakeDependencies, earlier: UploadedFileRow, sha256
   }
   if (start) await startImport(deps, earlier.id); // a first attempt may have stored the file but not started its import
   return earlier;
-}
-
-export async function startImport(deps: Pick<IntakeDependencies, 'temporal'>, fileId: number): Promise<void> {
-  await startWorkflow(deps.temporal, importFileWorkflow, {
-    workflowId: workflowIdsFor(deps.temporal.taskQueue).importFile(fileId),
-    args: [{ fileId }],
-  });
 }
 
 /** Keeps the name people gave the file, minus paths and control characters, with a sensible extension. */

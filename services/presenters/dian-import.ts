@@ -1,4 +1,4 @@
-import type { DianImportRow } from '../../../db/repositories/dian-imports';
+import type { DianImportRow } from '../../db/repositories/dian-imports';
 
 /** The Tax-authority import record, exactly the spec's fields (API bodies and webhook data). */
 export function presentDianImport(row: DianImportRow) {

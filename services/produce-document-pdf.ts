@@ -3,7 +3,7 @@ import { readZipSafely } from '../domain/files/zip';
 import { renderInvoicePdf } from '../domain/pdf/render-invoice';
 import { parseUbl } from '../domain/ubl/parse';
 import type { UblDocument } from '../domain/ubl/types';
-import type { PdfProducer } from './document-files';
+import type { PdfProducer } from './link-document-files';
 
 /**
  * The on-demand PDF of a document (spec, Files object): the PDF inside its original ZIP when
