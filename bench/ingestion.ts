@@ -6,6 +6,7 @@ import { INPUT_TYPES, makeFiles, type BenchFile, type InputType } from './ingest
 import { startImportEventReceiver, type ImportEventReceiver } from './ingestion/receiver';
 import { uploadAll, uploadFile, type UploadedFile } from './ingestion/upload';
 import { measurePdfRendering, type PdfRenderResult } from './pdf-render';
+import { measureParsing, parsingTable } from './ingestion/parsing';
 import {
   assertRunning,
   RssSampler,
@@ -21,9 +22,11 @@ import { fixedOrDash as fixed, markdownTable } from './support/report';
 import { percentile } from './support/stats';
 
 /**
- * `npm run bench:ingestion [-- --short]`: upload → document.imported latency and throughput of
- * the real API and worker (child processes) for XML, ZIP and bare-PDF uploads, plus
- * renderInvoicePdf timings. Starts Postgres and Temporal itself, works offline, cleans up, and
+ * `npm run bench:ingestion [-- --short] [-- --parsing]`: upload → document.imported latency and
+ * throughput of the real API and worker (child processes) for XML, ZIP and bare-PDF uploads, plus
+ * renderInvoicePdf timings and the parsing figures of bench/ingestion/parsing.ts (pre-scan of
+ * 20 MB hostile XML, full parse against raw fast-xml-parser, parseUbl documents per second).
+ * `--parsing` measures only the parsing figures, in this process, with no services. Starts Postgres and Temporal itself, works offline, cleans up, and
  * exits non-zero on any failed import, missing event or non-2xx answer. See docs/performance.md.
  *
  * Environment: BENCH_SHORT=1 (or --short), BENCH_FILES (per type; 200, short 30),
@@ -77,12 +80,18 @@ async function main(): Promise<number> {
   if (load > os.cpus().length * 0.5) log(`warning: load average ${load.toFixed(2)} on ${os.cpus().length} cores; the numbers will be noisy`);
   log(`${options.short ? 'short mode: ' : ''}${options.files} files per type, ${options.concurrency} uploads in flight, ${options.pdfIterations} PDF renders each`);
 
+  if (process.argv.includes('--parsing')) {
+    process.stdout.write(`${parsingHeading(options)}\n\n${parsingTable(measureParsing(options.short, log))}\n`);
+    return 0;
+  }
   try {
+    log('parsing figures (one core, CPU time)…');
+    const parsing = measureParsing(options.short, log);
     const environment = await startIngestionEnvironment(cleanup, log);
     const ingestion = await measureIngestion(environment, options, cleanup);
     log(`rendering PDFs (${options.pdfIterations} iterations each)…`);
     const pdf = await measurePdfRendering(options.pdfIterations);
-    process.stdout.write(`${report(options, ingestion, pdf)}\n`);
+    process.stdout.write(`${report(options, ingestion, pdf)}\n\n${parsingTable(parsing)}\n`);
     return 0;
   } catch (error) {
     log(`FAILED: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
@@ -267,6 +276,11 @@ async function registerEndpoint(apiUrl: string, authorization: string, companyId
   });
   const text = await response.text();
   if (response.status !== 201) throw new Error(`registering the ${event} webhook answered ${response.status}: ${text.slice(0, 300)}`);
+}
+
+function parsingHeading(options: Options): string {
+  const cpus = os.cpus();
+  return `Parsing, ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${cpus[0]?.model.trim() ?? 'unknown CPU'}, one core, CPU time${options.short ? ', short mode' : ''}, load average ${os.loadavg()[0].toFixed(1)}`;
 }
 
 function report(options: Options, ingestion: TypeResult[], pdf: PdfRenderResult[]): string {

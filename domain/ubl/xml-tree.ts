@@ -16,10 +16,15 @@ export type XmlElement = {
 };
 
 const ATTRIBUTE_PREFIX = '@_';
+const ATTRIBUTES = ':@';
 const TEXT = '#text';
 const CDATA = '#cdata';
 
+// preserveOrder: every element is { name: children[], ':@'?: attributes }, text { '#text' }, CDATA
+// { '#cdata': [{ '#text' }] }: cheaper for fast-xml-parser than grouping children by name, and
+// maps one to one onto XmlElement.
 const parser = new XMLParser({
+  preserveOrder: true,
   processEntities: false,
   htmlEntities: false,
   ignoreAttributes: false,
@@ -34,10 +39,9 @@ const parser = new XMLParser({
   ignorePiTags: true,
   jPath: false,
   maxNestedTags: DEFAULT_XML_LIMITS.maxDepth + 1,
-  // Every element becomes an array: repeating groups (InvoiceLine, TaxTotal, TaxSubtotal,
-  // PartyName, Note...) read the same whether they occur once or many times.
-  isArray: (_name: string, _path: unknown, _isLeaf: boolean, isAttribute: boolean) => !isAttribute,
 });
+
+type OrderedNode = Record<string, unknown>;
 
 const PREDEFINED: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
 
@@ -57,29 +61,30 @@ export function decodeEntities(value: string): string {
   });
 }
 
-function texts(value: unknown): string[] {
-  if (Array.isArray(value)) return value.flatMap(texts);
-  if (typeof value === 'string') return [value];
-  if (value && typeof value === 'object' && TEXT in value) return texts((value as Record<string, unknown>)[TEXT]);
-  return [];
+function cdataText(nodes: unknown): string {
+  let text = '';
+  if (Array.isArray(nodes)) for (const node of nodes as OrderedNode[]) if (typeof node[TEXT] === 'string') text += node[TEXT];
+  return text;
 }
 
-function toElement(name: string, value: unknown): XmlElement {
+function toElement(name: string, nodes: OrderedNode[], attributes: OrderedNode | undefined): XmlElement {
   const element: XmlElement = { name, attributes: {}, text: '', children: [] };
-  if (typeof value === 'string') {
-    element.text = decodeEntities(value).trim();
-    return element;
+  if (attributes) {
+    for (const key in attributes) {
+      const value = attributes[key];
+      if (typeof value === 'string') element.attributes[key.slice(ATTRIBUTE_PREFIX.length)] = decodeEntities(value);
+    }
   }
-  if (!value || typeof value !== 'object') return element;
   let text = '';
   let cdata = '';
-  for (const [key, child] of Object.entries(value as Record<string, unknown>)) {
-    if (key === TEXT) text += texts(child).join('');
-    else if (key === CDATA) cdata += texts(child).join('');
-    else if (key.startsWith(ATTRIBUTE_PREFIX)) {
-      if (typeof child === 'string') element.attributes[key.slice(ATTRIBUTE_PREFIX.length)] = decodeEntities(child);
-    } else {
-      for (const item of Array.isArray(child) ? child : [child]) element.children.push(toElement(key, item));
+  for (const node of nodes) {
+    for (const key in node) {
+      if (key === ATTRIBUTES) continue;
+      const value = node[key];
+      if (key === TEXT) text += typeof value === 'string' ? value : String(value);
+      else if (key === CDATA) cdata += cdataText(value);
+      else element.children.push(toElement(key, value as OrderedNode[], node[ATTRIBUTES] as OrderedNode | undefined));
+      break;
     }
   }
   element.text = (decodeEntities(text) + cdata).trim();
@@ -91,14 +96,22 @@ function toElement(name: string, value: unknown): XmlElement {
  * Throws UblParseError('malformed_xml') when the parser fails or there is not exactly one root.
  */
 export function parseXmlTree(xml: string): XmlElement {
-  let parsed: Record<string, unknown>;
+  let parsed: OrderedNode[];
   try {
-    parsed = parser.parse(xml) as Record<string, unknown>;
+    parsed = parser.parse(xml) as OrderedNode[];
   } catch (error) {
     throw new UblParseError('malformed_xml', `the XML could not be parsed: ${error instanceof Error ? error.message : String(error)}`);
   }
-  const roots = Object.entries(parsed).filter(([key]) => !key.startsWith('?') && key !== TEXT && key !== CDATA);
-  const elements = roots.flatMap(([key, value]) => (Array.isArray(value) ? value : [value]).map((item) => toElement(key, item)));
+  const elements: XmlElement[] = [];
+  for (const node of parsed) {
+    for (const key in node) {
+      if (key === ATTRIBUTES) continue;
+      if (key !== TEXT && key !== CDATA && !key.startsWith('?')) {
+        elements.push(toElement(key, node[key] as OrderedNode[], node[ATTRIBUTES] as OrderedNode | undefined));
+      }
+      break;
+    }
+  }
   if (elements.length !== 1) {
     throw new UblParseError('malformed_xml', `an XML document has exactly one root element, found ${elements.length}`);
   }

@@ -3,10 +3,11 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseUbl } from '../../domain/ubl/parse';
 import { UblParseError } from '../../domain/ubl/types';
+import { DEFAULT_XML_LIMITS, prescanXml } from '../../domain/ubl/xml-safety';
 
 // Hostile input: each case must fail with the right code, fast (no expansion, no hang).
 
-const FIXTURES = path.resolve(__dirname, '../../../shared/fixtures/dian');
+import { FIXTURES } from '../support/ingestion';
 const fixture = (file: string) => readFileSync(path.join(FIXTURES, file), 'utf8');
 
 function failsWith(t: ExecutionContext, fn: () => unknown, code: UblParseError['code']): UblParseError | undefined {
@@ -82,4 +83,51 @@ test('deep nesting (10,000 levels) is rejected quickly', (t) => {
   const inCdata = fixture('attached-document-volt.xml').replace('<cac:InvoiceLine>', `<cac:InvoiceLine>${'<b>'.repeat(10_000)}${'</b>'.repeat(10_000)}`);
   failsWith(t, () => parseUbl(inCdata), 'xml_too_large');
   t.true(Date.now() - started < 3000);
+});
+
+test('the pre-scan counts elements, attributes and depth of a real document', (t) => {
+  const scan = prescanXml(fixture('invoice-signed-setp.xml'));
+  t.true(scan.elements > 100 && scan.elements < DEFAULT_XML_LIMITS.maxElements, String(scan.elements));
+  t.true(scan.attributes > 50 && scan.attributes < DEFAULT_XML_LIMITS.maxAttributes, String(scan.attributes));
+  t.true(scan.maxDepth >= 3 && scan.maxDepth < 20, String(scan.maxDepth));
+});
+
+test('too many elements or attributes is refused by the pre-scan, before the full parse', (t) => {
+  t.timeout(10_000);
+  const selfClosing = `<Invoice>${'<a/>'.repeat(DEFAULT_XML_LIMITS.maxElements + 10)}</Invoice>`;
+  let started = performance.now();
+  t.regex(failsWith(t, () => parseUbl(selfClosing), 'xml_too_large')!.message, /more than 250000 elements/);
+  t.true(performance.now() - started < 1000, `${performance.now() - started} ms`);
+  const attributeHeavy = `<Invoice>${'<a b="1" c="2" d="3" e="4"/>'.repeat(DEFAULT_XML_LIMITS.maxAttributes / 4 + 10)}</Invoice>`;
+  t.true(attributeHeavy.length < DEFAULT_XML_LIMITS.maxBytes);
+  started = performance.now();
+  failsWith(t, () => parseUbl(attributeHeavy), 'xml_too_large');
+  t.true(performance.now() - started < 1000, `${performance.now() - started} ms`);
+});
+
+test('a 20 MB hostile document is pre-scanned (limits lifted) in well under a second and refused under the default limits at once', (t) => {
+  t.timeout(10_000);
+  const lifted = { ...DEFAULT_XML_LIMITS, maxBytes: 32 * 1024 * 1024, maxElements: 1e9, maxAttributes: 1e9 };
+  for (const unit of ['<a b="1" c="22" d="333" e="4444"/>', '<a/>']) {
+    const xml = `<Invoice>${unit.repeat(Math.ceil((20 * 1024 * 1024) / unit.length))}</Invoice>`;
+    const started = performance.now();
+    const scan = prescanXml(xml, lifted);
+    t.true(scan.elements > 500_000);
+    t.true(performance.now() - started < 2000, `${unit}: ${performance.now() - started} ms`);
+    failsWith(t, () => parseUbl(Buffer.from(xml)), 'xml_too_large');
+  }
+});
+
+test('well-formedness the tree builder relies on is checked by the pre-scan', (t) => {
+  for (const [xml, pattern] of [
+    ['<Invoice><a b=1/></Invoice>', /without quotes/],
+    ['<Invoice><a></b></Invoice>', /does not close <a>/],
+    ['<Invoice/>trailing', /text after the root/],
+    ['<Invoice></Invoice></Invoice>', /without a start tag/],
+    ['<![CDATA[x]]><Invoice/>', /CDATA section outside/],
+    ['<Invoice><a', /unterminated start tag/],
+    ['<Invoice>< a/></Invoice>', /starts no tag/],
+  ] as const) {
+    t.regex(failsWith(t, () => parseUbl(xml), 'malformed_xml')!.message, pattern, xml);
+  }
 });
