@@ -56,7 +56,7 @@ export async function acceptFile(deps: IntakeDependencies, incoming: IncomingFil
 
   const { extension, contentType } = describeFileType(fileType);
   const fileName = cleanFileName(incoming.fileName, extension);
-  const blobKey = `companies/${incoming.companyId}/uploads/${randomUUID()}-${keySegment(fileName)}`;
+  const blobKey = blobKeyFor(incoming, fileName, sha256, extension);
   await deps.blobStore.put(blobKey, incoming.bytes, contentType);
   let file: UploadedFileRow;
   try {
@@ -75,11 +75,18 @@ export async function acceptFile(deps: IntakeDependencies, incoming: IncomingFil
       source_message_key: incoming.sourceMessageKey ?? null,
     });
   } catch (error) {
-    // Two concurrent requests with one idempotency key: the second one answers like a replay.
-    if ((error as { code?: string }).code === '23505' && incoming.idempotencyKey) {
-      const earlier = await deps.repositories.uploadedFiles.findByIdempotencyKey(incoming.companyId, incoming.idempotencyKey);
-      if (earlier) return { file: await replay(deps, earlier, sha256, incoming.startImport !== false), replayed: true };
-    }
+    // Concurrent requests with one idempotency key: the first insert wins, the others answer like a
+    // replay (or 409 for other bytes).
+    const earlier =
+      (error as { code?: string }).code === '23505' && incoming.idempotencyKey
+        ? await deps.repositories.uploadedFiles.findByIdempotencyKey(incoming.companyId, incoming.idempotencyKey)
+        : undefined;
+    // The blob just stored is nobody's when no row will point at it: a plain upload that was not
+    // recorded, or an idempotent one that lost to other bytes. (An idempotent blob with the winner's
+    // bytes is the winner's own; one left by another failure is what the client's retry reuses.)
+    // Removing it is best effort: the answer is about the upload, not the cleanup.
+    if (!incoming.idempotencyKey || (earlier && earlier.blob_key !== blobKey)) await deps.blobStore.delete(blobKey).catch(() => undefined);
+    if (earlier) return { file: await replay(deps, earlier, sha256, incoming.startImport !== false), replayed: true };
     throw error;
   }
   if (incoming.startImport !== false) await startImport(deps, file.id);
@@ -92,6 +99,18 @@ async function replay(deps: IntakeDependencies, earlier: UploadedFileRow, sha256
   }
   if (start) await startImport(deps, earlier.id); // a first attempt may have stored the file but not started its import
   return earlier;
+}
+
+/**
+ * Where the bytes go. A random key for a plain upload. With an idempotency key the name is derived
+ * from the key and the content, so concurrent or retried requests with one key and one file (even
+ * after a crash between storing and recording) write the same blob instead of one each.
+ */
+function blobKeyFor(incoming: IncomingFile, fileName: string, sha256: string, extension: string): string {
+  const prefix = `companies/${incoming.companyId}/uploads`;
+  if (!incoming.idempotencyKey) return `${prefix}/${randomUUID()}-${keySegment(fileName)}`;
+  const keyDigest = createHash('sha256').update(incoming.idempotencyKey).digest('hex').slice(0, 32);
+  return `${prefix}/idempotent-${keyDigest}-${sha256}.${extension}`;
 }
 
 /** Keeps the name people gave the file, minus paths and control characters, with a sensible extension. */

@@ -9,6 +9,8 @@ export interface BlobStore {
   put(key: string, data: Buffer, contentType: string): Promise<void>;
   get(key: string): Promise<Buffer>;
   exists(key: string): Promise<boolean>;
+  /** Removes the blob; a key that does not exist is not an error. */
+  delete(key: string): Promise<void>;
   signedDownloadUrl(key: string, options: DownloadOptions): Promise<string>;
 }
 

@@ -1,5 +1,5 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
-import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
+import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
+import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { assertSafeKey, BlobNotFoundError, SIGNED_URL_TTL_SECONDS, type BlobStore, type DownloadOptions } from './blob-store';
 
@@ -27,8 +27,9 @@ export class FilesystemBlobStore implements BlobStore {
   async put(key: string, data: Buffer): Promise<void> {
     const target = this.pathOf(key);
     await mkdir(path.dirname(target), { recursive: true });
-    // Write then rename, so a reader never sees half a file.
-    const temporary = `${target}.${process.pid}.${Date.now()}.tmp`;
+    // Write then rename, so a reader never sees half a file; concurrent writers of one key
+    // (idempotent uploads) each have their own temporary file.
+    const temporary = `${target}.${randomUUID()}.tmp`;
     await writeFile(temporary, data);
     await rename(temporary, target);
   }
@@ -44,6 +45,10 @@ export class FilesystemBlobStore implements BlobStore {
 
   async exists(key: string): Promise<boolean> {
     return stat(this.pathOf(key)).then(() => true, () => false);
+  }
+
+  async delete(key: string): Promise<void> {
+    await rm(this.pathOf(key), { force: true });
   }
 
   async signedDownloadUrl(key: string, options: DownloadOptions): Promise<string> {

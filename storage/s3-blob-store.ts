@@ -1,4 +1,4 @@
-import { GetObjectCommand, HeadObjectCommand, NoSuchKey, NotFound, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, NoSuchKey, NotFound, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { assertSafeKey, BlobNotFoundError, contentDisposition, SIGNED_URL_TTL_SECONDS, type BlobStore, type DownloadOptions } from './blob-store';
 
@@ -40,6 +40,11 @@ export class S3BlobStore implements BlobStore {
       if (error instanceof NotFound || (error as { name?: string }).name === 'NotFound') return false;
       throw error;
     }
+  }
+
+  async delete(key: string): Promise<void> {
+    assertSafeKey(key);
+    await this.client.send(new DeleteObjectCommand({ Bucket: this.settings.bucket, Key: key }));
   }
 
   signedDownloadUrl(key: string, options: DownloadOptions): Promise<string> {

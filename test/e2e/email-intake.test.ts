@@ -276,6 +276,7 @@ test.serial('a storage failure answers 451 so the sender retries; the retry impo
     },
     get: (blobKey) => real.get(blobKey),
     exists: (blobKey) => real.exists(blobKey),
+    delete: (blobKey) => real.delete(blobKey),
     signedDownloadUrl: (blobKey, options) => real.signedDownloadUrl(blobKey, options),
   };
   const failing = await startEmailIntake(intakeDependencies({ port: await freePort() }, broken));

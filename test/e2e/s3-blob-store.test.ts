@@ -70,3 +70,11 @@ test('the API on the S3 driver redirects originals and PDFs to presigned object-
     await api.close();
   }
 });
+
+test('delete removes an object; deleting a missing key is not an error', async (t) => {
+  const blobs = store();
+  await blobs.put('companies/1/uploads/gone.pdf', Buffer.from('%PDF-1.7\n'), 'application/pdf');
+  await blobs.delete('companies/1/uploads/gone.pdf');
+  t.false(await blobs.exists('companies/1/uploads/gone.pdf'));
+  await t.notThrowsAsync(blobs.delete('companies/1/uploads/never.pdf'));
+});

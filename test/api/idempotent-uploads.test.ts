@@ -1,0 +1,70 @@
+import test from 'ava';
+import { bearer, seedCompany, seedKey, startTestApi, type TestApi } from '../support/api';
+import { filesUnder } from '../support/raw-http';
+
+// Issue 9: ten simultaneous uploads with one Idempotency-Key store one file and one blob.
+
+let api: TestApi;
+let key: string;
+let companyId: number;
+
+test.before(async () => {
+  api = await startTestApi();
+  companyId = (await seedCompany(api.database)).id;
+  key = (await seedKey(api.database, { scopes: ['documents:write', 'documents:read'] })).key;
+});
+test.after.always(async () => api?.close());
+
+const pdf = (text: string) => new Blob([`%PDF-1.4\n% ${text}\n%%EOF\n`]);
+
+async function upload(idempotencyKey: string, content: Blob) {
+  const form = new FormData();
+  form.append('file', content, 'factura.pdf');
+  const response = await fetch(`${api.url}/v1/companies/${companyId}/files`, {
+    method: 'POST',
+    headers: { ...bearer(key), 'Idempotency-Key': idempotencyKey },
+    body: form,
+  });
+  const body = (await response.json()) as { id?: string; error?: { code: string } };
+  return { status: response.status, replayed: response.headers.get('idempotent-replayed') === 'true', id: body.id, code: body.error?.code };
+}
+
+async function stored(idempotencyKey: string) {
+  const rows = await api.database.db('uploaded_files').where({ company_id: companyId, idempotency_key: idempotencyKey }).select('blob_key');
+  const blobs = api.config.blobStore.driver === 'filesystem' ? await filesUnder(api.config.blobStore.directory) : [];
+  return { rows, blobs };
+}
+
+test.serial('ten concurrent uploads with one key and one file: one uploaded file, one blob, nine replays', async (t) => {
+  const blobsBefore = (await stored('-')).blobs.length;
+  const answers = await Promise.all(Array.from({ length: 10 }, () => upload('concurrent-1', pdf('one'))));
+  t.deepEqual(answers.map((answer) => answer.status), Array(10).fill(202));
+  t.is(new Set(answers.map((answer) => answer.id)).size, 1);
+  t.is(answers.filter((answer) => answer.replayed).length, 9);
+  const { rows, blobs } = await stored('concurrent-1');
+  t.is(rows.length, 1);
+  t.is(blobs.length, blobsBefore + 1, blobs.join('\n'));
+  t.true(blobs.some((blob) => blob.endsWith(rows[0].blob_key.split('/').pop())));
+});
+
+test.serial('ten concurrent uploads with one key and two different files: one file, one blob, the other bytes get 409', async (t) => {
+  const blobsBefore = (await stored('-')).blobs.length;
+  const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => upload('concurrent-2', pdf(i % 2 ? 'odd' : 'even'))));
+  const { rows, blobs } = await stored('concurrent-2');
+  t.is(rows.length, 1);
+  t.is(blobs.length, blobsBefore + 1, blobs.join('\n'));
+  const accepted = answers.filter((answer) => answer.status === 202);
+  const refused = answers.filter((answer) => answer.status === 409);
+  t.is(accepted.length, 5);
+  t.is(refused.length, 5);
+  t.true(refused.every((answer) => answer.code === 'idempotency_key_reused'));
+  t.is(new Set(accepted.map((answer) => answer.id)).size, 1);
+});
+
+test.serial('a later retry with the same key and file replays without storing again', async (t) => {
+  const before = await stored('concurrent-1');
+  const again = await upload('concurrent-1', pdf('one'));
+  t.is(again.status, 202);
+  t.true(again.replayed);
+  t.deepEqual(await stored('concurrent-1'), before);
+});
