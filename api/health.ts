@@ -8,14 +8,30 @@ type CheckResult = { status: 'ok' | 'unavailable'; latency_ms: number; error?: s
 
 const CHECK_TIMEOUT_MS = 2000;
 const WORKER_CHECK_TIMEOUT_MS = 5000;
+/** How long a successful deep check answers for everyone (it needs no key, so it must be cheap). */
+const DEEP_RESULT_TTL_MS = 5000;
 
 /**
  * GET /healthz, without authentication: can this process reach Postgres and Temporal?
  * With ?deep=true it also runs a workflow end to end, proving a worker is polling and
- * its activities reach Postgres.
+ * its activities reach Postgres. The deep check is shared: concurrent callers wait for one run,
+ * and a successful run answers for DEEP_RESULT_TTL_MS, so unauthenticated callers cannot start a
+ * workflow each (at most one at a time, one per 5 s while healthy).
  */
 export function healthRoutes({ config, db, temporal }: ApiDependencies): Router {
   const router = new Router();
+  const workerCheck = singleFlight(
+    () =>
+      timed(
+        () =>
+          executeWorkflow({ client: temporal.client, taskQueue: config.temporal.taskQueue }, systemCheckWorkflow, {
+            workflowId: `system-check-${randomUUID()}`,
+            workflowExecutionTimeout: '30 seconds',
+          }),
+        WORKER_CHECK_TIMEOUT_MS,
+      ),
+    DEEP_RESULT_TTL_MS,
+  );
   router.get('/healthz', async (ctx) => {
     const deep = ctx.query.deep === 'true' || ctx.query.deep === '1';
     const [postgres, temporalCheck, worker] = await Promise.all([
@@ -25,16 +41,7 @@ export function healthRoutes({ config, db, temporal }: ApiDependencies): Router 
           temporal.connection.healthService.check({}),
         ),
       ),
-      deep
-        ? timed(
-            () =>
-              executeWorkflow({ client: temporal.client, taskQueue: config.temporal.taskQueue }, systemCheckWorkflow, {
-                workflowId: `system-check-${randomUUID()}`,
-                workflowExecutionTimeout: '30 seconds',
-              }),
-            WORKER_CHECK_TIMEOUT_MS,
-          )
-        : undefined,
+      deep ? workerCheck() : undefined,
     ]);
     const checks = { postgres, temporal: temporalCheck, ...(worker ? { worker } : {}) };
     const healthy = Object.values(checks).every((check) => check.status === 'ok');
@@ -43,6 +50,20 @@ export function healthRoutes({ config, db, temporal }: ApiDependencies): Router 
     ctx.body = { status: healthy ? 'ok' : 'degraded', checks };
   });
   return router;
+}
+
+/** One run at a time for all callers; a successful result is reused for ttlMs, a failed one is not. */
+function singleFlight(run: () => Promise<CheckResult>, ttlMs: number): () => Promise<CheckResult> {
+  let current: { promise: Promise<CheckResult>; okUntil: number } | null = null;
+  return () => {
+    if (current && (current.okUntil === 0 || Date.now() < current.okUntil)) return current.promise;
+    const entry = { promise: run(), okUntil: 0 };
+    entry.promise.then((result) => {
+      entry.okUntil = result.status === 'ok' ? Date.now() + ttlMs : -1;
+    });
+    current = entry;
+    return entry.promise;
+  };
 }
 
 async function timed(check: () => Promise<unknown>, timeoutMs = CHECK_TIMEOUT_MS): Promise<CheckResult> {

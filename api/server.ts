@@ -31,7 +31,9 @@ export type RouteEntry = { method: string; path: string };
  * (an unknown path is a 404 whoever asks).
  */
 export function createApp(deps: ApiDependencies): { app: Koa; routes: RouteEntry[] } {
-  const app = new Koa({ proxy: deps.config.http.trustProxy });
+  // Behind a proxy (TRUST_PROXY) the client address is the one that proxy appended to
+  // X-Forwarded-For: one hop, so addresses a client writes into the header itself are ignored.
+  const app = new Koa({ proxy: deps.config.http.trustProxy, maxIpsCount: 1 });
   app.silent = true; // errors are logged once, by errorHandler
 
   const publicRouter = new Router();
@@ -40,7 +42,7 @@ export function createApp(deps: ApiDependencies): { app: Koa; routes: RouteEntry
   publicRouter.use(blobRoutes(deps).routes());
 
   const v1 = new Router({ prefix: '/v1' });
-  v1.use(authenticate(deps.repositories.apiKeys));
+  v1.use(authenticate(deps.repositories.apiKeys, deps.config.authFailureLimit));
   v1.use(rateLimit(deps.config.rateLimit));
   v1.use(jsonBody(deps.config.http.bodyLimitBytes));
   for (const resource of [meRoutes(deps), companiesRoutes(deps), documentsRoutes(deps), paymentClaimRoutes(deps), filesRoutes(deps), contactsRoutes(deps), webhooksRoutes(deps), integrationsRoutes(deps), exportsRoutes(deps), dianSettingsRoutes(deps), dianEventsRoutes(deps), dianImportsRoutes(deps)]) {

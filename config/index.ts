@@ -33,6 +33,8 @@ const environmentSchema = z.object({
     .default('inv'),
   RATE_LIMIT_PER_SECOND: z.coerce.number().min(0).default(100),
   RATE_LIMIT_BURST: z.coerce.number().int().min(1).default(200),
+  AUTH_FAILURES_PER_MINUTE: z.coerce.number().min(0).default(60),
+  AUTH_FAILURE_BURST: z.coerce.number().int().min(1).default(20),
   REQUEST_BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(1024 * 1024),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
   TRUST_PROXY: booleanFromEnv.default(false),
@@ -79,6 +81,8 @@ export type AppConfig = {
   };
   apiKeyPrefix: string;
   rateLimit: { perSecond: number; burst: number };
+  /** Failed authentications per client address (docs/api.md "Rate limits"); perMinute = 0 turns it off. */
+  authFailureLimit: { perMinute: number; burst: number };
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
   projectRoot: string;
   /** base64 of the 32-byte master key for secrets at rest; undefined = the key file under dataDir. */
@@ -131,6 +135,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     },
     apiKeyPrefix: e.API_KEY_PREFIX,
     rateLimit: { perSecond: e.RATE_LIMIT_PER_SECOND, burst: e.RATE_LIMIT_BURST },
+    authFailureLimit: { perMinute: e.AUTH_FAILURES_PER_MINUTE, burst: e.AUTH_FAILURE_BURST },
     logLevel: e.LOG_LEVEL,
     projectRoot,
     secretsEncryptionKey: e.SECRETS_ENCRYPTION_KEY,

@@ -33,6 +33,12 @@ export class TokenBucketLimiter {
     return { allowed: false, remaining: 0, retryAfterMs: ((1 - bucket.tokens) / this.perSecond) * 1000 };
   }
 
+  /** Gives back a token taken for something that turned out not to count (at most up to the burst). */
+  refund(key: string): void {
+    const bucket = this.buckets.get(key);
+    if (bucket) bucket.tokens = Math.min(this.burst, bucket.tokens + 1);
+  }
+
   private sweep(now: number): void {
     const fullAfterMs = (this.burst / this.perSecond) * 1000;
     if (now - this.lastSweep < Math.max(fullAfterMs, 1000)) return;

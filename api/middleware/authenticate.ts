@@ -1,5 +1,6 @@
 import type { Middleware } from 'koa';
-import { parseApiKey, secretMatchesHash } from '../../domain/api-key';
+import { parseApiKey, secretMatchesHash, type ParsedApiKey } from '../../domain/api-key';
+import { AuthFailureGuard, type AuthFailureLimit } from './auth-failures';
 import type { ApiKeyRecord, ApiKeysRepository } from '../../db/repositories/api-keys';
 import type { Role, Scope } from '../../domain/scopes';
 import { ApiError } from '../errors';
@@ -14,35 +15,44 @@ const unauthenticated = (code: string, message: string) => new ApiError(401, cod
 /**
  * Resolves `Authorization: Bearer <prefix>_live_<key_id>_<secret>` to a stored, unrevoked key.
  * The secret is compared as a SHA-256 digest in constant time; revocation is read on every
- * request, so it takes effect at once.
+ * request, so it takes effect at once. Failed attempts are limited per client address
+ * (`ctx.ip`, which honours TRUST_PROXY) before the database is asked (AuthFailureGuard).
  */
-export function authenticate(apiKeys: ApiKeysRepository): Middleware {
+export function authenticate(apiKeys: ApiKeysRepository, failureLimit?: AuthFailureLimit): Middleware {
+  const guard = failureLimit && failureLimit.perMinute > 0 ? new AuthFailureGuard(failureLimit) : null;
   return async (ctx, next) => {
     const header = ctx.get('Authorization');
-    if (header === '') {
-      throw unauthenticated(
-        'authentication_required',
-        'Send your API key in the Authorization header as "Bearer <API_KEY>".',
-      );
-    }
     const bearer = BEARER.exec(header);
     const parsed = bearer ? parseApiKey(bearer[1]) : null;
-    if (!parsed) {
-      throw unauthenticated(
-        'invalid_api_key',
-        'The Authorization header must be "Bearer <prefix>_live_<key_id>_<secret>".',
-      );
+    const tokenTaken = guard?.admit(ctx.ip, parsed) ?? false;
+    let key: ApiKeyRecord;
+    try {
+      key = await resolveKey(apiKeys, header, parsed);
+    } catch (error) {
+      guard?.failed(parsed?.keyId);
+      throw error;
     }
-    const key = await apiKeys.findById(parsed.keyId);
-    if (!key || key.prefix !== parsed.prefix || !secretMatchesHash(parsed.secret, key.secretHash)) {
-      throw unauthenticated('invalid_api_key', 'The API key is not valid.');
-    }
-    if (key.revokedAt) {
-      throw unauthenticated('api_key_revoked', 'This API key was revoked and no longer works.');
-    }
+    guard?.succeeded(ctx.ip, tokenTaken, key);
     (ctx.state as AuthState).apiKey = key;
     await next();
   };
+}
+
+async function resolveKey(apiKeys: ApiKeysRepository, header: string, parsed: ParsedApiKey | null): Promise<ApiKeyRecord> {
+  if (header === '') {
+    throw unauthenticated('authentication_required', 'Send your API key in the Authorization header as "Bearer <API_KEY>".');
+  }
+  if (!parsed) {
+    throw unauthenticated('invalid_api_key', 'The Authorization header must be "Bearer <prefix>_live_<key_id>_<secret>".');
+  }
+  const key = await apiKeys.findById(parsed.keyId);
+  if (!key || key.prefix !== parsed.prefix || !secretMatchesHash(parsed.secret, key.secretHash)) {
+    throw unauthenticated('invalid_api_key', 'The API key is not valid.');
+  }
+  if (key.revokedAt) {
+    throw unauthenticated('api_key_revoked', 'This API key was revoked and no longer works.');
+  }
+  return key;
 }
 
 export function requireScope(scope: Scope): Middleware {

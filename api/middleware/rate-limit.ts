@@ -15,12 +15,13 @@ export function rateLimit(options: { perSecond: number; burst: number; now?: () 
     const decision = limiter.take(keyId);
     ctx.set('RateLimit-Limit', String(options.burst));
     ctx.set('RateLimit-Remaining', String(decision.remaining));
-    if (!decision.allowed) {
-      const retryAfter = String(Math.max(1, Math.ceil(decision.retryAfterMs / 1000)));
-      throw new ApiError(429, 'rate_limited', `Too many requests for this API key; retry after ${retryAfter} s.`, undefined, {
-        'Retry-After': retryAfter,
-      });
-    }
+    if (!decision.allowed) throw rateLimited('Too many requests for this API key', decision.retryAfterMs);
     await next();
   };
+}
+
+/** 429 rate_limited with Retry-After in whole seconds (at least 1). */
+export function rateLimited(what: string, retryAfterMs: number): ApiError {
+  const retryAfter = String(Math.max(1, Math.ceil(retryAfterMs / 1000)));
+  return new ApiError(429, 'rate_limited', `${what}; retry after ${retryAfter} s.`, undefined, { 'Retry-After': retryAfter });
 }

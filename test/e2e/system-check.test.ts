@@ -1,6 +1,7 @@
 import test from 'ava';
 import { startTestApi, type TestApi } from '../support/api';
 import { startTestWorker, type TestWorker } from '../support/worker';
+import { eventually } from '../support/eventually';
 
 // API + worker against the Temporal dev server: /healthz?deep=true starts a workflow, the
 // worker runs it and its activity reads the time from Postgres.
@@ -41,4 +42,26 @@ test('deep health runs the system-check workflow end to end through the worker',
   const result = await api.temporal.client.workflow.getHandle(ids[0]).result();
   t.regex(result.databaseTime, /^\d{4}-\d{2}-\d{2}T/);
   t.true(Math.abs(Date.parse(result.databaseTime) - Date.now()) < 60_000);
+});
+
+async function systemCheckRuns(): Promise<number> {
+  let count = 0;
+  for await (const execution of api.temporal.client.workflow.list({ query: `TaskQueue = '${taskQueue}' AND WorkflowType = 'systemCheckWorkflow'` })) {
+    if (execution.workflowId.startsWith('system-check-')) count += 1;
+  }
+  return count;
+}
+
+test.serial('50 concurrent unauthenticated deep checks share one workflow run, and the result is reused for 5 s', async (t) => {
+  const before = await systemCheckRuns();
+  const answers = await Promise.all(Array.from({ length: 50 }, () => fetch(`${api.url}/healthz?deep=true`).then(async (response) => {
+    await response.arrayBuffer();
+    return response.status;
+  })));
+  t.deepEqual(new Set(answers), new Set([200]));
+  const again = await fetch(`${api.url}/healthz?deep=1`);
+  t.is(again.status, 200);
+  // Visibility is eventually consistent: wait for the run to show, then check no other did.
+  await eventually(async () => ((await systemCheckRuns()) > before ? true : undefined));
+  t.is(await systemCheckRuns(), before + 1);
 });

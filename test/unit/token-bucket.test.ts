@@ -19,3 +19,16 @@ test('callers do not share buckets', (t) => {
   t.false(limiter.take('a').allowed);
   t.true(limiter.take('b').allowed);
 });
+
+test('a refunded token can be taken again, never beyond the burst', (t) => {
+  const limiter = new TokenBucketLimiter(1, 2, () => 0);
+  t.true(limiter.take('k').allowed);
+  t.true(limiter.take('k').allowed);
+  t.false(limiter.take('k').allowed);
+  limiter.refund('k');
+  t.true(limiter.take('k').allowed);
+  limiter.refund('k');
+  limiter.refund('k');
+  limiter.refund('k');
+  t.is(limiter.take('k').remaining, 1);
+});
