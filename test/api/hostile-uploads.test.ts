@@ -1,11 +1,15 @@
+import { spawn } from 'node:child_process';
 import http from 'node:http';
+import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import test from 'ava';
 import Koa from 'koa';
 import pino from 'pino';
 import { errorHandler } from '../../api/middleware/error-handler';
 import { readMultipartFile } from '../../api/v1/files/multipart';
-import { bearer, seedCompany, seedKey, startTestApi, type TestApi } from '../support/api';
+import { freePort } from '../../scripts/embedded/ports';
+import { bearer, seedCompany, seedKey, serviceEnvironment, startTestApi, type TestApi } from '../support/api';
+import { eventually } from '../support/eventually';
 import { abortedUpload, filesUnder, rawExchange } from '../support/raw-http';
 
 // Issue 9: one request must never take the service down. Each multipart route gets the
@@ -27,8 +31,8 @@ test.before(async () => {
 });
 test.after.always(async () => api?.close());
 
-function head(path: string, contentLength: number, extra = '') {
-  const { host } = new URL(api.url);
+function head(path: string, contentLength: number, extra = '', url = api.url) {
+  const { host } = new URL(url);
   return (
     `POST ${path} HTTP/1.1\r\nHost: ${host}\r\nAuthorization: ${bearer(key).Authorization}\r\n` +
     `Content-Type: multipart/form-data; boundary=X\r\nContent-Length: ${contentLength}\r\n${extra}\r\n`
@@ -144,5 +148,35 @@ test('readMultipartFile settles (request_aborted) when the client disconnects mi
   } finally {
     server.closeAllConnections();
     server.close();
+  }
+});
+
+test.serial('the real API process (npm run api) survives the same inputs and keeps answering', async (t) => {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const root = path.resolve(__dirname, '../..');
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'api/main.ts')], {
+    cwd: root,
+    env: serviceEnvironment(api, { PORT: String(port), HOST: '127.0.0.1', SMTP_PORT: '0', LOG_LEVEL: 'error' }),
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr!.on('data', (chunk) => (stderr += chunk));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  try {
+    await eventually(async () => ((await fetch(`${url}/healthz`).catch(() => null))?.status === 200 ? true : undefined), 60_000);
+    for (const route of ['files', 'dian-imports']) {
+      const target = `/v1/companies/${companyId}/${route}`;
+      await inBatches(30, 10, async () => {
+        const answer = await rawExchange(url, head(target, Buffer.byteLength(TRUNCATED), 'Connection: close\r\n', url) + TRUNCATED);
+        t.is(answer?.status, 400);
+      });
+      await inBatches(10, 5, () => abortedUpload(url, (length) => head(target, length, '', url), 5 * 1024 * 1024, 1024 * 1024));
+    }
+    t.is(child.exitCode, null, stderr);
+    t.is((await fetch(`${url}/healthz`)).status, 200);
+  } finally {
+    child.kill('SIGTERM');
+    await exited;
   }
 });
