@@ -180,3 +180,17 @@ test.serial('the real API process (npm run api) survives the same inputs and kee
     await exited;
   }
 });
+
+test.serial('multipart without a boundary, or with an empty body, is 400 invalid_multipart on both routes', async (t) => {
+  const before = await storedCounts();
+  for (const route of ['files', 'dian-imports']) {
+    const target = `/v1/companies/${companyId}/${route}`;
+    const noBoundary = head(target, 3, 'Connection: close\r\n').replace('multipart/form-data; boundary=X', 'multipart/form-data') + 'abc';
+    for (const raw of [noBoundary, head(target, 0, 'Connection: close\r\n')]) {
+      const answer = await rawExchange(api.url, raw);
+      t.is(answer?.status, 400, `${route}: ${raw.split('\r\n').find((line) => line.startsWith('Content-Type'))}`);
+      t.is(answer?.body?.error?.code, 'invalid_multipart');
+    }
+  }
+  t.deepEqual(await storedCounts(), before);
+});
