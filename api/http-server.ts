@@ -33,8 +33,8 @@ const MALFORMED = { status: 400, reason: 'Bad Request', code: 'malformed_request
  * JSON error body and its status (431, 400, 408) rather than Node's bare reply, then the
  * connection closes.
  */
-export function createHttpServer(app: Koa, logger: Logger): http.Server {
-  const server = http.createServer(app.callback());
+export function createHttpServer(app: Koa, logger: Logger, options: http.ServerOptions = {}): http.Server {
+  const server = http.createServer(options, app.callback());
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
     // Nobody to answer (the peer reset), or an answer is already under way: just close.
     if (error.code === 'ECONNRESET' || !socket.writable || (socket as { _httpMessage?: http.ServerResponse })._httpMessage?.headersSent) {

@@ -1,4 +1,8 @@
+import type { AddressInfo } from 'node:net';
 import test from 'ava';
+import Koa from 'koa';
+import pino from 'pino';
+import { createHttpServer } from '../../api/http-server';
 import { SCOPES } from '../../domain/scopes';
 import { bearer, seedCompany, seedKey, startTestApi, type TestApi } from '../support/api';
 import { abortedUpload, rawExchange, type RawAnswer } from '../support/raw-http';
@@ -125,4 +129,18 @@ test('a JSON body aborted halfway stores nothing, on every route that takes a bo
   const health = await fetch(`${api.url}/healthz`);
   t.is(health.status, 200);
   t.deepEqual(await rowCounts(), before);
+});
+
+test('a request that does not arrive within the request timeout → 408 request_timeout', async (t) => {
+  // Node's defaults are 300 s (whole request) checked every 30 s; shortened here.
+  const server = createHttpServer(new Koa(), pino({ level: 'silent' }), { requestTimeout: 300, connectionsCheckingInterval: 50 });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const answer = await rawExchange(url, 'GET /healthz HTTP/1.1\r\nHost: x\r\n'); // headers never end
+    t.is(answer?.status, 408);
+    t.is(answer?.body?.error?.code, 'request_timeout');
+  } finally {
+    server.close();
+  }
 });
