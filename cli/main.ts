@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import { databaseUrlOf, EMBEDDED_DATABASE_NAME, loadConfig, type AppConfig } from '../config';
 import { connectDatabase, migrateToLatest, type Database } from '../db/connection';
 import { createRepositories, type Repositories } from '../db/repositories';
+import { isUniqueViolation } from '../db/errors';
 import { AdminInputError, createCompany } from '../admin/create-company';
 import { createApiKey, presentApiKey, revokeApiKey } from '../admin/api-keys';
 import { presentCompany } from '../services/presenters/company';
@@ -128,10 +129,6 @@ function splitList(value: string): string[] {
 function parseCompanyId(value: string): number {
   if (!/^[1-9][0-9]{0,15}$/.test(value)) throw new UsageError(`--companies takes company ids, got "${value}".`);
   return Number(value);
-}
-
-function isUniqueViolation(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && (error as { code?: string }).code === '23505';
 }
 
 function fail(code: string, message: string, exitCode: number): number {

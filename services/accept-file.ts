@@ -1,4 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
+import { isUniqueViolation } from '../db/errors';
 import type { Repositories } from '../db/repositories';
 import type { UploadedFileRow } from '../db/repositories/uploaded-files';
 import { describeFileType } from '../domain/ingestion/plan-import';
@@ -78,7 +79,7 @@ export async function acceptFile(deps: IntakeDependencies, incoming: IncomingFil
     // Concurrent requests with one idempotency key: the first insert wins, the others answer like a
     // replay (or 409 for other bytes).
     const earlier =
-      (error as { code?: string }).code === '23505' && incoming.idempotencyKey
+      isUniqueViolation(error) && incoming.idempotencyKey
         ? await deps.repositories.uploadedFiles.findByIdempotencyKey(incoming.companyId, incoming.idempotencyKey)
         : undefined;
     // The blob just stored is nobody's when no row will point at it: a plain upload that was not

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Database } from '../connection';
+import { isUniqueViolation } from '../errors';
 import type { UblLine, UblParty } from '../../domain/ubl/types';
 
 export type ExportStatus = 'pending' | 'succeeded' | 'failed';
@@ -73,14 +74,14 @@ export function createExportsRepository(db: Database) {
           .returning('id');
         return byId(db, row.id as number);
       } catch (error) {
-        if ((error as { code?: string; constraint?: string }).code === '23505') throw new ExportInProgressError();
+        if (isUniqueViolation(error)) throw new ExportInProgressError();
         throw error;
       }
     },
 
     /** Removes a pending export whose workflow could not be started (nothing was posted). */
-    async discardPending(id: number): Promise<void> {
-      await db('exports').where({ id, status: 'pending' }).delete();
+    async discardPending(companyId: number, id: number): Promise<void> {
+      await db('exports').where({ company_id: companyId, id, status: 'pending' }).delete();
     },
 
     find(companyId: number, id: number): Promise<ExportRow | undefined> {
@@ -155,10 +156,11 @@ export function createExportsRepository(db: Database) {
 
     /** An export done by hand: only the document changes (no export record, no posting, no event). */
     async markDocumentExportedManually(
+      companyId: number,
       documentId: number,
       reference: { integration: string; externalId: string; externalNumber: string; externalName: string | null },
     ): Promise<void> {
-      await db('documents').where({ id: documentId }).update({
+      await db('documents').where({ company_id: companyId, id: documentId }).update({
         export_integration: reference.integration,
         export_external_id: reference.externalId,
         export_external_number: reference.externalNumber,

@@ -1,4 +1,5 @@
 import type { Database } from '../connection';
+import { isUniqueViolation } from '../errors';
 
 /** A company's accounting integration; credentials_encrypted holds SecretBox.seal(JSON credentials) as bytes. */
 export type IntegrationRow = {
@@ -29,7 +30,7 @@ export function createIntegrationsRepository(db: Database) {
           .returning('*');
         return row;
       } catch (error) {
-        if ((error as { code?: string }).code === '23505') throw new IntegrationNameTakenError(input.name);
+        if (isUniqueViolation(error)) throw new IntegrationNameTakenError(input.name);
         throw error;
       }
     },

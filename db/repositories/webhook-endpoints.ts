@@ -22,6 +22,8 @@ export type EndpointChanges = Partial<Pick<WebhookEndpointRow, 'url' | 'events'>
 
 export function createWebhookEndpointsRepository(db: Database) {
   const live = () => db<WebhookEndpointRow>('webhook_endpoints').whereNull('deleted_at');
+  /** Writes on behalf of a client name the company, so an id of another company changes nothing (undefined). */
+  const owned = (companyId: number, id: number) => live().where({ company_id: companyId, id });
 
   return {
     async insert(companyId: number, url: string, events: string[], secret: StoredSecret): Promise<WebhookEndpointRow> {
@@ -50,30 +52,29 @@ export function createWebhookEndpointsRepository(db: Database) {
       return query;
     },
 
-    async update(id: number, changes: EndpointChanges): Promise<WebhookEndpointRow> {
-      const [row] = await live().where({ id }).update({ ...changes, updated_at: db.fn.now() as never }).returning('*');
+    async update(companyId: number, id: number, changes: EndpointChanges): Promise<WebhookEndpointRow | undefined> {
+      const [row] = await owned(companyId, id).update({ ...changes, updated_at: db.fn.now() as never }).returning('*');
       return row;
     },
 
     /** PATCH enabled: true resets the counter (spec); enabled: false is a manual pause. */
-    async setEnabled(id: number, enabled: boolean): Promise<WebhookEndpointRow> {
+    async setEnabled(companyId: number, id: number, enabled: boolean): Promise<WebhookEndpointRow | undefined> {
       const changes = enabled
         ? { enabled: true, consecutive_failures: 0, disabled_at: null }
         : { enabled: false, disabled_at: db.fn.now() };
-      const [row] = await live().where({ id }).update({ ...changes, updated_at: db.fn.now() } as never).returning('*');
+      const [row] = await owned(companyId, id).update({ ...changes, updated_at: db.fn.now() } as never).returning('*');
       return row;
     },
 
-    async replaceSecrets(id: number, secrets: StoredSecret[]): Promise<WebhookEndpointRow> {
-      const [row] = await live()
-        .where({ id })
+    async replaceSecrets(companyId: number, id: number, secrets: StoredSecret[]): Promise<WebhookEndpointRow | undefined> {
+      const [row] = await owned(companyId, id)
         .update({ secrets: JSON.stringify(secrets) as never, updated_at: db.fn.now() as never })
         .returning('*');
       return row;
     },
 
-    async softDelete(id: number): Promise<void> {
-      await live().where({ id }).update({ deleted_at: db.fn.now() as never, enabled: false, updated_at: db.fn.now() as never });
+    async softDelete(companyId: number, id: number): Promise<void> {
+      await owned(companyId, id).update({ deleted_at: db.fn.now() as never, enabled: false, updated_at: db.fn.now() as never });
     },
 
     /** Internal (activities): the endpoint as it is now, deleted ones included so callers can tell. */
@@ -85,11 +86,12 @@ export function createWebhookEndpointsRepository(db: Database) {
       return live().where({ company_id: companyId, enabled: true });
     },
 
+    /** Internal (the endpoint's entity workflow, which only knows the id it was started for). */
     async mirrorConsecutiveFailures(id: number, consecutiveFailures: number): Promise<void> {
       await db('webhook_endpoints').where({ id }).update({ consecutive_failures: consecutiveFailures });
     },
 
-    /** Automatic deactivation; false when it was already disabled or deleted. */
+    /** Internal: automatic deactivation by the entity workflow; false when it was already disabled or deleted. */
     async disable(id: number, consecutiveFailures: number): Promise<boolean> {
       const changed = await live()
         .where({ id, enabled: true })

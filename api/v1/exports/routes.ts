@@ -56,7 +56,7 @@ export function exportsRoutes(deps: ApiDependencies): Router {
         args: [{ exportId: row.id }],
       });
     } catch (error) {
-      await repositories.exports.discardPending(row.id);
+      await repositories.exports.discardPending(owner.id, row.id);
       throw error;
     }
     return row;
@@ -97,7 +97,7 @@ export function exportsRoutes(deps: ApiDependencies): Router {
     await requireIntegration(owner.id, input.integration);
     const document = await repositories.documents.find(owner.id, 'electronic_invoice', documentId);
     if (!document) throw notFound(`Document ${documentId}`);
-    await repositories.exports.markDocumentExportedManually(documentId, {
+    await repositories.exports.markDocumentExportedManually(owner.id, documentId, {
       integration: input.integration,
       externalId: input.external_id,
       externalNumber: input.external_number,

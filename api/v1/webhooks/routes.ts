@@ -43,6 +43,12 @@ export function webhooksRoutes(deps: ApiDependencies): Router {
     await next();
   };
 
+  /** A write that found nothing: the endpoint was deleted after loadEndpoint read it. */
+  const stillThere = (row: WebhookEndpointRow | undefined, id: number): WebhookEndpointRow => {
+    if (!row) throw notFound(`Webhook endpoint ${id}`);
+    return row;
+  };
+
   const checkedUrl = (value: string) => {
     try {
       return parseWebhookUrl(value, config.webhooks).toString();
@@ -82,13 +88,14 @@ export function webhooksRoutes(deps: ApiDependencies): Router {
     const patch = parseBody(endpointPatch, ctx.request.body);
     let updated = endpoint;
     if (patch.url !== undefined || patch.events !== undefined) {
-      updated = await repositories.webhookEndpoints.update(endpoint.id, {
+      const changes = {
         ...(patch.url !== undefined ? { url: checkedUrl(patch.url) } : {}),
         ...(patch.events !== undefined ? { events: patch.events } : {}),
-      });
+      };
+      updated = stillThere(await repositories.webhookEndpoints.update(endpoint.company_id, endpoint.id, changes), endpoint.id);
     }
     if (patch.enabled === true && !endpoint.enabled) {
-      updated = await repositories.webhookEndpoints.setEnabled(endpoint.id, true);
+      updated = stillThere(await repositories.webhookEndpoints.setEnabled(endpoint.company_id, endpoint.id, true), endpoint.id);
       // The entity workflow owns the counter; tell it to start again from zero.
       await signalWithStartWorkflow(temporal, webhookEndpointWorkflow, {
         workflowId: workflowIdsFor(temporal.taskQueue).endpoint(endpoint.id),
@@ -97,7 +104,7 @@ export function webhooksRoutes(deps: ApiDependencies): Router {
         signalArgs: [],
       });
     } else if (patch.enabled === false && endpoint.enabled) {
-      updated = await repositories.webhookEndpoints.setEnabled(endpoint.id, false);
+      updated = stillThere(await repositories.webhookEndpoints.setEnabled(endpoint.company_id, endpoint.id, false), endpoint.id);
       await endPendingDeliveries({ repositories, temporal }, endpoint.id, 'endpoint disabled by the API');
     }
     ctx.body = presentEndpoint(updated);
@@ -105,7 +112,7 @@ export function webhooksRoutes(deps: ApiDependencies): Router {
 
   router.delete('/webhooks/:webhook_id', ...manage, loadEndpoint, async (ctx) => {
     const { endpoint } = ctx.state as EndpointState;
-    await repositories.webhookEndpoints.softDelete(endpoint.id);
+    await repositories.webhookEndpoints.softDelete(endpoint.company_id, endpoint.id);
     await endPendingDeliveries({ repositories, temporal }, endpoint.id, 'endpoint deleted');
     try {
       await deps.temporal.client.workflow.getHandle(workflowIdsFor(temporal.taskQueue).endpoint(endpoint.id)).signal(endpointDeletedSignal);
@@ -132,7 +139,7 @@ export function webhooksRoutes(deps: ApiDependencies): Router {
   router.post('/webhooks/:webhook_id/rotate-secret', ...manage, loadEndpoint, async (ctx) => {
     const { endpoint } = ctx.state as EndpointState;
     const rotation = rotateSecrets(secretBox, endpoint.secrets, new Date());
-    const updated = await repositories.webhookEndpoints.replaceSecrets(endpoint.id, rotation.stored);
+    const updated = stillThere(await repositories.webhookEndpoints.replaceSecrets(endpoint.company_id, endpoint.id, rotation.stored), endpoint.id);
     ctx.body = presentEndpoint(updated, rotation.secret);
   });
 
