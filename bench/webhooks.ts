@@ -13,6 +13,7 @@ import { createRepositories } from '../db/repositories';
 import { SecretBox } from '../domain/secret-box';
 import { newSealedSecret } from '../domain/webhooks/endpoint-secrets';
 import { parseWebhookUrl } from '../domain/webhooks/target-address';
+import { MAX_ENDPOINTS_PER_COMPANY } from '../api/v1/webhooks/routes';
 import { RssSampler, spawnChildProcess, type ChildProcessHandle } from './support/child-process';
 import { CleanupStack } from './support/cleanup';
 import { parseShortAndJson, runMain, warnIfBusy } from './support/cli';
@@ -141,7 +142,7 @@ async function main(): Promise<number> {
         // As POST /v1/companies/:id/webhooks does: checked URL, new sealed secret, every event (events: []).
         const url = parseWebhookUrl(`${receiver.baseUrl}${endpointPath}`, config.webhooks).toString();
         const { stored } = newSealedSecret(secretBox, new Date());
-        await repositories.webhookEndpoints.insert(company.id, url, [], stored);
+        await repositories.webhookEndpoints.insertWithinLimit(company.id, MAX_ENDPOINTS_PER_COMPANY, url, [], stored);
         paths.push(endpointPath);
       }
       return { endpoints, companyId: company.id, pathPrefix, paths };

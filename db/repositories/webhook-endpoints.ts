@@ -26,16 +26,21 @@ export function createWebhookEndpointsRepository(db: Database) {
   const owned = (companyId: number, id: number) => live().where({ company_id: companyId, id });
 
   return {
-    async insert(companyId: number, url: string, events: string[], secret: StoredSecret): Promise<WebhookEndpointRow> {
-      const [row] = await db<WebhookEndpointRow>('webhook_endpoints')
-        .insert({ company_id: companyId, url, events, secrets: JSON.stringify([secret]) as never })
-        .returning('*');
-      return row;
-    },
-
-    async countForCompany(companyId: number): Promise<number> {
-      const [{ count }] = await live().where({ company_id: companyId }).count<{ count: number }[]>({ count: '*' });
-      return Number(count);
+    /**
+     * A new endpoint, unless the company already has `limit` live ones (null then). The company
+     * row is locked for the count and the insert, so concurrent requests cannot pass the limit
+     * together.
+     */
+    async insertWithinLimit(companyId: number, limit: number, url: string, events: string[], secret: StoredSecret): Promise<WebhookEndpointRow | null> {
+      return db.transaction(async (trx) => {
+        await trx('companies').where({ id: companyId }).forUpdate().first('id');
+        const [{ count }] = await trx('webhook_endpoints').whereNull('deleted_at').where({ company_id: companyId }).count<{ count: number }[]>({ count: '*' });
+        if (Number(count) >= limit) return null;
+        const [row] = await trx<WebhookEndpointRow>('webhook_endpoints')
+          .insert({ company_id: companyId, url, events, secrets: JSON.stringify([secret]) as never })
+          .returning('*');
+        return row;
+      });
     },
 
     /** An endpoint through the key's company access: invisible ones are indistinguishable from missing ones. */

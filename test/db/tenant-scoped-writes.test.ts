@@ -18,7 +18,7 @@ test('webhook endpoint writes with another company id leave the endpoint alone',
   const owner = await seedCompany(database, 'Owner S.A.S.', '900108281');
   const other = await seedCompany(database, 'Other S.A.S.', '800197268');
   const endpoints = database.repositories.webhookEndpoints;
-  const endpoint = await endpoints.insert(owner.id, 'https://example.com/hook', [], secret);
+  const endpoint = (await endpoints.insertWithinLimit(owner.id, 50, 'https://example.com/hook', [], secret))!;
 
   t.is(await endpoints.update(other.id, endpoint.id, { url: 'https://evil.example/hook' }), undefined);
   t.is(await endpoints.setEnabled(other.id, endpoint.id, false), undefined);

@@ -62,11 +62,11 @@ export function webhooksRoutes(deps: ApiDependencies): Router {
     const { company } = ctx.state as CompanyState;
     const input = parseBody(endpointIn, ctx.request.body);
     const url = checkedUrl(input.url);
-    if ((await repositories.webhookEndpoints.countForCompany(company.id)) >= MAX_ENDPOINTS_PER_COMPANY) {
+    const { secret, stored } = newSealedSecret(secretBox, new Date());
+    const endpoint = await repositories.webhookEndpoints.insertWithinLimit(company.id, MAX_ENDPOINTS_PER_COMPANY, url, input.events, stored);
+    if (!endpoint) {
       throw new ApiError(409, 'endpoint_limit_reached', `A company can have at most ${MAX_ENDPOINTS_PER_COMPANY} webhook endpoints.`);
     }
-    const { secret, stored } = newSealedSecret(secretBox, new Date());
-    const endpoint = await repositories.webhookEndpoints.insert(company.id, url, input.events, stored);
     ctx.status = 201;
     ctx.body = presentEndpoint(endpoint, secret);
   });
@@ -95,14 +95,17 @@ export function webhooksRoutes(deps: ApiDependencies): Router {
       updated = stillThere(await repositories.webhookEndpoints.update(endpoint.company_id, endpoint.id, changes), endpoint.id);
     }
     if (patch.enabled === true && !endpoint.enabled) {
-      updated = stillThere(await repositories.webhookEndpoints.setEnabled(endpoint.company_id, endpoint.id, true), endpoint.id);
-      // The entity workflow owns the counter; tell it to start again from zero.
+      // The entity workflow owns the counter; tell it to start again from zero *before* the
+      // endpoint is enabled: if the signal fails, the endpoint stays disabled and a retried
+      // PATCH signals again (a reset is idempotent). The other order could leave an enabled
+      // endpoint whose entity still counts it as disabled, with no retry that would fix it.
       await signalWithStartWorkflow(temporal, webhookEndpointWorkflow, {
         workflowId: workflowIdsFor(temporal.taskQueue).endpoint(endpoint.id),
         args: [{ endpointId: endpoint.id }],
         signal: endpointReenabledSignal,
         signalArgs: [],
       });
+      updated = stillThere(await repositories.webhookEndpoints.setEnabled(endpoint.company_id, endpoint.id, true), endpoint.id);
     } else if (patch.enabled === false && endpoint.enabled) {
       updated = stillThere(await repositories.webhookEndpoints.setEnabled(endpoint.company_id, endpoint.id, false), endpoint.id);
       await endPendingDeliveries({ repositories, temporal }, endpoint.id, 'endpoint disabled by the API');
