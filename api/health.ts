@@ -58,7 +58,8 @@ function singleFlight(run: () => Promise<CheckResult>, ttlMs: number): () => Pro
   return () => {
     if (current && (current.okUntil === 0 || Date.now() < current.okUntil)) return current.promise;
     const entry = { promise: run(), okUntil: 0 };
-    entry.promise.then((result) => {
+    // run() settles with a CheckResult (timed() never rejects), so nothing is lost here.
+    void entry.promise.then((result) => {
       entry.okUntil = result.status === 'ok' ? Date.now() + ttlMs : -1;
     });
     current = entry;

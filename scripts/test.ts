@@ -75,4 +75,4 @@ function runAva(args: string[], env: NodeJS.ProcessEnv): Promise<TapSummary> {
   });
 }
 
-main().then((code) => process.exit(code));
+void main().then((code) => process.exit(code));
