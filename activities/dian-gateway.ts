@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Repositories } from '../db/repositories';
 import type { DianSettingsRow } from '../db/repositories/dian-settings';
-import { assertCurrentlyValid, loadPkcs12, type LoadedCertificate } from '../domain/dian/certificate';
+import { assertCurrentlyValid, type LoadedCertificate } from '../domain/dian/certificate';
+import { loadCertificateInPool } from '../cpu/pool';
 import type { SecretBox } from '../domain/secret-box';
 import type { DianGateway } from '../integrations/dian/port';
 import { createSoapDianGateway, DIAN_ENVIRONMENTS } from '../integrations/dian/soap-gateway';
@@ -32,17 +33,17 @@ const certificates = new Map<string, LoadedCertificate>();
 const CERTIFICATE_CACHE_SIZE = 256;
 
 /**
- * The company's certificate, parsed once per settings version and kept in this process's memory:
+ * The company's certificate, parsed (in the CPU pool) once per settings version and kept in this process's memory:
  * a PUT of new settings seals the file and password afresh (new nonces), so the key changes.
  * Checked for expiry on every use, like a fresh parse would.
  */
-function openCertificate(deps: DianActivityDependencies, settings: DianSettingsRow): LoadedCertificate {
+async function openCertificate(deps: DianActivityDependencies, settings: DianSettingsRow): Promise<LoadedCertificate> {
   const version = createHash('sha256').update(settings.certificate_p12_sealed).update('\0').update(settings.certificate_password_sealed).digest('base64url');
   const key = `${settings.company_id}:${version}`;
   let certificate = certificates.get(key);
   try {
     if (!certificate) {
-      certificate = loadPkcs12(
+      certificate = await loadCertificateInPool(
         Buffer.from(deps.secretBox.open(settings.certificate_p12_sealed), 'base64'),
         deps.secretBox.open(settings.certificate_password_sealed),
       );
@@ -73,7 +74,7 @@ export async function companyDian(deps: DianActivityDependencies, companyId: num
   } else {
     url = DIAN_ENVIRONMENTS[settings.environment];
   }
-  const certificate = openCertificate(deps, settings);
+  const certificate = await openCertificate(deps, settings);
   const gateway = createSoapDianGateway({
     url,
     credentials: { privateKeyPem: certificate.privateKeyPem, certificatePem: certificate.certificatePem },

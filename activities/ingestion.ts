@@ -1,7 +1,8 @@
 import { Context } from '@temporalio/activity';
 import type { Repositories } from '../db/repositories';
 import type { ContactChange } from '../db/repositories/imports';
-import { PDF_KINDS, planImport, type PdfKind } from '../domain/ingestion/plan-import';
+import { PDF_KINDS, type ImportPlan, type ImportStep, type PdfKind } from '../domain/ingestion/plan-import';
+import { CpuBudgetExceeded, planImportInPool } from '../cpu/pool';
 import type { EventType } from '../domain/webhooks/event-types';
 import type { BlobStore } from '../storage/blob-store';
 import { presentUploadedFile, type UploadedFileRecord } from '../services/presenters/uploaded-file';
@@ -22,9 +23,9 @@ export type ImportOutcome = { status: 'DONE' | 'ERROR'; contactChanges: ContactC
 export type EventToPublish = { id: string; companyId: number; type: EventType; data: unknown };
 
 /** Lets Temporal notice a lost worker within the heartbeat timeout instead of the whole start-to-close. */
-function heartbeat(): void {
+function heartbeat(details?: ImportStep): void {
   try {
-    Context.current().heartbeat();
+    Context.current().heartbeat(details);
   } catch {
     // Called outside an activity (tests of the function itself): nothing to report to.
   }
@@ -49,7 +50,14 @@ export function createIngestionActivities(deps: IngestionActivityDependencies) {
       const bytes = await deps.blobStore.get(file.blob_key);
       heartbeat();
       const pdfKind = (PDF_KINDS as readonly string[]).includes(file.kind_hint ?? '') ? (file.kind_hint as PdfKind) : null;
-      const plan = planImport(bytes, file.file_name, company.nit, pdfKind);
+      // In the CPU pool, within its time and memory budget; a heartbeat per ZIP entry and per document.
+      let plan: ImportPlan;
+      try {
+        plan = await planImportInPool(bytes, file.file_name, company.nit, pdfKind, heartbeat);
+      } catch (error) {
+        if (!(error instanceof CpuBudgetExceeded)) throw error;
+        plan = { ok: false, code: error.code, message: `The file could not be processed: ${error.message}.` };
+      }
       heartbeat();
       if (!plan.ok) {
         await repositories.uploadedFiles.markFailed(fileId, plan.code, plan.message);

@@ -8,7 +8,7 @@ import { deriveKey, SecretBox } from '../domain/secret-box';
 import type { BlobStore } from '../storage/blob-store';
 import { createBlobStore } from '../storage/create-blob-store';
 import { createDocumentFiles, type DocumentFiles } from '../services/link-document-files';
-import { producePdfFromOriginal } from '../services/produce-document-pdf';
+import { producePdfInPool } from '../cpu/pool';
 
 /** What the HTTP layer is built over; tests pass their own. */
 export type ApiDependencies = {
@@ -45,6 +45,6 @@ export function buildApiDependencies(
     secretBox: new SecretBox(masterKey),
     cursorKey: deriveKey(masterKey, 'pagination-cursor/v1'),
     blobStore,
-    documentFiles: createDocumentFiles({ blobStore, documents: repositories.documents, producePdf: producePdfFromOriginal, logger }),
+    documentFiles: createDocumentFiles({ blobStore, documents: repositories.documents, producePdf: producePdfInPool, logger }),
   };
 }

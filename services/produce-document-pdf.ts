@@ -3,14 +3,16 @@ import { readZipSafely } from '../domain/files/zip';
 import { renderInvoicePdf } from '../domain/pdf/render-invoice';
 import { parseUbl } from '../domain/ubl/parse';
 import type { UblDocument } from '../domain/ubl/types';
-import type { PdfProducer } from './link-document-files';
 
 /**
  * The on-demand PDF of a document (spec, Files object): the PDF inside its original ZIP when
  * there is one; otherwise, for an electronic invoice, the graphic representation generated
  * from its XML (the one whose CUFE matches, when a ZIP holds several).
  */
-export const producePdfFromOriginal: PdfProducer = async (document: DocumentRow, original: Buffer) => {
+export type PdfSource = Pick<DocumentRow, 'original_content_type' | 'original_zip_pdf_entry' | 'document_type' | 'cufe' | 'created_at'>;
+
+/** In the calling thread: the API and the worker run it in the CPU pool (cpu/pool.ts producePdfInPool). */
+export const producePdfFromOriginal = async (document: PdfSource, original: Buffer): Promise<Buffer | null> => {
   if (document.original_content_type === 'application/zip') {
     const contents = readZipSafely(original);
     if (document.original_zip_pdf_entry) {
@@ -27,7 +29,7 @@ export const producePdfFromOriginal: PdfProducer = async (document: DocumentRow,
   return null;
 };
 
-async function render(ubl: UblDocument, document: DocumentRow): Promise<Buffer> {
+async function render(ubl: UblDocument, document: PdfSource): Promise<Buffer> {
   // Generated once per document and stored; dated by the document's creation for stable bytes.
   return Buffer.from(await renderInvoicePdf(ubl, { generatedAt: document.created_at }));
 }

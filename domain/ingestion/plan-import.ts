@@ -26,6 +26,9 @@ export type ImportPlan =
   | { ok: true; fileType: DetectedFileType; drafts: DocumentDraft[] }
   | { ok: false; code: string; message: string };
 
+/** Progress of planImport, for heartbeats: the archive was read, or one document (XML) was parsed. */
+export type ImportStep = { step: 'archive_read'; entries: number } | { step: 'document_parsed'; entry: string | null };
+
 const DOCUMENT_TYPE_OF = { Invoice: 'electronic_invoice', CreditNote: 'credit_note', DebitNote: 'debit_note' } as const;
 
 /**
@@ -33,8 +36,15 @@ const DOCUMENT_TYPE_OF = { Invoice: 'electronic_invoice', CreditNote: 'credit_no
  * holds one or more (each paired with its PDF when present), a PDF is one document of the
  * declared kind. Each DIAN document must name the company as customer (a purchase) or
  * supplier (a sale). Never throws for bad input: failures come back with a stable code.
+ * `progress` is told after the archive is read and after each document is parsed.
  */
-export function planImport(bytes: Buffer, fileName: string, companyNit: string, pdfKind: PdfKind | null): ImportPlan {
+export function planImport(
+  bytes: Buffer,
+  fileName: string,
+  companyNit: string,
+  pdfKind: PdfKind | null,
+  progress: (step: ImportStep) => void = () => undefined,
+): ImportPlan {
   const fileType = detectFileType(bytes);
   if (!fileType) return { ok: false, code: 'unsupported_file_type', message: 'The file is not XML, ZIP or PDF.' };
   try {
@@ -43,15 +53,22 @@ export function planImport(bytes: Buffer, fileName: string, companyNit: string, 
       return { ok: true, fileType, drafts: [pdfDraft(pdfKind ?? 'electronic_invoice', fileName)] };
     }
     if (fileType === 'xml') {
-      return { ok: true, fileType, drafts: [ublDraft(bytes, companyNit, null)] };
+      const draft = ublDraft(bytes, companyNit, null);
+      progress({ step: 'document_parsed', entry: null });
+      return { ok: true, fileType, drafts: [draft] };
     }
     const contents = readZipSafely(bytes);
+    progress({ step: 'archive_read', entries: contents.xmls.length + contents.pdfs.length + contents.ignored.length });
     if (contents.xmls.length === 0) {
       if (contents.pdfs.length === 1 && pdfKind) return { ok: true, fileType, drafts: [pdfDraft(pdfKind, contents.pdfs[0].name)] };
       return { ok: false, code: 'no_documents_in_archive', message: 'The ZIP holds no DIAN XML document.' };
     }
     const pdfs = contents.pdfs.filter((pdf) => looksLikeCompletePdf(pdf.data));
-    const drafts = pairPdfWithXml(contents.xmls, pdfs).map(({ xml, pdf }) => ublDraft(xml.data, companyNit, pdf?.name ?? null));
+    const drafts = pairPdfWithXml(contents.xmls, pdfs).map(({ xml, pdf }) => {
+      const draft = ublDraft(xml.data, companyNit, pdf?.name ?? null);
+      progress({ step: 'document_parsed', entry: xml.name });
+      return draft;
+    });
     return { ok: true, fileType, drafts };
   } catch (error) {
     if (error instanceof UblParseError || error instanceof ArchiveError || error instanceof ImportRefusal) {

@@ -5,7 +5,8 @@ import { requireRole, requireScope } from '../../middleware/authenticate';
 import { loadCompany, type CompanyState } from '../../middleware/company-scope';
 import { ApiError, invalidParameter, notFound } from '../../errors';
 import { parseBody } from '../../validation';
-import { loadPkcs12, type LoadedCertificate } from '../../../domain/dian/certificate';
+import type { LoadedCertificate } from '../../../domain/dian/certificate';
+import { CpuBudgetExceeded, loadCertificateInPool } from '../../../cpu/pool';
 import type { DianSettingsRow } from '../../../db/repositories/dian-settings';
 
 const text = (field: string, max: number) =>
@@ -41,8 +42,9 @@ export function dianSettingsRoutes(deps: ApiDependencies): Router {
     const p12 = Buffer.from(input.certificate_p12_base64.replace(/\s+/g, ''), 'base64');
     let certificate: LoadedCertificate;
     try {
-      certificate = loadPkcs12(p12, input.certificate_password);
+      certificate = await loadCertificateInPool(p12, input.certificate_password);
     } catch (error) {
+      if (error instanceof CpuBudgetExceeded) throw invalidParameter('certificate_p12_base64', `The certificate cannot be used: ${error.message}.`);
       const code = (error as { code?: string }).code;
       if (code === 'too_many_iterations') {
         throw new ApiError(400, 'certificate_iterations_exceeded', `The certificate cannot be used: ${(error as Error).message}.`, 'certificate_p12_base64');

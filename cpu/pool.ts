@@ -1,0 +1,135 @@
+/**
+ * The CPU pool: a Piscina worker-thread pool for parsing, ZIP inspection, PDF rendering and
+ * PKCS#12 handling (cpu/tasks.ts), so that none of it runs on a serving event loop (the API's
+ * HTTP server, the Temporal worker's activity loop, the SMTP intake). Created lazily, on the
+ * first job, in whichever process needs it; idle threads exit after CPU_POOL_IDLE_MS.
+ *
+ * Each job has a time budget (CPU_JOB_TIMEOUT_MS, counted from when a thread starts it; the
+ * thread is terminated when it runs out) and a memory budget (CPU_JOB_MAX_MEMORY_MB, the V8 heap
+ * limit of each thread: a job that needs more kills its thread, not the process). Either ends
+ * the job with CpuBudgetExceeded. Sizes and defaults: docs/operations.md.
+ */
+import os from 'node:os';
+import path from 'node:path';
+import { MessageChannel } from 'node:worker_threads';
+import { Piscina } from 'piscina';
+import { z } from 'zod';
+import type { DocumentRow } from '../db/repositories/documents';
+import { CertificateError, type LoadedCertificate } from '../domain/dian/certificate';
+import type { ImportPlan, ImportStep, PdfKind } from '../domain/ingestion/plan-import';
+import type { CertificateJobResult, CpuJobs, JobEnvelope } from './tasks';
+
+const settingsSchema = z.object({
+  CPU_POOL_THREADS: z.coerce.number().int().min(1).max(64).optional(),
+  CPU_JOB_TIMEOUT_MS: z.coerce.number().int().min(100).default(20_000),
+  CPU_JOB_MAX_MEMORY_MB: z.coerce.number().int().min(32).default(256),
+  CPU_POOL_IDLE_MS: z.coerce.number().int().min(0).default(30_000),
+});
+
+export type CpuPoolSettings = { threads: number; jobTimeoutMs: number; jobMaxMemoryMb: number; idleMs: number };
+
+/** From the environment; threads default to one less than the cores (1 on 2 cores: the other core serves). */
+export function cpuPoolSettings(env: NodeJS.ProcessEnv = process.env): CpuPoolSettings {
+  const parsed = settingsSchema.parse(Object.fromEntries(Object.entries(env).filter(([, value]) => value !== '')));
+  return {
+    threads: parsed.CPU_POOL_THREADS ?? Math.max(1, os.availableParallelism() - 1),
+    jobTimeoutMs: parsed.CPU_JOB_TIMEOUT_MS,
+    jobMaxMemoryMb: parsed.CPU_JOB_MAX_MEMORY_MB,
+    idleMs: parsed.CPU_POOL_IDLE_MS,
+  };
+}
+
+/** A job ran out of its time or memory budget; its thread was terminated. */
+export class CpuBudgetExceeded extends Error {
+  readonly code = 'processing_limit_exceeded' as const;
+  constructor(
+    readonly budget: 'time' | 'memory',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'CpuBudgetExceeded';
+  }
+}
+
+let pool: { piscina: Piscina; settings: CpuPoolSettings } | null = null;
+
+function currentPool(): { piscina: Piscina; settings: CpuPoolSettings } {
+  if (!pool) {
+    const settings = cpuPoolSettings();
+    pool = {
+      settings,
+      piscina: new Piscina({
+        filename: path.join(__dirname, 'worker-entry.cjs'),
+        minThreads: 0,
+        maxThreads: settings.threads,
+        idleTimeout: settings.idleMs,
+        resourceLimits: { maxOldGenerationSizeMb: settings.jobMaxMemoryMb, maxYoungGenerationSizeMb: Math.min(64, Math.ceil(settings.jobMaxMemoryMb / 4)) },
+      }),
+    };
+  }
+  return pool;
+}
+
+/** Stops the pool's threads (process shutdown, tests); the next job starts a new pool. */
+export async function closeCpuPool(): Promise<void> {
+  const closing = pool;
+  pool = null;
+  await closing?.piscina.destroy();
+}
+
+type JobName = keyof CpuJobs;
+type JobInput<N extends JobName> = Parameters<CpuJobs[N]>[0] extends JobEnvelope<infer I> ? I : never;
+type JobOutput<N extends JobName> = Awaited<ReturnType<CpuJobs[N]>>;
+
+/** Runs one job of cpu/tasks.ts in the pool, within its budgets; `onProgress` gets the job's steps. */
+export async function runCpuJob<N extends JobName>(name: N, input: JobInput<N>, onProgress?: (step: ImportStep) => void): Promise<JobOutput<N>> {
+  const { piscina, settings } = currentPool();
+  const { port1, port2 } = new MessageChannel();
+  const controller = new AbortController();
+  let deadline: NodeJS.Timeout | undefined;
+  port1.on('message', (message: { started?: true; step?: ImportStep }) => {
+    if (message.started) deadline ??= setTimeout(() => controller.abort(), settings.jobTimeoutMs);
+    else if (message.step) onProgress?.(message.step);
+  });
+  try {
+    return (await piscina.run({ port: port2, input }, { name, signal: controller.signal, transferList: [port2] })) as JobOutput<N>;
+  } catch (error) {
+    if (controller.signal.aborted) {
+      throw new CpuBudgetExceeded('time', `processing took longer than its budget of ${settings.jobTimeoutMs / 1000} s and was stopped`);
+    }
+    if ((error as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY') {
+      throw new CpuBudgetExceeded('memory', `processing needed more than its memory budget of ${settings.jobMaxMemoryMb} MB and was stopped`);
+    }
+    throw error;
+  } finally {
+    clearTimeout(deadline);
+    port1.close();
+  }
+}
+
+const buffer = (bytes: Uint8Array) => (Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+
+/** planImport in the pool; `onStep` runs per ZIP entry and per document (the import activity heartbeats). */
+export function planImportInPool(
+  bytes: Buffer,
+  fileName: string,
+  companyNit: string,
+  pdfKind: PdfKind | null,
+  onStep?: (step: ImportStep) => void,
+): Promise<ImportPlan> {
+  return runCpuJob('planImportJob', { bytes, fileName, companyNit, pdfKind }, onStep);
+}
+
+/** producePdfFromOriginal in the pool (a PdfProducer for createDocumentFiles). */
+export async function producePdfInPool(document: DocumentRow, original: Buffer): Promise<Buffer | null> {
+  const { original_content_type, original_zip_pdf_entry, document_type, cufe, created_at } = document;
+  const pdf = await runCpuJob('producePdfJob', { document: { original_content_type, original_zip_pdf_entry, document_type, cufe, created_at }, original });
+  return pdf ? buffer(pdf) : null;
+}
+
+/** loadPkcs12 in the pool: throws CertificateError like loadPkcs12, or CpuBudgetExceeded. */
+export async function loadCertificateInPool(p12: Buffer, password: string): Promise<LoadedCertificate> {
+  const result: CertificateJobResult = await runCpuJob('loadCertificateJob', { p12, password });
+  if (!result.ok) throw new CertificateError(result.code as CertificateError['code'], result.message);
+  return { ...result.certificate, certificateDer: buffer(result.certificate.certificateDer) };
+}

@@ -1,0 +1,62 @@
+import test from 'ava';
+import { closeCpuPool, CpuBudgetExceeded, cpuPoolSettings, loadCertificateInPool, planImportInPool } from '../../cpu/pool';
+import { CertificateError } from '../../domain/dian/certificate';
+import { fixture } from '../support/ingestion';
+import { generateTestPkcs12, withIterationCounts } from '../support/dian-certificates';
+
+// The CPU pool (cpu/pool.ts): real worker threads running the real jobs, within their budgets.
+const heavy = () => Buffer.from(`<Invoice>${'<a b="1" c="2"/>'.repeat(200_000)}</Invoice>`);
+const saved = { ...process.env };
+
+test.afterEach.always(async () => {
+  for (const name of ['CPU_JOB_TIMEOUT_MS', 'CPU_JOB_MAX_MEMORY_MB', 'CPU_POOL_THREADS']) {
+    if (saved[name] === undefined) delete process.env[name];
+    else process.env[name] = saved[name];
+  }
+  await closeCpuPool();
+});
+
+test.serial('defaults: one thread fewer than the cores (at least one), 20 s and 256 MB per job', (t) => {
+  const settings = cpuPoolSettings({});
+  t.true(settings.threads >= 1);
+  t.like(settings, { jobTimeoutMs: 20_000, jobMaxMemoryMb: 256, idleMs: 30_000 });
+  t.is(cpuPoolSettings({ CPU_POOL_THREADS: '3' }).threads, 3);
+  t.throws(() => cpuPoolSettings({ CPU_POOL_THREADS: '0' }));
+});
+
+test.serial('an import is planned in a thread, with a step per document', async (t) => {
+  const steps: unknown[] = [];
+  const plan = await planImportInPool(fixture('invoice-signed-setp.xml'), 'invoice.xml', '900108281', null, (step) => steps.push(step));
+  t.true(plan.ok, JSON.stringify(plan));
+  if (plan.ok) t.is(plan.drafts[0].ubl?.number, 'SETP990000002');
+  t.deepEqual(steps, [{ step: 'document_parsed', entry: null }]);
+});
+
+test.serial('a job over its time budget is stopped (its thread terminated) with CpuBudgetExceeded', async (t) => {
+  process.env.CPU_JOB_TIMEOUT_MS = '100';
+  await closeCpuPool();
+  await planImportInPool(Buffer.from('<Invoice/>'), 'warm.xml', '1', null); // thread started and modules loaded, outside the budget
+  const error = await t.throwsAsync(planImportInPool(heavy(), 'heavy.xml', '1', null), { instanceOf: CpuBudgetExceeded });
+  t.is(error?.budget, 'time');
+  t.is(error?.code, 'processing_limit_exceeded');
+  // The pool carries on with a new thread.
+  t.false((await planImportInPool(Buffer.from('<Invoice/>'), 'after.xml', '1', null)).ok);
+});
+
+test.serial('a job over its memory budget kills its thread, not the process', async (t) => {
+  process.env.CPU_JOB_MAX_MEMORY_MB = '32';
+  process.env.CPU_JOB_TIMEOUT_MS = '120000';
+  await closeCpuPool();
+  const big = Buffer.from(`<Invoice>${'<a b="1" c="2" d="3"/>'.repeat(160_000)}</Invoice>`);
+  const error = await t.throwsAsync(Promise.all([1, 2, 3].map(() => planImportInPool(big, 'big.xml', '1', null))), { instanceOf: CpuBudgetExceeded });
+  t.is(error?.budget, 'memory');
+});
+
+test.serial('certificates open in the pool; a CertificateError keeps its code across the thread boundary', async (t) => {
+  const generated = generateTestPkcs12('clave');
+  const loaded = await loadCertificateInPool(generated.p12, 'clave');
+  t.true(Buffer.isBuffer(loaded.certificateDer));
+  t.regex(loaded.subject, /CN=Firma de pruebas/);
+  const error = await t.throwsAsync(loadCertificateInPool(withIterationCounts(generated.p12, { mac: 2 ** 31 - 1 }), 'clave'), { instanceOf: CertificateError });
+  t.is(error?.code, 'too_many_iterations');
+});
