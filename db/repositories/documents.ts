@@ -1,8 +1,10 @@
 import type { Knex } from 'knex';
 import type { Database } from '../connection';
 import type { DocumentType } from '../../domain/documents/collections';
+import type { StoredAccounting } from '../../domain/documents/accounting';
+import type { CodeScheme, DianDocumentType } from '../../domain/ubl/types';
 
-export type DocumentRow = {
+type DocumentRowBase = {
   id: number;
   company_id: number;
   document_type: DocumentType;
@@ -12,12 +14,12 @@ export type DocumentRow = {
   issued_at: Date;
   due_date: string | null;
   contact_id: number | null;
-  sub_total: string | null;
-  vat: string | null;
-  total: string | null;
-  currency: string | null;
   referenced_document_number: string | null;
   referenced_document_cufe: string | null;
+  /** DIAN's type (electronic_invoice, pos_equivalent, support_document, …), type code and code scheme; null for a bare PDF. */
+  dian_document_type: DianDocumentType | null;
+  dian_type_code: string | null;
+  code_scheme: CodeScheme | null;
   synced: boolean;
   synced_at: Date | null;
   export_integration: string | null;
@@ -42,6 +44,8 @@ export type DocumentRow = {
   contact_id_number: string | null;
 };
 
+export type DocumentRow = DocumentRowBase & StoredAccounting;
+
 export type DocumentFilters = {
   issuedFrom?: Date;
   /** Exclusive upper bound. */
@@ -51,7 +55,7 @@ export type DocumentFilters = {
   kind?: 'purchase' | 'sale';
 };
 
-export type NewDocument = Partial<Omit<DocumentRow, 'id' | 'created_at' | 'updated_at' | 'issued_at_key' | 'contact_name' | 'contact_id_number'>> & {
+export type NewDocument = Partial<Omit<DocumentRowBase & Pick<StoredAccounting, 'sub_total' | 'vat' | 'total' | 'currency'>, 'id' | 'created_at' | 'updated_at' | 'issued_at_key' | 'contact_name' | 'contact_id_number'>> & {
   company_id: number;
   document_type: DocumentType;
   issued_at: Date;
