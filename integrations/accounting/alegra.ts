@@ -119,8 +119,8 @@ export function createAlegraIntegration(settings: AlegraSettings): AccountingInt
   const baseUrl = settings.baseUrl.replace(/\/+$/, '');
   const timeoutMs = settings.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const authorization = `Basic ${Buffer.from(`${settings.email}:${settings.token}`, 'utf8').toString('base64')}`;
-  let taxCache: AlegraTax[] | null = null;
-  let retentionCache: AlegraRetention[] | null = null;
+  /** GET /taxes and GET /retentions, read once per integration instance. */
+  const settingLists = new Map<string, unknown[]>();
 
   async function call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
     let response: Response;
@@ -165,18 +165,19 @@ export function createAlegraIntegration(settings: AlegraSettings): AccountingInt
     return parsed as T;
   }
 
-  async function taxes(): Promise<AlegraTax[]> {
-    if (taxCache) return taxCache;
-    const list = await call<unknown>('GET', '/taxes');
-    if (!Array.isArray(list)) throw new ExportError('unexpected_response', 'Alegra GET /taxes did not answer a list.');
-    taxCache = list as AlegraTax[];
-    return taxCache;
+  async function settingList<T>(path: '/taxes' | '/retentions'): Promise<T[]> {
+    const cached = settingLists.get(path);
+    if (cached) return cached as T[];
+    const list = await call<unknown>('GET', path);
+    if (!Array.isArray(list)) throw new ExportError('unexpected_response', `Alegra GET ${path} did not answer a list.`);
+    settingLists.set(path, list);
+    return list as T[];
   }
 
   async function taxIdFor(percent: string): Promise<string | null> {
     const wanted = Number(percent);
     if (!Number.isFinite(wanted)) throw new ExportError('validation_failed', `Line tax percent ${JSON.stringify(percent)} is not a number.`);
-    const matches = (await taxes()).filter(
+    const matches = (await settingList<AlegraTax>('/taxes')).filter(
       (tax) => tax.status !== 'inactive' && tax.percentage !== undefined && Math.abs(Number(tax.percentage) - wanted) < 1e-6,
     );
     const chosen = matches.find((tax) => tax.type === 'IVA') ?? matches[0];
@@ -188,19 +189,11 @@ export function createAlegraIntegration(settings: AlegraSettings): AccountingInt
     );
   }
 
-  async function retentions(): Promise<AlegraRetention[]> {
-    if (retentionCache) return retentionCache;
-    const list = await call<unknown>('GET', '/retentions');
-    if (!Array.isArray(list)) throw new ExportError('unexpected_response', 'Alegra GET /retentions did not answer a list.');
-    retentionCache = list as AlegraRetention[];
-    return retentionCache;
-  }
-
   /** The Alegra retention for one withholding: same kind and percentage, active. */
   async function retentionFor(withholding: ExportInput['document']['withholdings'][number]): Promise<{ id: string; amount: number }> {
     const label = `${withholding.taxSchemeName ?? withholding.type} ${withholding.percent ?? ''}`.trim();
     const wanted = withholding.percent === null ? null : Number(withholding.percent);
-    const candidates = (await retentions()).filter(
+    const candidates = (await settingList<AlegraRetention>('/retentions')).filter(
       (retention) =>
         retention.status !== 'inactive' &&
         alegraRetentionKind(retention) === withholding.type &&

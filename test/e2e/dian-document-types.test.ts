@@ -1,13 +1,12 @@
 import test from 'ava';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { Webhook } from 'standardwebhooks';
 import { bearer, seedCompany, seedKey, startTestApi, type TestApi } from '../support/api';
 import { eventually } from '../support/eventually';
 import { FAKE_ALEGRA_EMAIL, FAKE_ALEGRA_TOKEN, FAKE_CATEGORY_ID, startFakeAlegra, type FakeAlegra } from '../support/fake-accounting/alegra';
 import { startFakeErp, type FakeErp } from '../support/fake-accounting/generic-erp';
 import { OWN_FIXTURES, upload, waitForImport } from '../support/ingestion';
-import { startReceiver } from '../support/receiver';
+import { startReceiver, verifiedEvents } from '../support/receiver';
 import { startTestWorker, type TestWorker } from '../support/worker';
 
 // Issue #12, points 2 and 5, end to end on the dev server with the real worker: POS equivalent
@@ -34,15 +33,7 @@ async function call(method: string, url: string, body?: unknown) {
   return { status: response.status, body: text ? (JSON.parse(text) as Record<string, any>) : (null as any) };
 }
 
-function events(type: string): { type: string; data: Record<string, any> }[] {
-  return receiver.received
-    .map((request) => new Webhook(secret).verify(request.body, {
-      'webhook-id': String(request.headers['webhook-id']),
-      'webhook-timestamp': String(request.headers['webhook-timestamp']),
-      'webhook-signature': String(request.headers['webhook-signature']),
-    }) as { type: string; data: Record<string, any> })
-    .filter((event) => event.type === type);
-}
+const events = (type: string) => verifiedEvents(receiver.received, secret).filter((event) => event.type === type);
 
 test.before(async () => {
   alegra = await startFakeAlegra();

@@ -1,8 +1,7 @@
 import test from 'ava';
-import { Webhook } from 'standardwebhooks';
 import { bearer, seedCompany, seedKey, startTestApi, type TestApi } from '../support/api';
 import { fixture, upload, waitForImport } from '../support/ingestion';
-import { startReceiver } from '../support/receiver';
+import { startReceiver, verifiedEvents } from '../support/receiver';
 import { startTestWorker, type TestWorker } from '../support/worker';
 import { eventually } from '../support/eventually';
 import { FAKE_ALEGRA_EMAIL, FAKE_ALEGRA_TOKEN, FAKE_CATEGORY_ID, startFakeAlegra, type FakeAlegra } from '../support/fake-accounting/alegra';
@@ -61,13 +60,7 @@ async function call(method: string, path: string, body?: unknown, as = key) {
 }
 
 function exportEvents() {
-  return receiver.received
-    .map((request) => new Webhook(secret).verify(request.body, {
-      'webhook-id': String(request.headers['webhook-id']),
-      'webhook-timestamp': String(request.headers['webhook-timestamp']),
-      'webhook-signature': String(request.headers['webhook-signature']),
-    }) as { id: string; type: string; data: Record<string, any> })
-    .filter((event) => event.type.startsWith('export.'));
+  return verifiedEvents(receiver.received, secret).filter((event) => event.type.startsWith('export.'));
 }
 
 const eventFor = (exportId: number) => eventually(() => exportEvents().find((event) => event.data.id === exportId), 90_000);

@@ -1,9 +1,8 @@
 import test from 'ava';
-import { Webhook } from 'standardwebhooks';
 import { simplePdf, zipOf } from '../../admin/demo-documents';
 import { bearer, seedCompany, seedKey, startTestApi, type TestApi } from '../support/api';
 import { fixture, upload, waitForImport } from '../support/ingestion';
-import { startReceiver } from '../support/receiver';
+import { startReceiver, verifiedEvents } from '../support/receiver';
 import { startTestWorker, type TestWorker } from '../support/worker';
 import { eventually } from '../support/eventually';
 
@@ -36,13 +35,7 @@ test.after.always(async () => {
 });
 
 function eventsOfType(type: string) {
-  return receiver.received
-    .map((request) => new Webhook(secret).verify(request.body, {
-      'webhook-id': String(request.headers['webhook-id']),
-      'webhook-timestamp': String(request.headers['webhook-timestamp']),
-      'webhook-signature': String(request.headers['webhook-signature']),
-    }) as { type: string; data: Record<string, any> })
-    .filter((event) => event.type === type);
+  return verifiedEvents(receiver.received, secret).filter((event) => event.type === type);
 }
 
 
