@@ -2,7 +2,8 @@ import type { Knex } from 'knex';
 import type { Database } from '../connection';
 import type { DocumentType } from '../../domain/documents/collections';
 import type { StoredAccounting } from '../../domain/documents/accounting';
-import type { CodeScheme, DianDocumentType } from '../../domain/ubl/types';
+import { roundDecimal } from '../../domain/ubl/amounts';
+import type { CodeScheme, DianDocumentType, UblDocument } from '../../domain/ubl/types';
 
 type DocumentRowBase = {
   id: number;
@@ -46,6 +47,8 @@ type DocumentRowBase = {
 
 export type DocumentRow = DocumentRowBase & StoredAccounting;
 
+export type UnclassifiedDocument = { id: number; cufe: string; original_blob_key: string; original_content_type: string | null };
+
 export type DocumentFilters = {
   issuedFrom?: Date;
   /** Exclusive upper bound. */
@@ -60,6 +63,28 @@ export type NewDocument = Partial<Omit<DocumentRowBase & Pick<StoredAccounting, 
   document_type: DocumentType;
   issued_at: Date;
 };
+
+/** DIAN type and the accounting extras; jsonb amounts rounded to 2 decimals like the numeric(18,2) columns. */
+export function dianColumns(ubl: UblDocument) {
+  const money = (value: string) => roundDecimal(value, 2);
+  return {
+    dian_document_type: ubl.dianDocumentType,
+    dian_type_code: ubl.typeCode,
+    code_scheme: ubl.codeScheme,
+    withholdings: JSON.stringify(ubl.withholdings.map((w) => ({ ...w, taxableAmount: money(w.taxableAmount), taxAmount: money(w.taxAmount) }))),
+    allowance_charges: JSON.stringify(
+      ubl.allowanceCharges.map((a) => ({ ...a, amount: money(a.amount), baseAmount: a.baseAmount === null ? null : money(a.baseAmount) })),
+    ),
+    prepaid_payments: JSON.stringify(ubl.prepaidPayments.map((p) => ({ ...p, paidAmount: money(p.paidAmount) }))),
+    prepaid_amount: ubl.prepaidAmount,
+    allowance_total: ubl.allowanceTotalAmount,
+    charge_total: ubl.chargeTotalAmount,
+    exchange_rate: ubl.exchangeRate?.rate ?? null,
+    exchange_source_currency: ubl.exchangeRate?.sourceCurrency ?? null,
+    exchange_target_currency: ubl.exchangeRate?.targetCurrency ?? null,
+    exchange_rate_date: ubl.exchangeRate?.date ?? null,
+  };
+}
 
 export function createDocumentsRepository(db: Database) {
   const withContact = (query: Knex.QueryBuilder) =>
@@ -98,6 +123,26 @@ export function createDocumentsRepository(db: Database) {
 
     async find(companyId: number, type: DocumentType, id: number): Promise<DocumentRow | undefined> {
       return withContact(db('documents as d')).where({ 'd.company_id': companyId, 'd.document_type': type, 'd.id': id }).first();
+    },
+
+    /**
+     * DIAN documents whose type code was never recorded (imported before migration
+     * 20261123080000, classified from their collection) and whose original is stored, by id.
+     */
+    unclassified(afterId: number, limit: number): Promise<UnclassifiedDocument[]> {
+      return db('documents')
+        .whereNotNull('cufe')
+        .whereNull('dian_type_code')
+        .whereNotNull('original_blob_key')
+        .where('id', '>', afterId)
+        .orderBy('id')
+        .limit(limit)
+        .select('id', 'cufe', 'original_blob_key', 'original_content_type');
+    },
+
+    /** Records the DIAN type and accounting fields parsed from a document's original. */
+    async setDianFields(id: number, ubl: UblDocument): Promise<void> {
+      await db('documents').where({ id }).update({ ...dianColumns(ubl), updated_at: db.fn.now() });
     },
 
     async setPdfBlobKey(id: number, key: string): Promise<void> {

@@ -1,8 +1,8 @@
 import type { Knex } from 'knex';
 import type { Database } from '../connection';
 import type { DocumentDraft } from '../../domain/ingestion/plan-import';
-import { roundDecimal } from '../../domain/ubl/amounts';
-import type { UblDocument, UblParty } from '../../domain/ubl/types';
+import type { UblParty } from '../../domain/ubl/types';
+import { dianColumns } from './documents';
 import type { UploadedFileRow } from './uploaded-files';
 
 export type ContactChange = { type: 'contact.created' | 'contact.updated'; contactId: number };
@@ -84,28 +84,6 @@ function documentRow(file: UploadedFileRow, draft: DocumentDraft, contactId: num
     original_content_type: file.content_type,
     original_size: file.size,
     original_zip_pdf_entry: draft.zipPdfEntry,
-  };
-}
-
-/** DIAN type and the accounting extras; jsonb amounts rounded to 2 decimals like the numeric(18,2) columns. */
-function dianColumns(ubl: UblDocument) {
-  const money = (value: string) => roundDecimal(value, 2);
-  return {
-    dian_document_type: ubl.dianDocumentType,
-    dian_type_code: ubl.typeCode,
-    code_scheme: ubl.codeScheme,
-    withholdings: JSON.stringify(ubl.withholdings.map((w) => ({ ...w, taxableAmount: money(w.taxableAmount), taxAmount: money(w.taxAmount) }))),
-    allowance_charges: JSON.stringify(
-      ubl.allowanceCharges.map((a) => ({ ...a, amount: money(a.amount), baseAmount: a.baseAmount === null ? null : money(a.baseAmount) })),
-    ),
-    prepaid_payments: JSON.stringify(ubl.prepaidPayments.map((p) => ({ ...p, paidAmount: money(p.paidAmount) }))),
-    prepaid_amount: ubl.prepaidAmount,
-    allowance_total: ubl.allowanceTotalAmount,
-    charge_total: ubl.chargeTotalAmount,
-    exchange_rate: ubl.exchangeRate?.rate ?? null,
-    exchange_source_currency: ubl.exchangeRate?.sourceCurrency ?? null,
-    exchange_target_currency: ubl.exchangeRate?.targetCurrency ?? null,
-    exchange_rate_date: ubl.exchangeRate?.date ?? null,
   };
 }
 

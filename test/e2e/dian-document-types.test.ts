@@ -8,6 +8,7 @@ import { startFakeErp, type FakeErp } from '../support/fake-accounting/generic-e
 import { OWN_FIXTURES, upload, waitForImport } from '../support/ingestion';
 import { startReceiver, verifiedEvents } from '../support/receiver';
 import { startTestWorker, type TestWorker } from '../support/worker';
+import { reclassifyFromOriginals } from '../../services/reclassify-documents';
 
 // Issue #12, points 2 and 5, end to end on the dev server with the real worker: POS equivalent
 // documents and support documents are imported into the invoices collection with their DIAN type
@@ -144,4 +145,30 @@ test.serial('both exports carry what accountants book: the generic ERP gets it a
   const bill = alegra.state.bills.at(-1)!;
   t.deepEqual(bill.currency, { code: 'USD', exchangeRate: 4012.37 });
   t.deepEqual(bill.retentions, [{ id: '12', amount: 25 }, { id: '13', amount: 28.5 }, { id: '14', amount: 9.66 }]);
+});
+
+test.serial('documents imported before the type was recorded are reclassified from their stored originals', async (t) => {
+  // What migration 20261123080000 left on rows imported before it: invoices as electronic_invoice/CUFE, no type code, no extras.
+  const legacy = { dian_document_type: 'electronic_invoice', code_scheme: 'CUFE', dian_type_code: null, withholdings: null, allowance_charges: null, prepaid_payments: null, prepaid_amount: null, exchange_rate: null, exchange_source_currency: null, exchange_target_currency: null, exchange_rate_date: null };
+  const ids = ['pos-equivalent.xml', 'support-document.xml', 'withholdings-usd.xml'].map((name) => files[name].documents[0].id as number);
+  await api.database.db('documents').whereIn('id', ids).update(legacy);
+  const [broken] = await api.database.db('documents')
+    .insert({ company_id: company.id, document_type: 'electronic_invoice', kind: 'purchase', number: 'X1', cufe: 'c'.repeat(96), issued_at: new Date(), original_blob_key: 'missing/blob.xml', original_content_type: 'application/xml', ...legacy })
+    .returning('id');
+  const posBefore = await call('POST', `/v1/companies/${company.id}/invoices/${ids[0]}/dian-events`, { event: '033' });
+  t.is(posBefore.body.error.code, 'dian_settings_missing', 'an unclassified legacy POS ticket passes the eligibility check');
+
+  const outcome = await reclassifyFromOriginals({ repositories: api.dependencies.repositories, blobStore: api.dependencies.blobStore }, { batchSize: 2 });
+  t.is(outcome.examined, 4);
+  t.is(outcome.updated, 3);
+  t.deepEqual(outcome.unreadable.map((entry) => entry.id), [broken.id]);
+
+  t.like(await invoice('pos-equivalent.xml'), { document_type: 'pos_equivalent', document_type_code: '20', code_scheme: 'CUDE' });
+  t.like(await invoice('support-document.xml'), { document_type: 'support_document', code_scheme: 'CUDS', withholding_total: '49660.00' });
+  t.like(await invoice('withholdings-usd.xml'), { document_type_code: '01', exchange_rate: { rate: '4012.37' }, cop_equivalents: { total: '4253112.20' } });
+  const posAfter = await call('POST', `/v1/companies/${company.id}/invoices/${ids[0]}/dian-events`, { event: '033' });
+  t.is(posAfter.body.error.code, 'not_eligible_for_events');
+  t.deepEqual(await reclassifyFromOriginals({ repositories: api.dependencies.repositories, blobStore: api.dependencies.blobStore }), {
+    examined: 1, updated: 0, unreadable: outcome.unreadable,
+  }, 'idempotent: only the unreadable one is looked at again');
 });
