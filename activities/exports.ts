@@ -3,6 +3,7 @@ import type { Repositories } from '../db/repositories';
 import type { DocumentForExport } from '../db/repositories/exports';
 import type { SecretBox } from '../domain/secret-box';
 import { ExportError, type ExportInput } from '../integrations/accounting/port';
+import { documentAccounting } from '../domain/documents/accounting';
 import { createIntegration, IntegrationConfigError, type IntegrationProvider } from '../integrations/accounting/registry';
 import { presentExport, type ExportRecord } from '../services/presenters/export';
 
@@ -48,6 +49,7 @@ export function exportInputOf(document: DocumentForExport): ExportInput {
   const idNumber = supplier?.idNumber ?? document.contact_id_number;
   const name = supplier?.name ?? document.contact_name;
   if (!idNumber || !name) throw fail('validation_failed', `Document ${document.id} has no supplier identification to post it with.`);
+  const accounting = documentAccounting(document);
   return {
     document: {
       id: document.id,
@@ -69,6 +71,29 @@ export function exportInputOf(document: DocumentForExport): ExportInput {
           taxPercent: vat?.percent ?? null,
         };
       }),
+      documentType: document.dian_document_type,
+      codeScheme: document.code_scheme,
+      withholdings: accounting.withholdings.map((entry) => ({
+        type: entry.type,
+        taxSchemeId: entry.schemeId,
+        taxSchemeName: entry.schemeName,
+        percent: entry.percent,
+        taxableAmount: entry.taxableAmount,
+        amount: entry.taxAmount,
+        amountCop: entry.taxAmountCop,
+      })),
+      withholdingTotal: accounting.withholdingTotal,
+      allowanceCharges: accounting.allowanceCharges.map((entry) => ({
+        charge: entry.chargeIndicator,
+        reasonCode: entry.reasonCode,
+        reason: entry.reason,
+        percent: entry.percent,
+        amount: entry.amount,
+        baseAmount: entry.baseAmount,
+      })),
+      prepaidAmount: accounting.prepaidAmount,
+      exchangeRate: accounting.exchangeRate,
+      copEquivalents: accounting.cop,
     },
     supplier: {
       idType: supplier?.idType ?? document.contact_id_type ?? '31',

@@ -26,7 +26,7 @@ export function demoInvoiceXml(number: string, cufe: string, supplierNit: string
   return Buffer.from(`<?xml version="1.0" encoding="UTF-8"?>
 <Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2" xmlns:cac="urn:oasis:names:specification:ubl:schema:xsd:CommonAggregateComponents-2" xmlns:cbc="urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2">
   <cbc:ID>${number}</cbc:ID><cbc:UUID schemeName="CUFE-SHA384">${cufe}</cbc:UUID>
-  <cbc:IssueDate>2026-11-02</cbc:IssueDate><cbc:IssueTime>10:00:00-05:00</cbc:IssueTime><cbc:DueDate>2026-12-02</cbc:DueDate>
+  <cbc:IssueDate>2026-11-02</cbc:IssueDate><cbc:IssueTime>10:00:00-05:00</cbc:IssueTime><cbc:DueDate>2026-12-02</cbc:DueDate><cbc:InvoiceTypeCode>01</cbc:InvoiceTypeCode>
   <cbc:DocumentCurrencyCode>COP</cbc:DocumentCurrencyCode>
   <cac:AccountingSupplierParty><cac:Party><cac:PartyTaxScheme><cbc:RegistrationName>Proveedor Demo S.A.S.</cbc:RegistrationName><cbc:CompanyID schemeID="${nitCheckDigit(supplierNit)}" schemeName="31">${supplierNit}</cbc:CompanyID></cac:PartyTaxScheme></cac:Party></cac:AccountingSupplierParty>
   <cac:AccountingCustomerParty><cac:Party><cac:PartyTaxScheme><cbc:RegistrationName>Cliente Demo</cbc:RegistrationName><cbc:CompanyID schemeID="${nitCheckDigit(customerNit)}" schemeName="31">${customerNit}</cbc:CompanyID></cac:PartyTaxScheme></cac:Party></cac:AccountingCustomerParty>
@@ -87,13 +87,14 @@ export async function seedDemoDocuments(deps: { repositories: Repositories; blob
   const invoiceXml = demoInvoiceXml('FEDEMO1', cufe(1), '800197268', company.nit);
   const invoicePdf = await simplePdf('Factura electrónica FEDEMO1', ['Proveedor Demo S.A.S.', 'Total: $ 1.190.000,00 COP']);
   const amounts = { sub_total: '1000000.00', vat: '190000.00', total: '1190000.00' };
+  const invoiceType = { dian_document_type: 'electronic_invoice', dian_type_code: '01', code_scheme: 'CUFE' } as const;
 
   const ids = {
-    invoiceFromZip: await createDocumentWithOriginal(deps, { ...base, ...amounts, document_type: 'electronic_invoice', number: 'FEDEMO1', cufe: cufe(1), issued_at: new Date('2026-11-02T15:00:00Z'), due_date: '2026-12-02' },
+    invoiceFromZip: await createDocumentWithOriginal(deps, { ...base, ...amounts, ...invoiceType, document_type: 'electronic_invoice', number: 'FEDEMO1', cufe: cufe(1), issued_at: new Date('2026-11-02T15:00:00Z'), due_date: '2026-12-02' },
       { fileName: 'FEDEMO1.zip', contentType: 'application/zip', bytes: zipOf([{ name: 'FEDEMO1.xml', data: invoiceXml }, { name: 'FEDEMO1.pdf', data: invoicePdf }]), zipPdfEntry: 'FEDEMO1.pdf' }),
-    invoiceFromXml: await createDocumentWithOriginal(deps, { ...base, ...amounts, document_type: 'electronic_invoice', number: 'FEDEMO2', cufe: cufe(2), issued_at: new Date('2026-11-05T15:00:00Z'), due_date: '2026-12-05' },
+    invoiceFromXml: await createDocumentWithOriginal(deps, { ...base, ...amounts, ...invoiceType, document_type: 'electronic_invoice', number: 'FEDEMO2', cufe: cufe(2), issued_at: new Date('2026-11-05T15:00:00Z'), due_date: '2026-12-05' },
       { fileName: 'FEDEMO2.xml', contentType: 'application/xml', bytes: demoInvoiceXml('FEDEMO2', cufe(2), '800197268', company.nit) }),
-    creditNote: await createDocumentWithOriginal(deps, { ...base, document_type: 'credit_note', number: 'NCDEMO1', cufe: cufe(3), issued_at: new Date('2026-11-06T15:00:00Z'), sub_total: '100000.00', vat: '19000.00', total: '119000.00', referenced_document_number: 'FEDEMO1', referenced_document_cufe: cufe(1) },
+    creditNote: await createDocumentWithOriginal(deps, { ...base, document_type: 'credit_note', dian_document_type: 'credit_note', code_scheme: 'CUDE', number: 'NCDEMO1', cufe: cufe(3), issued_at: new Date('2026-11-06T15:00:00Z'), sub_total: '100000.00', vat: '19000.00', total: '119000.00', referenced_document_number: 'FEDEMO1', referenced_document_cufe: cufe(1) },
       { fileName: 'NCDEMO1.zip', contentType: 'application/zip', bytes: zipOf([{ name: 'NCDEMO1.xml', data: Buffer.from('<CreditNote/>') }, { name: 'NCDEMO1.pdf', data: await simplePdf('Nota crédito NCDEMO1') }]), zipPdfEntry: 'NCDEMO1.pdf' }),
     paymentClaim: await createDocumentWithOriginal(deps, { ...base, document_type: 'payment_claim_account', number: 'CC-001', issued_at: new Date('2026-11-07T15:00:00Z'), due_date: '2026-11-30', total: '850000.00', sub_total: '850000.00', vat: '0.00' },
       { fileName: 'cuenta-de-cobro-001.pdf', contentType: 'application/pdf', bytes: await simplePdf('Cuenta de cobro CC-001', ['Honorarios noviembre', 'Total: $ 850.000,00 COP']) }),

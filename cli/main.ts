@@ -9,6 +9,9 @@ import { createApiKey, presentApiKey, revokeApiKey } from '../admin/api-keys';
 import { presentCompany } from '../services/presenters/company';
 import { createDatabaseIfMissing, startEmbeddedPostgres } from '../scripts/embedded/postgres';
 import { importFiles } from './import-files';
+import { reclassifyFromOriginals } from '../services/reclassify-documents';
+import { createBlobStore } from '../storage/create-blob-store';
+import { loadMasterKey } from '../config/master-key';
 
 const USAGE = `usage:
   invoicing company create --name NAME --nit NIT
@@ -16,10 +19,13 @@ const USAGE = `usage:
   invoicing key create --scopes S1,S2 [--companies 1,2] [--role admin|member] [--name NAME]
   invoicing key revoke KEY_ID
   invoicing import COMPANY_ID FILE... [--kind payment_claim_account|foreign_invoice]
+  invoicing documents reclassify
 
 Talks to DATABASE_URL, or to the embedded Postgres of \`npm start\` (started for the
 command if it is not running). import also needs Temporal (TEMPORAL_ADDRESS, or the dev
-server of \`npm start\`) and stores files where the service does (BLOB_STORE). Prints JSON on
+server of \`npm start\`) and stores files where the service does (BLOB_STORE). documents
+reclassify re-reads the stored originals of documents imported before their DIAN type and
+accounting fields were recorded (docs/ingestion.md). Prints JSON on
 stdout; errors as JSON on stderr.`;
 
 class UsageError extends Error {}
@@ -60,6 +66,10 @@ const COMMANDS: Record<string, Command> = {
     const companyId = parseCompanyId(positionals[0]);
     if (!(await repositories.companies.findVisible({ allCompanies: true }, companyId))) throw new AdminInputError(`No company with id ${companyId}.`);
     return importFiles(repositories, config, companyId, positionals.slice(1), values.kind ?? null);
+  },
+  'documents reclassify': async (repositories, args, config) => {
+    parseArgs({ args, options: {} });
+    return reclassifyFromOriginals({ repositories, blobStore: createBlobStore(config, loadMasterKey(config), () => '') });
   },
   'key revoke': async (repositories, args) => {
     const { positionals } = parseArgs({ args, allowPositionals: true, options: {} });

@@ -1,8 +1,11 @@
 import type { Knex } from 'knex';
 import type { Database } from '../connection';
 import type { DocumentType } from '../../domain/documents/collections';
+import type { StoredAccounting } from '../../domain/documents/accounting';
+import { roundDecimal } from '../../domain/ubl/amounts';
+import type { CodeScheme, DianDocumentType, UblDocument } from '../../domain/ubl/types';
 
-export type DocumentRow = {
+type DocumentRowBase = {
   id: number;
   company_id: number;
   document_type: DocumentType;
@@ -12,12 +15,12 @@ export type DocumentRow = {
   issued_at: Date;
   due_date: string | null;
   contact_id: number | null;
-  sub_total: string | null;
-  vat: string | null;
-  total: string | null;
-  currency: string | null;
   referenced_document_number: string | null;
   referenced_document_cufe: string | null;
+  /** DIAN's type (electronic_invoice, pos_equivalent, support_document, …), type code and code scheme; null for a bare PDF. */
+  dian_document_type: DianDocumentType | null;
+  dian_type_code: string | null;
+  code_scheme: CodeScheme | null;
   synced: boolean;
   synced_at: Date | null;
   export_integration: string | null;
@@ -42,6 +45,10 @@ export type DocumentRow = {
   contact_id_number: string | null;
 };
 
+export type DocumentRow = DocumentRowBase & StoredAccounting;
+
+export type UnclassifiedDocument = { id: number; cufe: string; original_blob_key: string; original_content_type: string | null };
+
 export type DocumentFilters = {
   issuedFrom?: Date;
   /** Exclusive upper bound. */
@@ -51,11 +58,33 @@ export type DocumentFilters = {
   kind?: 'purchase' | 'sale';
 };
 
-export type NewDocument = Partial<Omit<DocumentRow, 'id' | 'created_at' | 'updated_at' | 'issued_at_key' | 'contact_name' | 'contact_id_number'>> & {
+export type NewDocument = Partial<Omit<DocumentRowBase & Pick<StoredAccounting, 'sub_total' | 'vat' | 'total' | 'currency'>, 'id' | 'created_at' | 'updated_at' | 'issued_at_key' | 'contact_name' | 'contact_id_number'>> & {
   company_id: number;
   document_type: DocumentType;
   issued_at: Date;
 };
+
+/** DIAN type and the accounting extras; jsonb amounts rounded to 2 decimals like the numeric(18,2) columns. */
+export function dianColumns(ubl: UblDocument) {
+  const money = (value: string) => roundDecimal(value, 2);
+  return {
+    dian_document_type: ubl.dianDocumentType,
+    dian_type_code: ubl.typeCode,
+    code_scheme: ubl.codeScheme,
+    withholdings: JSON.stringify(ubl.withholdings.map((w) => ({ ...w, taxableAmount: money(w.taxableAmount), taxAmount: money(w.taxAmount) }))),
+    allowance_charges: JSON.stringify(
+      ubl.allowanceCharges.map((a) => ({ ...a, amount: money(a.amount), baseAmount: a.baseAmount === null ? null : money(a.baseAmount) })),
+    ),
+    prepaid_payments: JSON.stringify(ubl.prepaidPayments.map((p) => ({ ...p, paidAmount: money(p.paidAmount) }))),
+    prepaid_amount: ubl.prepaidAmount,
+    allowance_total: ubl.allowanceTotalAmount,
+    charge_total: ubl.chargeTotalAmount,
+    exchange_rate: ubl.exchangeRate?.rate ?? null,
+    exchange_source_currency: ubl.exchangeRate?.sourceCurrency ?? null,
+    exchange_target_currency: ubl.exchangeRate?.targetCurrency ?? null,
+    exchange_rate_date: ubl.exchangeRate?.date ?? null,
+  };
+}
 
 export function createDocumentsRepository(db: Database) {
   const withContact = (query: Knex.QueryBuilder) =>
@@ -94,6 +123,26 @@ export function createDocumentsRepository(db: Database) {
 
     async find(companyId: number, type: DocumentType, id: number): Promise<DocumentRow | undefined> {
       return withContact(db('documents as d')).where({ 'd.company_id': companyId, 'd.document_type': type, 'd.id': id }).first();
+    },
+
+    /**
+     * DIAN documents whose type code was never recorded (imported before migration
+     * 20261123080000, classified from their collection) and whose original is stored, by id.
+     */
+    unclassified(afterId: number, limit: number): Promise<UnclassifiedDocument[]> {
+      return db('documents')
+        .whereNotNull('cufe')
+        .whereNull('dian_type_code')
+        .whereNotNull('original_blob_key')
+        .where('id', '>', afterId)
+        .orderBy('id')
+        .limit(limit)
+        .select('id', 'cufe', 'original_blob_key', 'original_content_type');
+    },
+
+    /** Records the DIAN type and accounting fields parsed from a document's original. */
+    async setDianFields(id: number, ubl: UblDocument): Promise<void> {
+      await db('documents').where({ id }).update({ ...dianColumns(ubl), updated_at: db.fn.now() });
     },
 
     async setPdfBlobKey(id: number, key: string): Promise<void> {

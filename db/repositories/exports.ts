@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { Database } from '../connection';
 import { isUniqueViolation } from '../errors';
 import type { UblLine, UblParty } from '../../domain/ubl/types';
+import { ACCOUNTING_COLUMNS, type StoredAccounting } from '../../domain/documents/accounting';
 
 export type ExportStatus = 'pending' | 'succeeded' | 'failed';
 
@@ -24,10 +25,12 @@ export type ExportRow = {
   created_at: Date;
   document_type: string;
   document_cufe: string | null;
+  dian_document_type: string | null;
+  code_scheme: string | null;
 };
 
 /** What an export needs of its document (the parsed UBL parts are jsonb). */
-export type DocumentForExport = {
+export type DocumentForExport = StoredAccounting & {
   id: number;
   company_id: number;
   document_type: string;
@@ -36,12 +39,10 @@ export type DocumentForExport = {
   cufe: string | null;
   issued_at: Date;
   due_date: string | null;
-  currency: string | null;
-  sub_total: string | null;
-  vat: string | null;
-  total: string | null;
   supplier: UblParty | null;
   lines: UblLine[] | null;
+  dian_document_type: string | null;
+  code_scheme: string | null;
   contact_id_type: string | null;
   contact_id_number: string | null;
   contact_dv: string | null;
@@ -57,7 +58,7 @@ export function createExportsRepository(db: Database) {
   const withDocument = (query: Knex.QueryBuilder) =>
     query
       .join('documents as d', 'd.id', 'e.document_id')
-      .select('e.*', 'd.document_type', 'd.cufe as document_cufe', db.raw(COMPLETED_AT));
+      .select('e.*', 'd.document_type', 'd.cufe as document_cufe', 'd.dian_document_type', 'd.code_scheme', db.raw(COMPLETED_AT));
 
   async function byId(trx: Knex | Knex.Transaction, id: number): Promise<ExportRow> {
     const row = (await withDocument(trx('exports as e')).where('e.id', id).first()) as ExportRow | undefined;
@@ -105,7 +106,8 @@ export function createExportsRepository(db: Database) {
         .where('d.id', documentId)
         .first(
           'd.id', 'd.company_id', 'd.document_type', 'd.kind', 'd.number', 'd.cufe', 'd.issued_at', 'd.due_date', 'd.currency',
-          'd.sub_total', 'd.vat', 'd.total', 'd.supplier', 'd.lines',
+          'd.sub_total', 'd.vat', 'd.total', 'd.supplier', 'd.lines', 'd.dian_document_type', 'd.code_scheme',
+          ...ACCOUNTING_COLUMNS.map((column) => `d.${column}`),
           'c.id_type as contact_id_type', 'c.id_number as contact_id_number', 'c.dv as contact_dv', 'c.name as contact_name', 'c.email as contact_email',
         );
     },

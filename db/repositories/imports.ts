@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { Database } from '../connection';
 import type { DocumentDraft } from '../../domain/ingestion/plan-import';
 import type { UblParty } from '../../domain/ubl/types';
+import { dianColumns } from './documents';
 import type { UploadedFileRow } from './uploaded-files';
 
 export type ContactChange = { type: 'contact.created' | 'contact.updated'; contactId: number };
@@ -75,6 +76,7 @@ function documentRow(file: UploadedFileRow, draft: DocumentDraft, contactId: num
     referenced_document_number: ubl?.referencedDocument?.number ?? null,
     referenced_document_cufe: ubl?.referencedDocument?.cufe ?? null,
     dian_validation: draft.validation ? JSON.stringify(draft.validation) : null,
+    ...(ubl ? dianColumns(ubl) : {}),
     imported_file_id: file.id,
     original_blob_key: file.blob_key,
     original_file_name: file.file_name,

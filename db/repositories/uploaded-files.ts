@@ -1,4 +1,5 @@
 import type { Database } from '../connection';
+import { documentEntry, type DocumentEntry } from '../../domain/documents/document-entry';
 
 export type UploadedFileRow = {
   id: number;
@@ -27,7 +28,8 @@ export type UploadedFileRow = {
 export type NewUploadedFile = Pick<UploadedFileRow, 'company_id' | 'type' | 'file_name' | 'extension' | 'content_type' | 'size' | 'sha256' | 'blob_key'> &
   Partial<Pick<UploadedFileRow, 'status' | 'kind_hint' | 'dian_importation_id' | 'idempotency_key' | 'source_message_key'>>;
 
-export type ImportedDocumentRef = { kind: string; id: number; cufe: string | null };
+/** A document an uploaded file created, as listed in the file record and the document.imported event. */
+export type ImportedDocumentRef = DocumentEntry;
 
 export function createUploadedFilesRepository(db: Database) {
   return {
@@ -66,12 +68,12 @@ export function createUploadedFilesRepository(db: Database) {
             })
             .whereIn('l.file_id', fileIds)
             .orderBy('d.id')
-            .select('l.file_id', 'd.document_type', 'd.id', 'd.cufe')
+            .select('l.file_id', 'd.document_type', 'd.id', 'd.cufe', 'd.dian_document_type', 'd.code_scheme')
         : [];
       const byFile = new Map<number, ImportedDocumentRef[]>();
       for (const row of rows) {
         const list = byFile.get(row.file_id) ?? [];
-        list.push({ kind: row.document_type, id: row.id, cufe: row.cufe });
+        list.push(documentEntry(row));
         byFile.set(row.file_id, list);
       }
       return byFile;

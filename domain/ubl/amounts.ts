@@ -43,3 +43,33 @@ export function sumDecimals(values: readonly string[], minScale = 2): string {
   const total = values.reduce((sum, value) => sum + toScaled(value, scale), 0n);
   return fromScaled(total, scale);
 }
+
+/** Divides a scaled value by 10^drop, rounding half-up (half away from zero, as Postgres numeric does). */
+function dropDigits(value: bigint, drop: number): bigint {
+  if (drop <= 0) return value * 10n ** BigInt(-drop);
+  const divisor = 10n ** BigInt(drop);
+  const magnitude = value < 0n ? -value : value;
+  const rounded = (magnitude + divisor / 2n) / divisor;
+  return value < 0n ? -rounded : rounded;
+}
+
+/**
+ * A decimal string rounded half-up (half away from zero) to `scale` places:
+ * roundDecimal('6299.945') === '6299.95', roundDecimal('5') === '5.00'.
+ */
+export function roundDecimal(value: string, scale = 2): string {
+  const own = decimalScale(value);
+  return fromScaled(dropDigits(toScaled(value, own), own - scale), scale);
+}
+
+/**
+ * The exact product of two decimal strings rounded half-up to `scale` places (2 by default),
+ * computed on BigInts: multiplyDecimals('14994.07', '3100') === '46481617.00',
+ * multiplyDecimals('10.005', '1') === '10.01'.
+ */
+export function multiplyDecimals(a: string, b: string, scale = 2): string {
+  const scaleA = decimalScale(a);
+  const scaleB = decimalScale(b);
+  const product = toScaled(a, scaleA) * toScaled(b, scaleB);
+  return fromScaled(dropDigits(product, scaleA + scaleB - scale), scale);
+}

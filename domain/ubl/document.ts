@@ -1,7 +1,11 @@
 /**
  * Invoice / CreditNote / DebitNote element → UblDocument.
  */
-import { isDecimal, sumDecimals } from './amounts';
+import { sumDecimals } from './amounts';
+import { readAllowanceCharges, readExchangeRate, readPrepaidPayments, readWithholdings } from './accounting';
+import { classifyDocument } from './document-type';
+import { amount, required } from './fields';
+import { readTaxes } from './taxes';
 import { parseIsoDate, toUtcInstant } from './dates';
 import { readParty } from './parties';
 import {
@@ -10,7 +14,6 @@ import {
   type UblDocumentType,
   type UblLine,
   type UblReference,
-  type UblTax,
 } from './types';
 import { all, attribute, child, children, first, text, type XmlElement } from './xml-tree';
 
@@ -20,41 +23,6 @@ const LINE_NAMES: Record<UblDocumentType, string> = { Invoice: 'InvoiceLine', Cr
 const QUANTITY_NAMES = ['InvoicedQuantity', 'CreditedQuantity', 'DebitedQuantity'];
 const TYPE_CODE_NAMES = ['InvoiceTypeCode', 'CreditNoteTypeCode', 'DebitNoteTypeCode'];
 const VAT_SCHEME = '01';
-
-function missing(field: string): UblParseError {
-  return new UblParseError('missing_field', `the document has no ${field}`);
-}
-
-function required(value: string | null, field: string): string {
-  if (value === null) throw missing(field);
-  return value;
-}
-
-/** A decimal amount as written (trimmed); invalid_field when it is not plain decimal text. */
-function amount(value: string | null, field: string): string | null {
-  if (value === null) return null;
-  if (!isDecimal(value)) {
-    throw new UblParseError('invalid_field', `${field} is not a decimal amount: ${JSON.stringify(value.slice(0, 40))}`);
-  }
-  return value;
-}
-
-function readTax(subtotal: XmlElement, field: string): UblTax {
-  const category = child(subtotal, 'TaxCategory');
-  const scheme = child(category, 'TaxScheme');
-  return {
-    schemeId: text(scheme, 'ID') ?? '',
-    schemeName: text(scheme, 'Name'),
-    percent: amount(text(category, 'Percent') ?? text(subtotal, 'Percent'), `${field} Percent`),
-    taxableAmount: amount(text(subtotal, 'TaxableAmount'), `${field} TaxableAmount`) ?? '0.00',
-    taxAmount: required(amount(text(subtotal, 'TaxAmount'), `${field} TaxAmount`), `${field} TaxAmount`),
-  };
-}
-
-/** Tax subtotals of the TaxTotal elements directly under `owner` (never WithholdingTaxTotal). */
-function readTaxes(owner: XmlElement, field: string): UblTax[] {
-  return all(owner, 'TaxTotal/TaxSubtotal').map((subtotal, index) => readTax(subtotal, `${field} TaxSubtotal[${index + 1}]`));
-}
 
 function readLine(line: XmlElement, index: number, documentType: UblDocumentType): UblLine {
   const field = `${LINE_NAMES[documentType]}[${index + 1}]`;
@@ -112,12 +80,16 @@ export function readDocument(root: XmlElement, documentType: UblDocumentType): U
     readLine(line, index, documentType),
   );
 
+  const cufeAlgorithm = attribute(uuid, 'schemeName');
+  const typeCode = TYPE_CODE_NAMES.map((name) => text(root, name)).find(Boolean) ?? null;
+
   return {
     documentType,
     number,
     cufe,
-    cufeAlgorithm: attribute(uuid, 'schemeName'),
-    typeCode: TYPE_CODE_NAMES.map((name) => text(root, name)).find(Boolean) ?? null,
+    cufeAlgorithm,
+    typeCode,
+    ...classifyDocument(documentType, typeCode, cufeAlgorithm),
     issueDate,
     issueTime,
     issuedAt: toUtcInstant(issueDate, issueTime),
@@ -131,6 +103,13 @@ export function readDocument(root: XmlElement, documentType: UblDocumentType): U
     taxInclusiveAmount: amount(text(totals, 'TaxInclusiveAmount'), `${totalsName}/TaxInclusiveAmount`),
     total,
     taxes,
+    withholdings: readWithholdings(root),
+    allowanceCharges: readAllowanceCharges(root),
+    allowanceTotalAmount: amount(text(totals, 'AllowanceTotalAmount'), `${totalsName}/AllowanceTotalAmount`),
+    chargeTotalAmount: amount(text(totals, 'ChargeTotalAmount'), `${totalsName}/ChargeTotalAmount`),
+    prepaidAmount: amount(text(totals, 'PrepaidAmount'), `${totalsName}/PrepaidAmount`),
+    prepaidPayments: readPrepaidPayments(root),
+    exchangeRate: readExchangeRate(root),
     lines,
     referencedDocument: readReference(root),
     notes: children(root, 'Note').map((note) => note.text).filter(Boolean),

@@ -40,6 +40,62 @@ export type UblLine = {
 
 export type UblReference = { number: string; cufe: string | null; issueDate: string | null };
 
+/** DIAN's name for what a document is (Anexo Técnico 1.9, table 13.1.3 "Tipo de documento"). */
+export type DianDocumentType =
+  | 'electronic_invoice' // 01 factura electrónica de venta
+  | 'export_invoice' // 02 factura electrónica de venta - exportación
+  | 'contingency_invoice' // 03 contingencia facturador, 04 contingencia DIAN
+  | 'support_document' // 05 documento soporte en adquisiciones a no obligados a facturar (CUDS)
+  | 'pos_equivalent' // 20 documento equivalente electrónico del tiquete de máquina registradora POS (CUDE)
+  | 'equivalent_document' // other documentos equivalentes electrónicos (e.g. 35 POS pasajeros), CUDE
+  | 'credit_note' // 91
+  | 'debit_note' // 92
+  | 'support_document_adjustment'; // 95 nota de ajuste del documento soporte (CUDS)
+
+/** The code scheme of cbc:UUID: CUFE (invoices), CUDE (notes, equivalent documents), CUDS (support documents). */
+export type CodeScheme = 'CUFE' | 'CUDE' | 'CUDS';
+
+/** One document-level cac:WithholdingTaxTotal/cac:TaxSubtotal (a withholding the buyer applies). */
+export type UblWithholding = {
+  /** 'rete_fuente' (TaxScheme 06, ReteRenta), 'rete_iva' (05), 'rete_ica' (07), 'other' for any other scheme. */
+  type: 'rete_fuente' | 'rete_iva' | 'rete_ica' | 'other';
+  schemeId: string;
+  schemeName: string | null;
+  percent: string | null;
+  taxableAmount: string;
+  taxAmount: string;
+};
+
+/** One document-level cac:AllowanceCharge: a discount (chargeIndicator false) or a charge (true). */
+export type UblAllowanceCharge = {
+  chargeIndicator: boolean;
+  /** cbc:AllowanceChargeReasonCode (DIAN's discount codes 00–11), when present. */
+  reasonCode: string | null;
+  reason: string | null;
+  /** cbc:MultiplierFactorNumeric: the percentage applied to baseAmount. */
+  percent: string | null;
+  amount: string;
+  baseAmount: string | null;
+};
+
+/** One cac:PrepaidPayment (anticipo). */
+export type UblPrepaidPayment = {
+  id: string | null;
+  paidAmount: string;
+  receivedDate: string | null;
+  paidDate: string | null;
+  instruction: string | null;
+};
+
+/** cac:PaymentExchangeRate: CalculationRate units of targetCurrency per unit of sourceCurrency, as written. */
+export type UblExchangeRate = {
+  sourceCurrency: string;
+  targetCurrency: string;
+  rate: string;
+  /** YYYY-MM-DD, or null. */
+  date: string | null;
+};
+
 export type UblDocument = {
   documentType: UblDocumentType;
   /** cbc:ID */
@@ -50,6 +106,10 @@ export type UblDocument = {
   cufeAlgorithm: string | null;
   /** cbc:InvoiceTypeCode / CreditNoteTypeCode / DebitNoteTypeCode, when present. */
   typeCode: string | null;
+  /** DIAN's document type, from the type code (and the UUID's scheme when the code is absent). */
+  dianDocumentType: DianDocumentType;
+  /** CUFE / CUDE / CUDS, from the UUID's schemeName, else from the document type. */
+  codeScheme: CodeScheme;
   /** YYYY-MM-DD as written. */
   issueDate: string;
   /** HH:MM:SS with its offset as written (e.g. '09:15:23-05:00'); null when absent. */
@@ -71,6 +131,17 @@ export type UblDocument = {
   total: string;
   /** Document-level tax subtotals (all schemes). */
   taxes: UblTax[];
+  /** Document-level WithholdingTaxTotal/TaxSubtotal entries (ReteFuente, ReteIVA, ReteICA). */
+  withholdings: UblWithholding[];
+  /** Document-level AllowanceCharge elements (line-level ones are already in the line amounts). */
+  allowanceCharges: UblAllowanceCharge[];
+  /** AllowanceTotalAmount / ChargeTotalAmount of the monetary total, when present. */
+  allowanceTotalAmount: string | null;
+  chargeTotalAmount: string | null;
+  /** PrepaidAmount of the monetary total, when present. */
+  prepaidAmount: string | null;
+  prepaidPayments: UblPrepaidPayment[];
+  exchangeRate: UblExchangeRate | null;
   lines: UblLine[];
   /** BillingReference/InvoiceDocumentReference (notes) or DiscrepancyResponse reference. */
   referencedDocument: UblReference | null;

@@ -38,8 +38,16 @@
  *  - Lines are posted as purchases.categories (expense ledger account `categoryId`, which the
  *    customer chooses in settings) with { id, price, quantity, observations, tax }; per-line
  *    `observations` and the `dv` being numeric are as seen in third-party clients only.
- *  - A foreign currency is sent as currency: { code } without exchangeRate (we do not have
- *    one); the Alegra account must have multi-currency enabled or Alegra answers 400.
+ *  - A foreign currency is sent as currency: { code, exchangeRate } with the document's
+ *    PaymentExchangeRate (COP per unit, as a JSON number) when it has one to COP, else as
+ *    { code } alone; the Alegra account must have multi-currency enabled or Alegra answers 400.
+ *  - Withholdings (ReteFuente, ReteIVA, ReteICA) go in the bill's `retentions` as [{ id, amount }],
+ *    the id found in GET /retentions ("Configuraciones > Retenciones") by kind (its `type` or
+ *    name mentioning fuente/renta, IVA or ICA) and percentage; a withholding the account has no
+ *    retention for fails the export with validation_failed, like a missing tax.
+ *  - Document-level charges are booked as one more category line each (untaxed, as DIAN's
+ *    document-level charges are); document-level discounts and prepayments (anticipos) are named
+ *    in the observations only: Alegra's line discounts would change the taxed base.
  *  - GET /contacts?identification=… may match loosely, so we keep only contacts whose
  *    identification number is exactly ours. A found contact is reused as-is even if it is
  *    only a 'client' (Alegra would then answer 11004/validation_failed).
@@ -85,6 +93,16 @@ const DIAN_TO_ALEGRA_ID_TYPE: Record<string, string> = {
 const ALEGRA_ID_TYPES = new Set(Object.values(DIAN_TO_ALEGRA_ID_TYPE));
 
 type AlegraTax = { id: string | number; name?: string; percentage?: string | number; type?: string; status?: string };
+type AlegraRetention = { id: string | number; name?: string; percentage?: string | number; type?: string; status?: string };
+
+/** The kind of withholding an Alegra retention is, from its type, else its name (ICA is checked first: "ReteICA" is not IVA). */
+export function alegraRetentionKind(retention: { type?: string; name?: string }): 'rete_fuente' | 'rete_iva' | 'rete_ica' | null {
+  const described = `${retention.type ?? ''} ${retention.name ?? ''}`;
+  if (/\bica\b|reteica/i.test(described)) return 'rete_ica';
+  if (/\biva\b|reteiva/i.test(described)) return 'rete_iva';
+  if (/fuente|renta/i.test(described)) return 'rete_fuente';
+  return null;
+}
 type AlegraContact = {
   id: string | number;
   name?: string;
@@ -101,7 +119,8 @@ export function createAlegraIntegration(settings: AlegraSettings): AccountingInt
   const baseUrl = settings.baseUrl.replace(/\/+$/, '');
   const timeoutMs = settings.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const authorization = `Basic ${Buffer.from(`${settings.email}:${settings.token}`, 'utf8').toString('base64')}`;
-  let taxCache: AlegraTax[] | null = null;
+  /** GET /taxes and GET /retentions, read once per integration instance. */
+  const settingLists = new Map<string, unknown[]>();
 
   async function call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
     let response: Response;
@@ -146,18 +165,19 @@ export function createAlegraIntegration(settings: AlegraSettings): AccountingInt
     return parsed as T;
   }
 
-  async function taxes(): Promise<AlegraTax[]> {
-    if (taxCache) return taxCache;
-    const list = await call<unknown>('GET', '/taxes');
-    if (!Array.isArray(list)) throw new ExportError('unexpected_response', 'Alegra GET /taxes did not answer a list.');
-    taxCache = list as AlegraTax[];
-    return taxCache;
+  async function settingList<T>(path: '/taxes' | '/retentions'): Promise<T[]> {
+    const cached = settingLists.get(path);
+    if (cached) return cached as T[];
+    const list = await call<unknown>('GET', path);
+    if (!Array.isArray(list)) throw new ExportError('unexpected_response', `Alegra GET ${path} did not answer a list.`);
+    settingLists.set(path, list);
+    return list as T[];
   }
 
   async function taxIdFor(percent: string): Promise<string | null> {
     const wanted = Number(percent);
     if (!Number.isFinite(wanted)) throw new ExportError('validation_failed', `Line tax percent ${JSON.stringify(percent)} is not a number.`);
-    const matches = (await taxes()).filter(
+    const matches = (await settingList<AlegraTax>('/taxes')).filter(
       (tax) => tax.status !== 'inactive' && tax.percentage !== undefined && Math.abs(Number(tax.percentage) - wanted) < 1e-6,
     );
     const chosen = matches.find((tax) => tax.type === 'IVA') ?? matches[0];
@@ -167,6 +187,26 @@ export function createAlegraIntegration(settings: AlegraSettings): AccountingInt
       'validation_failed',
       `The Alegra account has no active tax of ${wanted} %; create it in Alegra (Configuración > Impuestos) and export again.`,
     );
+  }
+
+  /** The Alegra retention for one withholding: same kind and percentage, active. */
+  async function retentionFor(withholding: ExportInput['document']['withholdings'][number]): Promise<{ id: string; amount: number }> {
+    const label = `${withholding.taxSchemeName ?? withholding.type} ${withholding.percent ?? ''}`.trim();
+    const wanted = withholding.percent === null ? null : Number(withholding.percent);
+    const candidates = (await settingList<AlegraRetention>('/retentions')).filter(
+      (retention) =>
+        retention.status !== 'inactive' &&
+        alegraRetentionKind(retention) === withholding.type &&
+        (wanted === null || (retention.percentage !== undefined && Math.abs(Number(retention.percentage) - wanted) < 1e-6)),
+    );
+    const chosen = candidates[0];
+    if (!chosen) {
+      throw new ExportError(
+        'validation_failed',
+        `The Alegra account has no active retention for the supplier's withholding ${label} %; create it in Alegra (Configuración > Retenciones) and export again.`,
+      );
+    }
+    return { id: String(chosen.id), amount: decimal(withholding.amount, `Withholding ${label} amount`) };
   }
 
   async function findOrCreateProvider(
@@ -222,6 +262,8 @@ export function createAlegraIntegration(settings: AlegraSettings): AccountingInt
           taxIds.set(line.taxPercent, await taxIdFor(line.taxPercent));
         }
       }
+      const billRetentions = [];
+      for (const withholding of document.withholdings) billRetentions.push(await retentionFor(withholding));
       const provider = await findOrCreateProvider(input.supplier, contactBody);
 
       const categories = lines.map(({ line, amounts }) => {
@@ -234,9 +276,21 @@ export function createAlegraIntegration(settings: AlegraSettings): AccountingInt
           ...(taxId === null ? {} : { tax: [{ id: taxId }] }),
         };
       });
+      for (const charge of document.allowanceCharges.filter((entry) => entry.charge)) {
+        categories.push({
+          id: settings.categoryId,
+          price: decimal(charge.amount, 'Charge amount'),
+          quantity: 1,
+          observations: `Cargo${charge.reason ? `: ${charge.reason}` : ''}`,
+        });
+      }
+      const discounts = document.allowanceCharges.filter((entry) => !entry.charge);
       const observations = [
         document.cufe ? `CUFE ${document.cufe}` : null,
         `Documento ${document.number ?? `#${document.id}`} importado automáticamente`,
+        ...discounts.map((entry) => `Descuento a nivel de documento ${entry.amount} ${document.currency}${entry.reason ? ` (${entry.reason})` : ''}`),
+        Number(document.prepaidAmount) > 0 ? `Anticipos ${document.prepaidAmount} ${document.currency}` : null,
+        document.copEquivalents ? `Tasa de cambio ${document.exchangeRate?.rate} COP/${document.currency}; total ${document.copEquivalents.total} COP` : null,
       ]
         .filter(Boolean)
         .join(' · ');
@@ -245,9 +299,17 @@ export function createAlegraIntegration(settings: AlegraSettings): AccountingInt
         dueDate,
         provider: { id: provider.id },
         ...(document.number ? { numberTemplate: { number: document.number } } : {}),
-        ...(document.currency && document.currency.toUpperCase() !== 'COP' ? { currency: { code: document.currency.toUpperCase() } } : {}),
+        ...(document.currency && document.currency.toUpperCase() !== 'COP'
+          ? {
+              currency: {
+                code: document.currency.toUpperCase(),
+                ...(document.copEquivalents && document.exchangeRate ? { exchangeRate: decimal(document.exchangeRate.rate, 'Exchange rate') } : {}),
+              },
+            }
+          : {}),
         observations,
         purchases: { categories },
+        ...(billRetentions.length ? { retentions: billRetentions } : {}),
       };
 
       const created = await call<AlegraBill>('POST', '/bills', bill);

@@ -19,6 +19,28 @@ export type ExportInput = {
     vat: string;
     total: string;
     lines: { description: string; quantity: string; unitPrice: string; lineTotal: string; taxPercent: string | null }[];
+    /** DIAN's type (electronic_invoice, support_document, pos_equivalent, …) and code scheme (CUFE/CUDE/CUDS); null for a bare PDF. */
+    documentType: string | null;
+    codeScheme: string | null;
+    /** Withholdings the supplier declared (ReteFuente, ReteIVA, ReteICA), amounts in the document currency, amountCop for a foreign currency. */
+    withholdings: {
+      type: 'rete_fuente' | 'rete_iva' | 'rete_ica' | 'other';
+      taxSchemeId: string;
+      taxSchemeName: string | null;
+      percent: string | null;
+      taxableAmount: string;
+      amount: string;
+      amountCop: string | null;
+    }[];
+    withholdingTotal: string;
+    /** Document-level discounts (charge false) and charges (charge true); line-level ones are in the line totals. */
+    allowanceCharges: { charge: boolean; reasonCode: string | null; reason: string | null; percent: string | null; amount: string; baseAmount: string | null }[];
+    /** Prepayments (anticipos) already deducted from total. */
+    prepaidAmount: string;
+    /** The document's PaymentExchangeRate, the rate as written. */
+    exchangeRate: { sourceCurrency: string; targetCurrency: string; rate: string; date: string | null } | null;
+    /** COP equivalents (amount × rate, half-up to 2 places) of a foreign-currency document; null for COP or without a rate to COP. */
+    copEquivalents: { subTotal: string; vat: string; total: string; withholdingTotal: string } | null;
   };
   /** idType is the DIAN identification type code ('31' = NIT, '13' = C.C., ...). */
   supplier: { idType: string; idNumber: string; dv: string | null; name: string; email: string | null };

@@ -1,4 +1,5 @@
 import type { ExportRow } from '../../db/repositories/exports';
+import { documentEntry } from '../../domain/documents/document-entry';
 
 /**
  * The spec's Export record (payload of export.succeeded / export.failed, and the body of the
@@ -10,7 +11,7 @@ export function presentExport(row: ExportRow) {
     integration: row.integration,
     export_kind: row.export_kind,
     status: row.status,
-    document: { kind: row.document_type, id: row.document_id, cufe: row.document_cufe },
+    document: documentEntry({ ...row, id: row.document_id, cufe: row.document_cufe }),
     external_reference:
       row.status === 'succeeded' && row.external_id !== null
         ? { id: row.external_id, number: row.external_number ?? '', name: row.external_name }

@@ -1,8 +1,7 @@
 import test from 'ava';
-import { Webhook } from 'standardwebhooks';
 import { bearer, seedCompany, seedKey, startTestApi, type TestApi } from '../support/api';
 import { fixture, upload, waitForImport } from '../support/ingestion';
-import { startReceiver } from '../support/receiver';
+import { startReceiver, verifiedEvents } from '../support/receiver';
 import { startTestWorker, type TestWorker } from '../support/worker';
 import { eventually } from '../support/eventually';
 import { FAKE_ALEGRA_EMAIL, FAKE_ALEGRA_TOKEN, FAKE_CATEGORY_ID, startFakeAlegra, type FakeAlegra } from '../support/fake-accounting/alegra';
@@ -61,13 +60,7 @@ async function call(method: string, path: string, body?: unknown, as = key) {
 }
 
 function exportEvents() {
-  return receiver.received
-    .map((request) => new Webhook(secret).verify(request.body, {
-      'webhook-id': String(request.headers['webhook-id']),
-      'webhook-timestamp': String(request.headers['webhook-timestamp']),
-      'webhook-signature': String(request.headers['webhook-signature']),
-    }) as { id: string; type: string; data: Record<string, any> })
-    .filter((event) => event.type.startsWith('export.'));
+  return verifiedEvents(receiver.received, secret).filter((event) => event.type.startsWith('export.'));
 }
 
 const eventFor = (exportId: number) => eventually(() => exportEvents().find((event) => event.data.id === exportId), 90_000);
@@ -146,7 +139,7 @@ test.serial('an imported invoice is exported to Alegra: 202 pending, then export
   t.deepEqual(Object.keys(event.data).sort(), ['completed_at', 'document', 'export_kind', 'external_reference', 'id', 'integration', 'status']);
   t.like(event.data, { id: accepted.body.id, integration: 'alegra', export_kind: 'electronic_invoice', status: 'succeeded' });
   t.deepEqual(event.data.document, {
-    kind: 'electronic_invoice', id: invoiceId,
+    kind: 'electronic_invoice', id: invoiceId, document_type: 'electronic_invoice', code_scheme: 'CUFE',
     cufe: '941cf36af62dbbc06f105d2a80e9bfe683a90e84960eae4d351cc3afbe8f848c26c39bac4fbc80fa254824c6369ea694',
   });
   t.deepEqual(event.data.external_reference, { id: bill.id, number: 'SETP990000002', name: 'DIAN' });

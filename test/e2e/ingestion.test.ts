@@ -1,9 +1,8 @@
 import test from 'ava';
-import { Webhook } from 'standardwebhooks';
 import { simplePdf, zipOf } from '../../admin/demo-documents';
 import { bearer, seedCompany, seedKey, startTestApi, type TestApi } from '../support/api';
 import { fixture, upload, waitForImport } from '../support/ingestion';
-import { startReceiver } from '../support/receiver';
+import { startReceiver, verifiedEvents } from '../support/receiver';
 import { startTestWorker, type TestWorker } from '../support/worker';
 import { eventually } from '../support/eventually';
 
@@ -36,13 +35,7 @@ test.after.always(async () => {
 });
 
 function eventsOfType(type: string) {
-  return receiver.received
-    .map((request) => new Webhook(secret).verify(request.body, {
-      'webhook-id': String(request.headers['webhook-id']),
-      'webhook-timestamp': String(request.headers['webhook-timestamp']),
-      'webhook-signature': String(request.headers['webhook-signature']),
-    }) as { type: string; data: Record<string, any> })
-    .filter((event) => event.type === type);
+  return verifiedEvents(receiver.received, secret).filter((event) => event.type === type);
 }
 
 
@@ -72,7 +65,7 @@ test.serial('an invoice XML becomes a document, its supplier a contact, with doc
 
   const imported = await eventually(() => eventsOfType('document.imported').find((event) => event.data.id === accepted.body.id));
   t.like(imported.data, { id: accepted.body.id, status: 'DONE', type: 'API', file_name: 'invoice-signed-setp.xml', dian_importation_id: null });
-  t.deepEqual(imported.data.documents, [{ kind: 'electronic_invoice', id: ref.id, cufe: ref.cufe }]);
+  t.deepEqual(imported.data.documents, [{ kind: 'electronic_invoice', id: ref.id, cufe: ref.cufe, document_type: 'electronic_invoice', code_scheme: 'CUFE' }]);
   const created = await eventually(() => eventsOfType('contact.created').find((event) => event.data.id === invoice.contact.id));
   t.deepEqual(created.data, contact);
 
@@ -90,7 +83,7 @@ test.serial('uploading the same document again creates nothing, reports it skipp
   t.is(stored.length, 1, 'no second document');
   t.not(stored[0].imported_file_id, again.body.id, 'the document still names the first file it came from');
   // The file's documents exist, so document.imported and the file record list them (spec, Event types).
-  t.deepEqual(file.documents, [{ kind: 'electronic_invoice', id: stored[0].id, cufe }]);
+  t.deepEqual(file.documents, [{ kind: 'electronic_invoice', id: stored[0].id, cufe, document_type: 'electronic_invoice', code_scheme: 'CUFE' }]);
   t.deepEqual(file.skipped, [{ cufe, existing_document_id: stored[0].id, kind: 'electronic_invoice' }]);
   const imported = await eventually(() => eventsOfType('document.imported').find((event) => event.data.id === again.body.id));
   t.deepEqual(imported.data.documents, file.documents);

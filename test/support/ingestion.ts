@@ -1,9 +1,24 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { bearer } from './api';
 
-/** The real DIAN fixtures next to the checkout (DIAN_FIXTURES_DIR overrides, e.g. from a git worktree). */
-export const FIXTURES = process.env.DIAN_FIXTURES_DIR ?? path.resolve(__dirname, '../../../shared/fixtures/dian');
+/**
+ * The shared real DIAN documents: DIAN_FIXTURES_DIR, else the nearest `shared/fixtures/dian` above
+ * the repository (a checkout at /work/main and a worktree at /work/wt/<name> both find /work/shared).
+ */
+function sharedFixturesDir(): string {
+  if (process.env.DIAN_FIXTURES_DIR) return path.resolve(process.env.DIAN_FIXTURES_DIR);
+  for (let dir = path.resolve(__dirname, '../..'); ; dir = path.dirname(dir)) {
+    const candidate = path.join(dir, 'shared/fixtures/dian');
+    if (existsSync(candidate)) return candidate;
+    if (path.dirname(dir) === dir) return path.resolve(__dirname, '../../../shared/fixtures/dian');
+  }
+}
+
+export const FIXTURES = sharedFixturesDir();
+
+/** Fixtures written for this repository's tests (test/fixtures/dian: POS, support document, withholdings). */
+export const OWN_FIXTURES = path.resolve(__dirname, '../fixtures/dian');
 
 export function fixture(name: string): Buffer {
   return readFileSync(path.join(FIXTURES, name));

@@ -1,3 +1,4 @@
+import { Webhook } from 'standardwebhooks';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -50,4 +51,19 @@ export async function startReceiver(responder: Responder = () => ({ status: 200 
       return new Promise((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+export type VerifiedEvent = { id: string; type: string; data: Record<string, any> };
+
+/** The received webhook events whose Standard Webhooks signature verifies with `secret` (a bad one throws), in arrival order. */
+export function verifiedEvents(received: readonly ReceivedRequest[], secret: string): VerifiedEvent[] {
+  const webhook = new Webhook(secret);
+  return received.map(
+    (request) =>
+      webhook.verify(request.body, {
+        'webhook-id': String(request.headers['webhook-id']),
+        'webhook-timestamp': String(request.headers['webhook-timestamp']),
+        'webhook-signature': String(request.headers['webhook-signature']),
+      }) as VerifiedEvent,
+  );
 }

@@ -1,9 +1,10 @@
 import test from 'ava';
-import { createAlegraIntegration, colombianDate } from '../../integrations/accounting/alegra';
+import { alegraRetentionKind, createAlegraIntegration, colombianDate } from '../../integrations/accounting/alegra';
 import type { ExportInput } from '../../integrations/accounting/port';
 import { createIntegration, IntegrationConfigError, INTEGRATION_PROVIDERS } from '../../integrations/accounting/registry';
 import { FAKE_ALEGRA_EMAIL, FAKE_ALEGRA_TOKEN, FAKE_CATEGORY_ID, startFakeAlegra, type FakeAlegra } from '../support/fake-accounting/alegra';
 import { exportError } from '../support/fake-accounting/export-error';
+import { PLAIN_INVOICE_EXTRAS } from '../support/fake-accounting/export-input';
 
 function purchase(overrides: Partial<ExportInput['document']> = {}, supplier: Partial<ExportInput['supplier']> = {}): ExportInput {
   return {
@@ -22,6 +23,7 @@ function purchase(overrides: Partial<ExportInput['document']> = {}, supplier: Pa
         { description: 'Resma de papel carta', quantity: '10', unitPrice: '10000.00', lineTotal: '100000.00', taxPercent: '19.00' },
         { description: 'Libro contable', quantity: '1', unitPrice: '50000.00', lineTotal: '50000.00', taxPercent: null },
       ],
+      ...PLAIN_INVOICE_EXTRAS,
       ...overrides,
     },
     supplier: { idType: '31', idNumber: '900108281', dv: '3', name: 'OPTICAS GMO COLOMBIA S A S', email: 'facturas@gmo.test', ...supplier },
@@ -108,7 +110,7 @@ test('a natural person (C.C.) is created with its name split and a foreign curre
       nameObject: { firstName: 'María Fernanda', lastName: 'Gómez Ruiz' },
     });
     t.false('dv' in fake.state.contacts[0].identificationObject);
-    t.deepEqual(fake.state.bills[0].currency, { code: 'USD' });
+    t.deepEqual(fake.state.bills[0].currency, { code: 'USD' }, 'without an exchange rate to COP only the code is sent');
   } finally {
     await fake.close();
   }
@@ -127,6 +129,80 @@ test('a discounted line is sent as one unit at its line total, keeping the origi
   } finally {
     await fake.close();
   }
+});
+
+/** The USD invoice of test/fixtures/dian/withholdings-usd.xml as the export activity hands it over. */
+const USD_EXTRAS: Partial<ExportInput['document']> = {
+  currency: 'USD',
+  subTotal: '1000.00',
+  vat: '190.00',
+  total: '1060.00',
+  lines: [{ description: 'Licencia anual', quantity: '10.00', unitPrice: '100.00', lineTotal: '1000.00', taxPercent: '19.00' }],
+  withholdings: [
+    { type: 'rete_fuente', taxSchemeId: '06', taxSchemeName: 'ReteRenta', percent: '2.50', taxableAmount: '1000.00', amount: '25.00', amountCop: '100309.25' },
+    { type: 'rete_iva', taxSchemeId: '05', taxSchemeName: 'ReteIVA', percent: '15.00', taxableAmount: '190.00', amount: '28.50', amountCop: '114352.55' },
+    { type: 'rete_ica', taxSchemeId: '07', taxSchemeName: 'ReteICA', percent: '0.966', taxableAmount: '1000.00', amount: '9.66', amountCop: '38759.49' },
+  ],
+  withholdingTotal: '63.16',
+  allowanceCharges: [
+    { charge: false, reasonCode: '11', reason: 'Descuento por pronto pago', percent: '5.00', amount: '50.00', baseAmount: '1000.00' },
+    { charge: true, reasonCode: null, reason: 'Cargo por envío', percent: '2.00', amount: '20.00', baseAmount: '1000.00' },
+  ],
+  prepaidAmount: '100.00',
+  exchangeRate: { sourceCurrency: 'USD', targetCurrency: 'COP', rate: '4012.37', date: '2026-02-10' },
+  copEquivalents: { subTotal: '4012370.00', vat: '762350.30', total: '4253112.20', withholdingTotal: '253421.29' },
+};
+
+test('withholdings become the bill retentions, charges become lines, the exchange rate goes with the currency', async (t) => {
+  const fake = await startFakeAlegra();
+  try {
+    await integration(fake).exportPurchase(purchase(USD_EXTRAS), { idempotencyKey: 'usd' });
+    const bill = fake.state.bills[0];
+    t.deepEqual(bill.currency, { code: 'USD', exchangeRate: 4012.37 });
+    t.deepEqual(bill.retentions, [
+      { id: '12', amount: 25 },
+      { id: '13', amount: 28.5 },
+      { id: '14', amount: 9.66 },
+    ]);
+    t.deepEqual(bill.purchases.categories, [
+      { id: FAKE_CATEGORY_ID, price: 100, quantity: 10, observations: 'Licencia anual', tax: [{ id: '1' }] },
+      { id: FAKE_CATEGORY_ID, price: 20, quantity: 1, observations: 'Cargo: Cargo por envío' },
+    ]);
+    t.regex(bill.observations ?? '', /Descuento a nivel de documento 50\.00 USD \(Descuento por pronto pago\)/);
+    t.regex(bill.observations ?? '', /Anticipos 100\.00 USD/);
+    t.regex(bill.observations ?? '', /Tasa de cambio 4012\.37 COP\/USD; total 4253112\.20 COP/);
+    t.is(fake.state.requests.filter((request) => request.path === '/api/v1/retentions').length, 1, 'the retention list is read once');
+  } finally {
+    await fake.close();
+  }
+});
+
+test('a withholding the Alegra account has no active retention for fails before anything is created', async (t) => {
+  const fake = await startFakeAlegra();
+  try {
+    const error = await exportError(
+      integration(fake).exportPurchase(
+        purchase({ withholdings: [{ type: 'rete_fuente', taxSchemeId: '06', taxSchemeName: 'ReteRenta', percent: '11.00', taxableAmount: '100.00', amount: '11.00', amountCop: null }], withholdingTotal: '11.00' }),
+        { idempotencyKey: 'x' },
+      ),
+    );
+    t.is(error.code, 'validation_failed');
+    t.regex(error.message, /no active retention for the supplier's withholding ReteRenta 11\.00 %/);
+    t.is(fake.state.bills.length, 0);
+    t.is(fake.state.contacts.length, 0);
+  } finally {
+    await fake.close();
+  }
+});
+
+test('Alegra retentions are told apart by type, else by name: ICA is not IVA', (t) => {
+  t.is(alegraRetentionKind({ type: 'RETEICA' }), 'rete_ica');
+  t.is(alegraRetentionKind({ type: 'RETEIVA' }), 'rete_iva');
+  t.is(alegraRetentionKind({ type: 'RETEFUENTE' }), 'rete_fuente');
+  t.is(alegraRetentionKind({ name: 'Retención de ICA Bogotá' }), 'rete_ica');
+  t.is(alegraRetentionKind({ name: 'Retención de IVA 15%' }), 'rete_iva');
+  t.is(alegraRetentionKind({ name: 'Retención en la fuente servicios técnicos' }), 'rete_fuente');
+  t.is(alegraRetentionKind({ name: 'Otra' }), null);
 });
 
 test('wrong credentials → invalid_credentials, not retryable', async (t) => {

@@ -6,6 +6,7 @@ import { createIntegration, IntegrationConfigError } from '../../integrations/ac
 import { startFakeErp, type FakeErp } from '../support/fake-accounting/generic-erp';
 import { exportError } from '../support/fake-accounting/export-error';
 import { NON_PUBLIC_HOSTS } from '../support/ssrf-hosts';
+import { PLAIN_INVOICE_EXTRAS } from '../support/fake-accounting/export-input';
 
 const input: ExportInput = {
   document: {
@@ -19,6 +20,7 @@ const input: ExportInput = {
     vat: '190.00',
     total: '1190.00',
     lines: [{ description: 'Servicio', quantity: '1', unitPrice: '1000.00', lineTotal: '1000.00', taxPercent: '19.00' }],
+    ...PLAIN_INVOICE_EXTRAS,
   },
   supplier: { idType: '31', idNumber: '800197268', dv: '4', name: 'DIAN', email: null },
 };
@@ -27,6 +29,37 @@ function integration(erp: FakeErp, overrides: { secret?: string; timeoutMs?: num
   return createGenericHttpIntegration({ url: erp.url, secret: erp.state.secret, timeoutMs: 2000, allowPrivateTargets: true, ...overrides });
 }
 
+
+test('the document carries its DIAN type, withholdings, allowances, prepayment, exchange rate and COP equivalents as decimal strings', async (t) => {
+  const erp = await startFakeErp();
+  try {
+    const usd: ExportInput = {
+      ...input,
+      document: {
+        ...input.document,
+        currency: 'USD',
+        withholdings: [
+          { type: 'rete_iva', taxSchemeId: '05', taxSchemeName: 'ReteIVA', percent: '15.00', taxableAmount: '190.00', amount: '28.50', amountCop: '114352.55' },
+        ],
+        withholdingTotal: '28.50',
+        allowanceCharges: [{ charge: false, reasonCode: '11', reason: 'Pronto pago', percent: '5.00', amount: '50.00', baseAmount: '1000.00' }],
+        prepaidAmount: '100.00',
+        exchangeRate: { sourceCurrency: 'USD', targetCurrency: 'COP', rate: '4012.370000', date: '2026-02-10' },
+        copEquivalents: { subTotal: '4012370.00', vat: '762350.30', total: '4774720.30', withholdingTotal: '114352.55' },
+      },
+    };
+    await integration(erp).exportPurchase(usd, { idempotencyKey: 'usd-1' });
+    const stored = [...erp.state.documents.values()].at(-1)!;
+    const document = stored.payload.document as Record<string, unknown>;
+    t.like(document, { documentType: 'electronic_invoice', codeScheme: 'CUFE', withholdingTotal: '28.50', prepaidAmount: '100.00' });
+    t.deepEqual(document.exchangeRate, { sourceCurrency: 'USD', targetCurrency: 'COP', rate: '4012.370000', date: '2026-02-10' }, 'the rate as written');
+    t.deepEqual(document.withholdings, usd.document.withholdings);
+    t.deepEqual(document.allowanceCharges, usd.document.allowanceCharges);
+    t.deepEqual(document.copEquivalents, usd.document.copEquivalents);
+  } finally {
+    await erp.close();
+  }
+});
 
 test('posts { idempotency_key, document, supplier } signed like our webhooks; the fake verifies it with standardwebhooks', async (t) => {
   const erp = await startFakeErp();

@@ -22,7 +22,7 @@ const permissive = () => ({ valid: true });
 const BUYER = '900123456';
 const CUFE = 'a'.repeat(96);
 const INVOICE_XML = '<Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2"><ID>SETP1</ID></Invoice>';
-const FIXTURES = path.resolve(__dirname, '../../../shared/fixtures/dian');
+import { FIXTURES } from '../support/ingestion';
 
 async function setup(
   t: ExecutionContext,

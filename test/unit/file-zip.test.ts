@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ArchiveError, pairPdfWithXml, readZipSafely, type ArchiveErrorCode, type ArchiveFile } from '../../domain/files/zip';
 
-const FIXTURES = path.resolve(__dirname, '../../../shared/fixtures/dian');
+import { FIXTURES } from '../support/ingestion';
 const INVOICE = readFileSync(path.join(FIXTURES, 'attached-document-volt.xml'));
 const PDF = Buffer.from('%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n', 'latin1');
 

@@ -8,6 +8,7 @@ import { formatAmount, formatMoney, formatPercent, formatQuantity } from '../../
 import { QR_QUIET_ZONE, dianQrText, qrSymbol } from '../../domain/pdf/qr';
 import { renderInvoice, renderInvoicePdf } from '../../domain/pdf/render-invoice';
 import { WINANSI_CODE_POINTS, toWinAnsi } from '../../domain/pdf/text-safety';
+import { NO_ACCOUNTING_EXTRAS } from '../../domain/ubl/accounting';
 import type { UblDocument, UblLine } from '../../domain/ubl/types';
 import { collapse, pdfInfo, pdfPagesText, pdfWords, rasterize, requirePoppler, squeeze, type PdfPageBox } from '../support/pdf-text';
 
@@ -36,6 +37,9 @@ function setpInvoice(overrides: Partial<UblDocument> = {}): UblDocument {
     cufe: CUFE,
     cufeAlgorithm: 'CUFE-SHA384',
     typeCode: '01',
+    dianDocumentType: 'electronic_invoice',
+    codeScheme: 'CUFE',
+    ...NO_ACCOUNTING_EXTRAS,
     issueDate: '2019-06-20',
     issueTime: '09:15:23-05:00',
     issuedAt: '2019-06-20T14:15:23.000Z',

@@ -3,8 +3,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseUbl } from '../../domain/ubl/parse';
 import { UblParseError, type ParsedUbl } from '../../domain/ubl/types';
-
-const FIXTURES = path.resolve(__dirname, '../../../shared/fixtures/dian');
+import { FIXTURES } from '../support/ingestion';
 
 type Expected = {
   file: string;

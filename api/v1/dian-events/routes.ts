@@ -10,6 +10,7 @@ import type { DianEventCode, DianEventRow } from '../../../db/repositories/dian-
 import { startWorkflow } from '../../../temporal/start-workflow';
 import { dianEventWorkflow } from '../../../workflows/dian-event';
 import { workflowIdsFor } from '../../../workflows/messages';
+import { eligibleForDianEvents } from '../../../domain/dian/event-eligibility';
 import { dianEventIn } from './schemas';
 import { presentDianEvent } from './present';
 
@@ -59,6 +60,8 @@ export function dianEventsRoutes(deps: ApiDependencies): Router {
       throw new ApiError(409, 'not_a_purchase', 'DIAN buyer events apply only to received (purchase) invoices.');
     }
     if (!invoice.cufe) throw new ApiError(409, 'not_a_purchase', 'This invoice has no CUFE, so DIAN does not know it.');
+    const eligibility = eligibleForDianEvents(invoice);
+    if (!eligibility.eligible) throw new ApiError(409, 'not_eligible_for_events', eligibility.reason);
     if ((input.event === '030' || input.event === '032') && !input.issuer) {
       throw invalidParameter('issuer', `Event ${input.event} must name the person who issues it: issuer {id_type, id_number, first_name, family_name, job_title, department?}.`);
     }

@@ -1,6 +1,7 @@
 import type { DocumentRow } from '../../../db/repositories/documents';
 import { filesObject } from '../../../domain/documents/files-object';
 import { originalOf } from '../../../services/link-document-files';
+import { documentAccounting, type DocumentAccounting } from '../../../domain/documents/accounting';
 
 const ZERO = '0.00';
 
@@ -25,6 +26,8 @@ export function presentDocument(row: DocumentRow) {
     vat: row.vat ?? ZERO,
     total: row.total ?? ZERO,
     currency: row.currency,
+    ...presentDianType(row),
+    ...presentAccounting(documentAccounting(row)),
     synced: row.synced,
     synced_at: row.synced_at ? row.synced_at.toISOString() : null,
     export: row.export_integration
@@ -44,5 +47,55 @@ export function presentDocument(row: DocumentRow) {
       : {}),
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
+  };
+}
+
+/** What the document is for DIAN; null for a bare PDF (payment claims, foreign invoices). */
+function presentDianType(row: DocumentRow) {
+  return { document_type: row.dian_document_type, document_type_code: row.dian_type_code, code_scheme: row.code_scheme };
+}
+
+/** Withholdings, allowances/charges, prepayments, exchange rate and COP equivalents (docs/ingestion.md). */
+export function presentAccounting(accounting: DocumentAccounting) {
+  return {
+    withholdings: accounting.withholdings.map((entry) => ({
+      type: entry.type,
+      tax_scheme_id: entry.schemeId,
+      tax_scheme_name: entry.schemeName,
+      percent: entry.percent,
+      taxable_amount: entry.taxableAmount,
+      amount: entry.taxAmount,
+      amount_cop: entry.taxAmountCop,
+    })),
+    withholding_total: accounting.withholdingTotal,
+    allowance_charges: accounting.allowanceCharges.map((entry) => ({
+      charge: entry.chargeIndicator,
+      reason_code: entry.reasonCode,
+      reason: entry.reason,
+      percent: entry.percent,
+      amount: entry.amount,
+      base_amount: entry.baseAmount,
+    })),
+    allowance_total: accounting.allowanceTotal,
+    charge_total: accounting.chargeTotal,
+    prepaid_amount: accounting.prepaidAmount,
+    prepaid_payments: accounting.prepaidPayments.map((entry) => ({
+      id: entry.id,
+      amount: entry.paidAmount,
+      received_date: entry.receivedDate,
+      paid_date: entry.paidDate,
+      instruction: entry.instruction,
+    })),
+    exchange_rate: accounting.exchangeRate
+      ? {
+          source_currency: accounting.exchangeRate.sourceCurrency,
+          target_currency: accounting.exchangeRate.targetCurrency,
+          rate: accounting.exchangeRate.rate,
+          date: accounting.exchangeRate.date,
+        }
+      : null,
+    cop_equivalents: accounting.cop
+      ? { sub_total: accounting.cop.subTotal, vat: accounting.cop.vat, total: accounting.cop.total, withholding_total: accounting.cop.withholdingTotal }
+      : null,
   };
 }

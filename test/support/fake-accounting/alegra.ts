@@ -1,7 +1,7 @@
 /**
  * A loopback fake of the SUBSET of Alegra's API the adapter uses (see the sources listed at the
  * top of integrations/accounting/alegra.ts): Basic auth, GET/POST /api/v1/contacts,
- * GET /api/v1/taxes, POST /api/v1/bills with request validation, a duplicate-number rule,
+ * GET /api/v1/taxes, GET /api/v1/retentions, POST /api/v1/bills with request validation, a duplicate-number rule,
  * rate limiting and injectable faults. Error bodies are { message, code } like Alegra's.
  *
  * Where Alegra's behaviour is undocumented the fake picks something explicit: a repeated
@@ -23,13 +23,15 @@ export type FakeContact = {
   email?: string;
 };
 export type FakeTax = { id: string; name: string; percentage: string; type: string; status: 'active' | 'inactive' };
+export type FakeRetention = { id: string; name: string; percentage: string; type: string; status: 'active' | 'inactive' };
 export type FakeBill = {
   id: string;
   date: string;
   dueDate: string;
   numberTemplate?: { number: string };
-  currency?: { code: string };
+  currency?: { code: string; exchangeRate?: number };
   observations?: string;
+  retentions?: { id: string; amount: number }[];
   provider: { id: string; name: string; identification: string };
   purchases: { categories: { id: string; price: number; quantity: number; observations?: string; tax?: { id: string }[] }[] };
   total: number;
@@ -46,6 +48,7 @@ export type FakeAlegraOptions = {
   requestsPerSecond?: number;
   categoryIds?: string[];
   taxes?: FakeTax[];
+  retentions?: FakeRetention[];
 };
 
 export const FAKE_ALEGRA_EMAIL = 'contabilidad@empresa.test';
@@ -57,6 +60,13 @@ const DEFAULT_TAXES: FakeTax[] = [
   { id: '2', name: 'IVA 5%', percentage: '5.00', type: 'IVA', status: 'active' },
   { id: '3', name: 'INC 8%', percentage: '8.00', type: 'INC', status: 'active' },
   { id: '4', name: 'IVA 8% (antiguo)', percentage: '8.00', type: 'IVA', status: 'inactive' },
+];
+const DEFAULT_RETENTIONS: FakeRetention[] = [
+  { id: '11', name: 'Retefuente servicios 4%', percentage: '4.00', type: 'RETEFUENTE', status: 'active' },
+  { id: '12', name: 'Retefuente compras 2.5%', percentage: '2.50', type: 'RETEFUENTE', status: 'active' },
+  { id: '13', name: 'ReteIVA 15%', percentage: '15.00', type: 'RETEIVA', status: 'active' },
+  { id: '14', name: 'ReteICA Bogotá 9.66 x mil', percentage: '0.966', type: 'RETEICA', status: 'active' },
+  { id: '15', name: 'Retefuente honorarios 11%', percentage: '11.00', type: 'RETEFUENTE', status: 'inactive' },
 ];
 const ID_TYPES = new Set(['RC', 'TI', 'CC', 'TE', 'CE', 'NIT', 'PP', 'DIE', 'PEP', 'PPT', 'FOREIGN_NIT', 'NUIP']);
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
@@ -70,6 +80,7 @@ export async function startFakeAlegra(options: FakeAlegraOptions = {}) {
     contacts: [] as FakeContact[],
     bills: [] as FakeBill[],
     taxes: options.taxes ?? DEFAULT_TAXES,
+    retentions: options.retentions ?? DEFAULT_RETENTIONS,
     requests: [] as RecordedRequest[],
     faults: [] as Fault[],
     /** Arrival times of the requests that counted against the rate limit. */
@@ -138,6 +149,8 @@ export async function startFakeAlegra(options: FakeAlegraOptions = {}) {
         return createContact(body);
       case 'GET /api/v1/taxes':
         return [200, state.taxes];
+      case 'GET /api/v1/retentions':
+        return [200, state.retentions];
       case 'POST /api/v1/bills':
         return createBill(body);
       default:
@@ -202,12 +215,24 @@ export async function startFakeAlegra(options: FakeAlegraOptions = {}) {
       }
       number = body.numberTemplate.number;
     }
-    let currency: { code: string } | undefined;
+    let currency: FakeBill['currency'];
     if (body.currency !== undefined) {
       if (!isObject(body.currency) || typeof body.currency.code !== 'string' || !/^[A-Z]{3}$/.test(body.currency.code)) {
         return invalid('La moneda no es válida');
       }
-      currency = { code: body.currency.code };
+      const rate = body.currency.exchangeRate;
+      if (rate !== undefined && (typeof rate !== 'number' || !(rate > 0))) return invalid('La tasa de cambio no es válida');
+      currency = { code: body.currency.code, ...(typeof rate === 'number' ? { exchangeRate: rate } : {}) };
+    }
+    const retentions: NonNullable<FakeBill['retentions']> = [];
+    if (body.retentions !== undefined) {
+      if (!Array.isArray(body.retentions)) return invalid('retentions debe ser un arreglo de { id, amount }');
+      for (const entry of body.retentions) {
+        const retention = isObject(entry) ? state.retentions.find((candidate) => candidate.id === String(entry.id)) : undefined;
+        if (!retention || retention.status !== 'active') return invalid('Retención inválida');
+        if (typeof entry.amount !== 'number' || !(entry.amount >= 0)) return invalid('El valor de la retención no es válido');
+        retentions.push({ id: retention.id, amount: entry.amount });
+      }
     }
     const purchases = body.purchases;
     const categories = isObject(purchases) && Array.isArray(purchases.categories) ? purchases.categories : [];
@@ -248,6 +273,7 @@ export async function startFakeAlegra(options: FakeAlegraOptions = {}) {
       ...(number !== undefined ? { numberTemplate: { number } } : {}),
       ...(currency ? { currency } : {}),
       ...(typeof body.observations === 'string' ? { observations: body.observations } : {}),
+      ...(retentions.length ? { retentions } : {}),
       provider: { id: provider.id, name: provider.name, identification: provider.identification },
       purchases: { categories: lines },
       total: Math.round(total * 100) / 100,

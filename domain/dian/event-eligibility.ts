@@ -1,0 +1,43 @@
+/**
+ * Which documents can receive DIAN's buyer events (030 acuse de recibo, 032 recibo del bien,
+ * 033 aceptación expresa). RADIAN registers events only on electronic sales invoices identified
+ * by a CUFE: types 01 (venta), 02 (exportación), 03 (contingencia facturador) and 04
+ * (contingencia DIAN). DIAN rejects them on POS equivalent documents (type 20, CUDE), support
+ * documents (05, CUDS) and notes, so they are refused before anything is sent. Pure.
+ */
+import type { CodeScheme, DianDocumentType } from '../ubl/types';
+
+export const EVENT_TYPE_CODES: readonly string[] = ['01', '02', '03', '04'];
+export const EVENT_DOCUMENT_TYPES: readonly DianDocumentType[] = ['electronic_invoice', 'export_invoice', 'contingency_invoice'];
+
+export type EventEligibility = { eligible: true } | { eligible: false; reason: string };
+
+const DESCRIPTIONS: Partial<Record<DianDocumentType, string>> = {
+  pos_equivalent: 'a POS equivalent document (type 20, CUDE)',
+  equivalent_document: 'an electronic equivalent document (CUDE)',
+  support_document: 'a support document (documento soporte, type 05, CUDS)',
+  support_document_adjustment: 'a support-document adjustment note (CUDS)',
+  credit_note: 'a credit note',
+  debit_note: 'a debit note',
+};
+
+export function eligibleForDianEvents(document: {
+  /** The collection's type (electronic_invoice, credit_note, …). */
+  document_type: string;
+  cufe: string | null;
+  dian_document_type: DianDocumentType | string | null;
+  dian_type_code: string | null;
+  code_scheme: CodeScheme | string | null;
+}): EventEligibility {
+  const refuse = (what: string): EventEligibility => ({
+    eligible: false,
+    reason: `This document is ${what}; DIAN accepts events 030/032/033 only on electronic invoices of types 01–04 identified by a CUFE.`,
+  });
+  if (document.document_type !== 'electronic_invoice' || !document.cufe) return refuse('not an electronic invoice with a CUFE');
+  const type = document.dian_document_type;
+  if (type === null) return refuse('of unknown DIAN type');
+  if (!(EVENT_DOCUMENT_TYPES as readonly string[]).includes(type)) return refuse(DESCRIPTIONS[type as DianDocumentType] ?? `of DIAN type ${type}`);
+  if (document.dian_type_code !== null && !EVENT_TYPE_CODES.includes(document.dian_type_code)) return refuse(`of DIAN type code ${document.dian_type_code}`);
+  if (document.code_scheme !== 'CUFE') return refuse(`identified by a ${document.code_scheme ?? 'code of unknown scheme'}, not a CUFE`);
+  return { eligible: true };
+}

@@ -1,0 +1,117 @@
+import test from 'ava';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { eligibleForDianEvents } from '../../domain/dian/event-eligibility';
+import { classifyDocument, schemeOfName } from '../../domain/ubl/document-type';
+import { parseUbl } from '../../domain/ubl/parse';
+import type { CodeScheme, DianDocumentType } from '../../domain/ubl/types';
+import { FIXTURES, OWN_FIXTURES } from '../support/ingestion';
+
+const SHARED = FIXTURES;
+const OWN = OWN_FIXTURES;
+const parse = (dir: string, file: string) => parseUbl(readFileSync(path.join(dir, file))).document;
+
+test('the UUID schemeName names the scheme, whatever the hash suffix or case', (t) => {
+  t.is(schemeOfName('CUFE-SHA384'), 'CUFE');
+  t.is(schemeOfName('CUDE-SHA384'), 'CUDE');
+  t.is(schemeOfName('cuds-sha384'), 'CUDS');
+  t.is(schemeOfName('CUFE-SHA1'), 'CUFE');
+  t.is(schemeOfName(null), null);
+  t.is(schemeOfName('SHA384'), null);
+});
+
+test('invoice type codes of the annex map to DIAN document types and their default schemes', (t) => {
+  const cases: [string, string, string][] = [
+    ['01', 'electronic_invoice', 'CUFE'],
+    ['02', 'export_invoice', 'CUFE'],
+    ['03', 'contingency_invoice', 'CUFE'],
+    ['04', 'contingency_invoice', 'CUFE'],
+    ['05', 'support_document', 'CUDS'],
+    ['20', 'pos_equivalent', 'CUDE'],
+  ];
+  for (const [code, type, scheme] of cases as [string, DianDocumentType, CodeScheme][]) {
+    t.deepEqual(classifyDocument('Invoice', code, null), { dianDocumentType: type, codeScheme: scheme }, code);
+  }
+});
+
+test('the UUID scheme wins over the type default and decides the type when the code is absent or unknown', (t) => {
+  t.deepEqual(classifyDocument('Invoice', '20', 'CUDE-SHA384'), { dianDocumentType: 'pos_equivalent', codeScheme: 'CUDE' });
+  t.deepEqual(classifyDocument('Invoice', null, 'CUDS-SHA384'), { dianDocumentType: 'support_document', codeScheme: 'CUDS' });
+  t.deepEqual(classifyDocument('Invoice', '35', 'CUDE-SHA384'), { dianDocumentType: 'equivalent_document', codeScheme: 'CUDE' });
+  t.deepEqual(classifyDocument('Invoice', null, 'CUFE-SHA384'), { dianDocumentType: 'electronic_invoice', codeScheme: 'CUFE' });
+  t.deepEqual(classifyDocument('Invoice', null, null), { dianDocumentType: 'electronic_invoice', codeScheme: 'CUFE' });
+  // A POS ticket whose UUID wrongly says CUFE keeps its type (so it stays ineligible) and the scheme it declared.
+  t.deepEqual(classifyDocument('Invoice', '20', 'CUFE-SHA384'), { dianDocumentType: 'pos_equivalent', codeScheme: 'CUFE' });
+});
+
+test('notes: credit and debit notes carry a CUDE; a CUDS credit note (type 95) adjusts a support document', (t) => {
+  t.deepEqual(classifyDocument('CreditNote', '91', 'CUDE-SHA384'), { dianDocumentType: 'credit_note', codeScheme: 'CUDE' });
+  t.deepEqual(classifyDocument('DebitNote', '92', null), { dianDocumentType: 'debit_note', codeScheme: 'CUDE' });
+  t.deepEqual(classifyDocument('CreditNote', '95', 'CUDS-SHA384'), { dianDocumentType: 'support_document_adjustment', codeScheme: 'CUDS' });
+  t.deepEqual(classifyDocument('CreditNote', null, 'CUDS-SHA384'), { dianDocumentType: 'support_document_adjustment', codeScheme: 'CUDS' });
+});
+
+test('the shared DIAN fixtures classify as what they are', (t) => {
+  const expected: Record<string, [string, string, string | null]> = {
+    'attached-document-volt.xml': ['electronic_invoice', 'CUFE', '01'],
+    'creditnote-usd.xml': ['credit_note', 'CUDE', null],
+    'debitnote.xml': ['debit_note', 'CUDE', null],
+    'invoice-signed-setp.xml': ['electronic_invoice', 'CUFE', '01'],
+    'toolbox-excluded-vat.xml': ['electronic_invoice', 'CUFE', '01'],
+    'toolbox-free-samples.xml': ['electronic_invoice', 'CUFE', '01'],
+    'toolbox-other-currency.xml': ['electronic_invoice', 'CUFE', '01'],
+  };
+  for (const [file, [type, scheme]] of Object.entries(expected)) {
+    const document = parse(SHARED, file);
+    t.is(document.dianDocumentType as string, type, file);
+    t.is(document.codeScheme as string, scheme, file);
+  }
+});
+
+test('the POS and support-document fixtures classify as pos_equivalent/CUDE and support_document/CUDS', (t) => {
+  const pos = parse(OWN, 'pos-equivalent.xml');
+  t.is(pos.typeCode, '20');
+  t.is(pos.dianDocumentType, 'pos_equivalent');
+  t.is(pos.codeScheme, 'CUDE');
+  const support = parse(OWN, 'support-document.xml');
+  t.is(support.typeCode, '05');
+  t.is(support.dianDocumentType, 'support_document');
+  t.is(support.codeScheme, 'CUDS');
+  t.is(support.supplier.idType, '13', 'the seller of a support document is a person not obliged to invoice');
+  t.is(support.customer.idNumber, '900108281');
+});
+
+const invoiceRow = {
+  document_type: 'electronic_invoice',
+  cufe: 'f'.repeat(96),
+  dian_document_type: 'electronic_invoice',
+  dian_type_code: '01',
+  code_scheme: 'CUFE',
+};
+
+test('eligibleForDianEvents: electronic invoices of types 01–04 with a CUFE', (t) => {
+  t.deepEqual(eligibleForDianEvents(invoiceRow), { eligible: true });
+  t.true(eligibleForDianEvents({ ...invoiceRow, dian_document_type: 'export_invoice', dian_type_code: '02' }).eligible);
+  t.true(eligibleForDianEvents({ ...invoiceRow, dian_document_type: 'contingency_invoice', dian_type_code: '03' }).eligible);
+  t.true(eligibleForDianEvents({ ...invoiceRow, dian_document_type: 'contingency_invoice', dian_type_code: '04' }).eligible);
+  // Rows imported before the type was recorded: classified from their collection, code unknown.
+  t.true(eligibleForDianEvents({ ...invoiceRow, dian_type_code: null }).eligible);
+});
+
+test('eligibleForDianEvents refuses POS, support documents, notes, unknown types and non-CUFE schemes, saying why', (t) => {
+  const refused = (row: typeof invoiceRow | Record<string, string | null>) => {
+    const result = eligibleForDianEvents({ ...invoiceRow, ...row });
+    return result.eligible ? null : result.reason;
+  };
+  t.regex(refused({ dian_document_type: 'pos_equivalent', dian_type_code: '20', code_scheme: 'CUDE' }) ?? '', /POS equivalent document \(type 20, CUDE\)/);
+  t.regex(refused({ dian_document_type: 'support_document', dian_type_code: '05', code_scheme: 'CUDS' }) ?? '', /support document/);
+  t.regex(refused({ dian_document_type: 'equivalent_document', dian_type_code: '35', code_scheme: 'CUDE' }) ?? '', /equivalent document/);
+  t.regex(refused({ document_type: 'credit_note', dian_document_type: 'credit_note', code_scheme: 'CUDE' }) ?? '', /not an electronic invoice/);
+  t.regex(refused({ cufe: null }) ?? '', /not an electronic invoice with a CUFE/);
+  t.regex(refused({ dian_document_type: null }) ?? '', /unknown DIAN type/);
+  t.regex(refused({ code_scheme: 'CUDE' }) ?? '', /identified by a CUDE, not a CUFE/);
+  t.regex(refused({ dian_type_code: '20' }) ?? '', /type code 20/);
+  for (const reason of [refused({ dian_document_type: 'pos_equivalent' }), refused({ code_scheme: null })]) {
+    t.regex(reason ?? '', /only on electronic invoices of types 01–04 identified by a CUFE/);
+  }
+});
