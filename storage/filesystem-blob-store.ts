@@ -1,5 +1,5 @@
 import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
-import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { assertSafeKey, BlobNotFoundError, SIGNED_URL_TTL_SECONDS, type BlobStore, type DownloadOptions } from './blob-store';
 
@@ -32,6 +32,19 @@ export class FilesystemBlobStore implements BlobStore {
     const temporary = `${target}.${randomUUID()}.tmp`;
     await writeFile(temporary, data);
     await rename(temporary, target);
+  }
+
+  async putFile(key: string, filePath: string): Promise<void> {
+    const target = this.pathOf(key);
+    await mkdir(path.dirname(target), { recursive: true });
+    const temporary = `${target}.${randomUUID()}.tmp`;
+    try {
+      await copyFile(filePath, temporary);
+      await rename(temporary, target);
+    } catch (error) {
+      await rm(temporary, { force: true });
+      throw error;
+    }
   }
 
   async get(key: string): Promise<Buffer> {
