@@ -8,17 +8,12 @@ import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Logger } from 'pino';
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
-import type { Attachment, Email } from 'postal-mime' with { 'resolution-mode': 'import' };
 import type { AppConfig } from '../config';
 import { detectFileType, type DetectedFileType } from '../domain/files/detect';
-import { acceptFile, IntakeError, type IntakeDependencies } from '../services/accept-file';
+import { acceptFile, IntakeError, MAX_FILE_BYTES, type IntakeDependencies } from '../services/accept-file';
+import { extractMessage, type ExtractedMessage } from './mime-extract';
 import { inboxTokenOf } from '../domain/email-address';
 
-// postal-mime is an ES module with a CommonJS build whose module.exports is the class itself.
-const PostalMime: { parse(raw: Buffer, options?: { maxNestingDepth?: number }): Promise<Email> } = require('postal-mime');
-
-/** How deep messages forwarded as attachments are opened (a forward of a forward…). */
-const MAX_FORWARD_DEPTH = 3;
 /** Concurrent SMTP connections. A message streams to a spool file, so a session holds little memory. */
 export const MAX_CLIENTS = 10;
 /** The window of the per-company quota (config.email.dailyQuota). */
@@ -37,9 +32,10 @@ class SmtpReply extends Error {
 }
 
 /**
- * Bytes of messages being parsed at once. MIME parsing needs a message in memory; everything
- * else (receiving, storing the .eml) streams through a spool file, so this budget bounds the
- * intake's memory. A message larger than the budget waits until it has the budget to itself.
+ * Bytes of attachments held in memory at once. Receiving, MIME parsing and storing the .eml all
+ * stream through files; only an importable attachment (XML, ZIP, PDF up to 20 MB) is read whole,
+ * to be stored and imported, and this budget bounds how many such bytes all sessions hold. A
+ * claim larger than the budget waits until it has the budget to itself.
  */
 export class ByteBudget {
   private used = 0;
@@ -208,6 +204,8 @@ async function spool(stream: SMTPServerDataStream, session: SMTPServerSession, d
 }
 
 type Importable = { index: number; fileName: string; bytes: Buffer; type: DetectedFileType };
+/** An attachment's name, declared type, and its bytes (or the first of them, enough to detect the type). */
+type AttachmentLike = { filename?: string | null; mimeType: string; content: ArrayBuffer | Uint8Array | string };
 
 /** Stores the message for every recipient company and accepts its attachments; returns the 250 text. */
 async function deliver(
@@ -230,88 +228,79 @@ async function deliver(
     }
   }
 
-  const release = await parsing.acquire(message.bytes);
+  const partsDirectory = await mkdtemp(`${message.path}.parts-`);
   try {
-    let parsed: Email;
+    let extracted: ExtractedMessage;
     try {
-      parsed = await PostalMime.parse(await readFile(message.path), { maxNestingDepth: 50 });
+      extracted = await extractMessage(message.path, partsDirectory);
     } catch (error) {
       // Unparseable MIME still gets stored: nothing is imported from it, but it is not lost.
       logger.warn({ err: error, session: session.id }, 'could not parse an e-mailed message');
-      parsed = { headers: [], headerLines: [], attachments: [] };
+      extracted = { subject: null, messageId: null, attachments: [] };
     }
-    const { importable, ignored, paired } = selectAttachments({ attachments: await withForwardedAttachments(parsed.attachments) });
+    // Types are detected from each attachment's first bytes; only importable ones are read whole.
+    const { importable, ignored, paired } = selectAttachments({
+      attachments: extracted.attachments.map((part) => ({ filename: part.filename, mimeType: part.mimeType, content: part.head })),
+    });
+    const tooLarge = importable.filter((file) => extracted.attachments[file.index].bytes > MAX_FILE_BYTES);
+    const loaded = importable.filter((file) => !tooLarge.includes(file));
     const context = {
       session: session.id,
       from: session.envelope.mailFrom ? session.envelope.mailFrom.address : null,
-      subject: parsed.subject ?? null,
-      messageId: parsed.messageId ?? null,
+      subject: extracted.subject,
+      messageId: extracted.messageId,
     };
-    parsed = { headers: [], headerLines: [], attachments: [] }; // only the importable attachments stay in memory
-
-    let accepted = 0;
-    for (const companyId of companyIds) {
-      const messageKey = `companies/${companyId}/mail/${randomUUID()}.eml`;
-      await deps.blobStore.putFile(messageKey, message.path, 'message/rfc822');
-      const files: number[] = [];
-      for (const attachment of importable) {
-        try {
-          const { file } = await acceptFile(deps, {
-            companyId,
-            type: 'EMAIL',
-            fileName: attachment.fileName,
-            bytes: attachment.bytes,
-            sourceMessageKey: messageKey,
-            // The same bytes again (a sending MTA retrying after a 4xx) replay the earlier files.
-            idempotencyKey: `email:${message.sha256}:${attachment.index}`,
-          });
-          files.push(file.id);
-        } catch (error) {
-          if (!(error instanceof IntakeError)) throw error;
-          logger.warn({ ...context, companyId, fileName: attachment.fileName, code: error.code }, `e-mailed attachment refused: ${error.message}`);
-        }
-      }
-      // Counts against the quota; with no file, purgeUnimportableMailWorkflow deletes it after the retention.
-      await deps.repositories.emailMessages.record({ company_id: companyId, blob_key: messageKey, bytes: message.bytes, files: files.length });
-      accepted += files.length;
-      logger.info(
-        { ...context, companyId, messageKey, files, ignored, pairedPdfs: paired },
-        files.length ? 'e-mailed message accepted' : 'e-mailed message accepted with no importable attachment',
-      );
+    for (const file of tooLarge) {
+      logger.warn({ ...context, fileName: file.fileName, code: 'file_too_large' }, `e-mailed attachment refused: over ${MAX_FILE_BYTES} bytes`);
     }
-    return `OK: message stored, ${accepted} file(s) accepted`;
-  } finally {
-    release();
-  }
-}
 
-/**
- * The attachments, with each attached message (`message/rfc822`, "forward as attachment")
- * replaced by its own attachments; postal-mime already inlines attached messages that have no
- * Content-Disposition. An attached message that cannot be parsed is kept as is (then ignored).
- */
-async function withForwardedAttachments(attachments: Attachment[], depth = 1): Promise<Attachment[]> {
-  const result: Attachment[] = [];
-  for (const attachment of attachments) {
-    if (attachment.mimeType.toLowerCase() !== 'message/rfc822' || depth > MAX_FORWARD_DEPTH) {
-      result.push(attachment);
-      continue;
-    }
+    const release = await parsing.acquire(loaded.reduce((sum, file) => sum + extracted.attachments[file.index].bytes, 0));
     try {
-      const inner = await PostalMime.parse(toBuffer(attachment.content), { maxNestingDepth: 50 });
-      result.push(...(await withForwardedAttachments(inner.attachments, depth + 1)));
-    } catch {
-      result.push(attachment);
+      for (const file of loaded) file.bytes = await readFile(extracted.attachments[file.index].path);
+      let accepted = 0;
+      for (const companyId of companyIds) {
+        const messageKey = `companies/${companyId}/mail/${randomUUID()}.eml`;
+        await deps.blobStore.putFile(messageKey, message.path, 'message/rfc822');
+        const files: number[] = [];
+        for (const attachment of loaded) {
+          try {
+            const { file } = await acceptFile(deps, {
+              companyId,
+              type: 'EMAIL',
+              fileName: attachment.fileName,
+              bytes: attachment.bytes,
+              sourceMessageKey: messageKey,
+              // The same bytes again (a sending MTA retrying after a 4xx) replay the earlier files.
+              idempotencyKey: `email:${message.sha256}:${attachment.index}`,
+            });
+            files.push(file.id);
+          } catch (error) {
+            if (!(error instanceof IntakeError)) throw error;
+            logger.warn({ ...context, companyId, fileName: attachment.fileName, code: error.code }, `e-mailed attachment refused: ${error.message}`);
+          }
+        }
+        // Counts against the quota; with no file, purgeUnimportableMailWorkflow deletes it after the retention.
+        await deps.repositories.emailMessages.record({ company_id: companyId, blob_key: messageKey, bytes: message.bytes, files: files.length });
+        accepted += files.length;
+        logger.info(
+          { ...context, companyId, messageKey, files, ignored, pairedPdfs: paired },
+          files.length ? 'e-mailed message accepted' : 'e-mailed message accepted with no importable attachment',
+        );
+      }
+      return `OK: message stored, ${accepted} file(s) accepted`;
+    } finally {
+      release();
     }
+  } finally {
+    await rm(partsDirectory, { recursive: true, force: true });
   }
-  return result;
 }
 
 /**
  * XML, ZIP and PDF attachments by content (not name or declared type); a PDF named like an
  * XML or ZIP of the same message is that document's representation, not a document of its own.
  */
-export function selectAttachments(email: Pick<Email, 'attachments'>): { importable: Importable[]; ignored: string[]; paired: string[] } {
+export function selectAttachments(email: { attachments: AttachmentLike[] }): { importable: Importable[]; ignored: string[]; paired: string[] } {
   const candidates: Importable[] = [];
   const ignored: string[] = [];
   email.attachments.forEach((attachment, index) => {
