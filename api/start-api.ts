@@ -7,6 +7,9 @@ import { buildApiDependencies } from './app-context';
 import { createHttpServer } from './http-server';
 import { createApp } from './server';
 
+/** With Postgres unreachable, a request fails within this with 503 service_unavailable. */
+export const DATABASE_ACQUIRE_TIMEOUT_MS = 3_000;
+
 export type RunningApi = {
   url: string;
   close(): Promise<void>;
@@ -23,7 +26,7 @@ export async function startApi(options: {
   logger: Logger;
 }): Promise<RunningApi> {
   const { config, logger } = options;
-  const db = connectDatabase(options.databaseUrl, config.databasePoolMax);
+  const db = connectDatabase(options.databaseUrl, config.databasePoolMax, { acquireTimeoutMs: DATABASE_ACQUIRE_TIMEOUT_MS });
   // Lazy: the API starts, and reports itself degraded on /healthz, while Temporal is down.
   const connection = Connection.lazy({ address: options.temporalAddress });
   const client = new Client({ connection, namespace: config.temporal.namespace });

@@ -30,8 +30,14 @@ export class FilesystemBlobStore implements BlobStore {
     // Write then rename, so a reader never sees half a file; concurrent writers of one key
     // (idempotent uploads) each have their own temporary file.
     const temporary = `${target}.${randomUUID()}.tmp`;
-    await writeFile(temporary, data);
-    await rename(temporary, target);
+    try {
+      await writeFile(temporary, data);
+      await rename(temporary, target);
+    } catch (error) {
+      // A full disk (ENOSPC) leaves no half-written file behind.
+      await rm(temporary, { force: true });
+      throw error;
+    }
   }
 
   async putFile(key: string, filePath: string): Promise<void> {
