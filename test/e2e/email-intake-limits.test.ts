@@ -6,7 +6,7 @@ import pino from 'pino';
 import { demoInvoiceXml } from '../../admin/demo-documents';
 import { createMailActivities } from '../../activities/mail';
 import type { AppConfig } from '../../config';
-import { presentCompany } from '../../api/v1/companies/present';
+import { presentCompany } from '../../services/presenters/company';
 import { startEmailIntake, ByteBudget, type RunningEmailIntake } from '../../intake/email-server';
 import { freePort } from '../../scripts/embedded/ports';
 import { seedCompany, startTestApi, type TestApi } from '../support/api';

@@ -277,7 +277,6 @@ test.serial('a storage failure answers 451 so the sender retries; the retry impo
     putFile: async () => {
       throw new Error('disk full');
     },
-    delete: (blobKey) => real.delete(blobKey),
     get: (blobKey) => real.get(blobKey),
     exists: (blobKey) => real.exists(blobKey),
     delete: (blobKey) => real.delete(blobKey),

@@ -7,7 +7,7 @@ import test from 'ava';
 import nodemailer from 'nodemailer';
 import pino from 'pino';
 import { demoInvoiceXml } from '../../admin/demo-documents';
-import { presentCompany } from '../../api/v1/companies/present';
+import { presentCompany } from '../../services/presenters/company';
 import { startEmailIntake } from '../../intake/email-server';
 import { freePort } from '../../scripts/embedded/ports';
 import { seedCompany, seedKey, startTestApi, type TestApi } from '../support/api';
