@@ -1,6 +1,6 @@
 # syntax=docker/dockerfile:1
 #
-# One image for the API, the Temporal worker and the migrations; docker-compose.yml picks the
+# One image for the API, the Temporal worker, the SMTP intake and the migrations; docker-compose.yml picks the
 # process with `command:` (default: the API). TypeScript runs through tsx, so there is no
 # compile step: the image holds the sources, the production node_modules and a prebuilt
 # workflow bundle (the worker would otherwise run webpack on every start).
@@ -9,6 +9,7 @@
 #   docker run --rm -p 3000:3000 -e DATABASE_URL=... -e TEMPORAL_ADDRESS=... invoicing
 #   docker run --rm -e DATABASE_URL=... invoicing npm run migrate
 #   docker run --rm -e DATABASE_URL=... -e TEMPORAL_ADDRESS=... invoicing npm run worker
+#   docker run --rm -p 2525:2525 -e SMTP_HOST=0.0.0.0 -e DATABASE_URL=... -e TEMPORAL_ADDRESS=... invoicing npm run intake
 
 # --- dependencies: exactly package-lock.json, without devDependencies ------------------------
 FROM node:20-bookworm-slim AS deps

@@ -4,6 +4,7 @@ import { createWebhookActivities, type WebhookActivityDependencies } from './web
 import { createIngestionActivities, type IngestionActivityDependencies } from './ingestion';
 import { createExportActivities, type ExportActivityDependencies } from './exports';
 import { createDianActivities, type DianActivityDependencies } from './dian';
+import { createMailActivities } from './mail';
 
 /** Everything activities need from the outside world, built once by the worker. */
 export type ActivityDependencies = { db: Database } & WebhookActivityDependencies & IngestionActivityDependencies & ExportActivityDependencies & DianActivityDependencies;
@@ -15,6 +16,7 @@ export function createActivities(deps: ActivityDependencies) {
     ...createIngestionActivities(deps),
     ...createExportActivities(deps),
     ...createDianActivities(deps),
+    ...createMailActivities(deps),
   };
 }
 

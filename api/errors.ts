@@ -42,11 +42,61 @@ const CODE_BY_STATUS: Record<number, string> = {
 
 export type MappedError = { status: number; body: ErrorBody; headers: Record<string, string>; unexpected: boolean };
 
+/** Seconds a client should wait after a 503 service_unavailable (docs/errors.md). */
+export const SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
+
+/**
+ * Postgres cannot be reached, is shutting down or restarting (SQLSTATE class 08 and 57P0x, a
+ * refused or cut connection), or no pooled connection freed up within the pool's acquire
+ * timeout: the request was not served and nothing of it was kept, so it can be retried.
+ */
+const DATABASE_UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', '57P01', '57P02', '57P03', '08000', '08001', '08003', '08004', '08006']);
+
+export function isDatabaseUnavailable(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  if (error.name === 'KnexTimeoutError') return true;
+  const code = (error as NodeJS.ErrnoException).code;
+  if (typeof code === 'string' && DATABASE_UNAVAILABLE_CODES.has(code)) return true;
+  return /^Connection terminated( unexpectedly| due to connection timeout)?$/.test(error.message);
+}
+
+/**
+ * Temporal's frontend cannot be reached (gRPC UNAVAILABLE): an upload is stored but its import
+ * could not be started; a retry with the same Idempotency-Key starts it.
+ */
+export function isTemporalUnavailable(error: unknown): boolean {
+  for (let current: unknown = error, depth = 0; current && depth < 5; current = (current as { cause?: unknown }).cause, depth += 1) {
+    const { name, code } = current as { name?: string; code?: unknown };
+    if (name === 'ConnectionError' || (name === 'ServiceError' && code === 14) || code === 14) return true;
+  }
+  return false;
+}
+
+/** The blob store's disk (or its quota) is full: nothing of the request was kept. */
+export function isStorageFull(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException | null)?.code;
+  return code === 'ENOSPC' || code === 'EDQUOT';
+}
+
 export function mapError(error: unknown): MappedError {
   if (error instanceof ApiError) {
     const body: ErrorBody = { error: { code: error.code, message: error.message } };
     if (error.param) body.error.param = error.param;
     return { status: error.status, body, headers: error.headers, unexpected: false };
+  }
+  if (isDatabaseUnavailable(error)) {
+    return serviceUnavailable('The service cannot reach its database right now; nothing was changed.');
+  }
+  if (isTemporalUnavailable(error)) {
+    return serviceUnavailable('The service cannot reach its workflow engine right now; anything stored is kept, and a retry with the same Idempotency-Key completes it.');
+  }
+  if (isStorageFull(error)) {
+    return {
+      status: 507,
+      body: { error: { code: 'insufficient_storage', message: 'The file store is full; nothing was kept. Retry later.' } },
+      headers: {},
+      unexpected: false,
+    };
   }
   const httpLike = (typeof error === 'object' && error !== null ? error : {}) as HttpLikeError;
   const status = httpLike.status ?? httpLike.statusCode;
@@ -63,6 +113,15 @@ export function mapError(error: unknown): MappedError {
     body: { error: { code: 'internal_error', message: 'Something went wrong on our side. The request id identifies it for support.' } },
     headers: {},
     unexpected: true,
+  };
+}
+
+function serviceUnavailable(message: string): MappedError {
+  return {
+    status: 503,
+    body: { error: { code: 'service_unavailable', message: `${message} Retry in ${SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS} seconds.` } },
+    headers: { 'Retry-After': String(SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS) },
+    unexpected: false,
   };
 }
 

@@ -1,10 +1,10 @@
 import { databaseUrlOf, loadConfig, temporalAddressOf } from '../config';
 import { createLogger } from '../config/logger';
-import { onShutdownSignal } from '../config/shutdown';
+import { onShutdownSignal, reportReady } from '../config/shutdown';
 import { installProcessSafetyNet } from '../config/process-safety';
 import { startApi } from './start-api';
 
-/** The API alone (containers, or beside `npm run worker`); `npm start` runs everything together. */
+/** The API alone (its own container; a child of `npm start`, beside the worker and the intake). */
 async function main() {
   const config = loadConfig();
   const logger = createLogger(config, 'api');
@@ -12,6 +12,7 @@ async function main() {
   const api = await startApi({ config, databaseUrl: databaseUrlOf(config), temporalAddress: temporalAddressOf(config), logger });
   logger.info({ url: api.url }, 'API listening');
   onShutdownSignal(() => api.close(), (line) => logger.info(line));
+  reportReady({ url: api.url });
 }
 
 main().catch((error) => {

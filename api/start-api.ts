@@ -3,21 +3,21 @@ import { Client, Connection } from '@temporalio/client';
 import type { Logger } from 'pino';
 import type { AppConfig } from '../config';
 import { connectDatabase } from '../db/connection';
-import { startEmailIntake } from '../intake/email-server';
 import { buildApiDependencies } from './app-context';
 import { createHttpServer } from './http-server';
 import { createApp } from './server';
 
+/** With Postgres unreachable, a request fails within this with 503 service_unavailable. */
+export const DATABASE_ACQUIRE_TIMEOUT_MS = 3_000;
+
 export type RunningApi = {
   url: string;
-  /** The SMTP intake (docs/email-intake.md), when SMTP_PORT is not 0. */
-  smtp: { host: string; port: number; domain: string } | null;
   close(): Promise<void>;
 };
 
 /**
- * Builds the API's dependencies and listens, with the SMTP intake beside it on the same
- * repositories, blob store and Temporal client; close() drains connections and releases them.
+ * Builds the API's dependencies and listens; close() drains connections and releases them.
+ * The SMTP intake is a process of its own (intake/start-intake.ts).
  */
 export async function startApi(options: {
   config: AppConfig;
@@ -26,7 +26,7 @@ export async function startApi(options: {
   logger: Logger;
 }): Promise<RunningApi> {
   const { config, logger } = options;
-  const db = connectDatabase(options.databaseUrl, config.databasePoolMax);
+  const db = connectDatabase(options.databaseUrl, config.databasePoolMax, { acquireTimeoutMs: DATABASE_ACQUIRE_TIMEOUT_MS });
   // Lazy: the API starts, and reports itself degraded on /healthz, while Temporal is down.
   const connection = Connection.lazy({ address: options.temporalAddress });
   const client = new Client({ connection, namespace: config.temporal.namespace });
@@ -45,30 +45,9 @@ export async function startApi(options: {
   const url = config.http.publicBaseUrl ?? `http://${host}:${port}`;
   publicBaseUrl = url;
 
-  let email: Awaited<ReturnType<typeof startEmailIntake>> | null = null;
-  if (config.email.port > 0) {
-    try {
-      email = await startEmailIntake({
-        repositories: dependencies.repositories,
-        blobStore: dependencies.blobStore,
-        temporal: { client, taskQueue: config.temporal.taskQueue },
-        logger,
-        config: config.email,
-      });
-    } catch (error) {
-      server.close();
-      server.closeIdleConnections();
-      await connection.close();
-      await db.destroy();
-      throw error;
-    }
-  }
-
   return {
     url,
-    smtp: email ? { host: config.email.host === '0.0.0.0' ? '127.0.0.1' : config.email.host, port: email.port, domain: config.email.domain } : null,
     async close() {
-      await email?.close();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeIdleConnections();

@@ -57,6 +57,8 @@ const environmentSchema = z.object({
     .pipe(z.string().regex(/^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/, 'INBOX_DOMAIN must be a domain name'))
     .default('inbox.localhost'),
   SMTP_MAX_MESSAGE_BYTES: z.coerce.number().int().min(1024).default(30 * 1024 * 1024),
+  SMTP_DAILY_QUOTA_MESSAGES: z.coerce.number().int().min(1).default(1000),
+  SMTP_DAILY_QUOTA_BYTES: z.coerce.number().int().min(1024).default(1024 * 1024 * 1024),
   ALEGRA_BASE_URL: z.string().url().optional(),
   DIAN_SIMULATOR_URL: z.string().url().optional(),
 });
@@ -95,8 +97,8 @@ export type AppConfig = {
   blobStore:
     | { driver: 'filesystem'; directory: string }
     | { driver: 's3'; bucket: string; region: string; endpoint?: string; forcePathStyle: boolean };
-  /** The SMTP intake (docs/email-intake.md); port 0 = off. */
-  email: { port: number; host: string; domain: string; maxMessageBytes: number };
+  /** The SMTP intake (docs/email-intake.md); port 0 = off. Quotas are per company over the last 24 hours. */
+  email: { port: number; host: string; domain: string; maxMessageBytes: number; dailyQuota: { messages: number; bytes: number } };
   /** docs/dian.md: companies whose DIAN environment is 'simulator' talk to simulatorUrl. */
   dian: { simulatorUrl?: string };
   /** Accounting exports (docs/exports.md): alegraBaseUrl overrides Alegra's API root (tests, sandboxes). */
@@ -144,7 +146,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       requireHttps: e.NODE_ENV === 'production',
     },
     blobStore: blobStoreConfig(e, path.resolve(e.DATA_DIR)),
-    email: { port: e.SMTP_PORT, host: e.SMTP_HOST, domain: e.INBOX_DOMAIN, maxMessageBytes: e.SMTP_MAX_MESSAGE_BYTES },
+    email: {
+      port: e.SMTP_PORT,
+      host: e.SMTP_HOST,
+      domain: e.INBOX_DOMAIN,
+      maxMessageBytes: e.SMTP_MAX_MESSAGE_BYTES,
+      dailyQuota: { messages: e.SMTP_DAILY_QUOTA_MESSAGES, bytes: e.SMTP_DAILY_QUOTA_BYTES },
+    },
     exports: { alegraBaseUrl: e.ALEGRA_BASE_URL },
     dian: { simulatorUrl: e.DIAN_SIMULATOR_URL },
   };

@@ -1,16 +1,23 @@
 /**
  * Runs `stop` once on SIGINT/SIGTERM, then exits. A second signal while stopping exits at once,
  * so an impatient Ctrl-C never hangs.
+ *
+ * A process started by `npm start`'s supervisor (scripts/start.ts) has an IPC channel to it;
+ * when that channel closes, the supervisor is gone (even by kill -9), and this process stops
+ * the same way, so no part of a crashed `npm start` keeps running on its own.
  */
 export function onShutdownSignal(stop: () => Promise<void>, log: (line: string) => void): void {
   let stopping = false;
-  const handler = (signal: NodeJS.Signals) => {
+  const handler = (signal: NodeJS.Signals | 'supervisor gone') => {
     if (stopping) {
+      if (signal === 'supervisor gone') return;
       log(`${signal} again: exiting now`);
       process.exit(130);
     }
     stopping = true;
     log(`${signal}: shutting down…`);
+    // Nothing may keep a child of a dead supervisor alive: a stop that hangs ends in exit(1).
+    if (signal === 'supervisor gone') setTimeout(() => process.exit(1), 30_000).unref();
     stop()
       .then(() => process.exit(0))
       .catch((error: unknown) => {
@@ -20,4 +27,13 @@ export function onShutdownSignal(stop: () => Promise<void>, log: (line: string) 
   };
   process.on('SIGINT', handler);
   process.on('SIGTERM', handler);
+  if (process.connected) process.once('disconnect', () => handler('supervisor gone'));
+}
+
+/** The message a supervised process sends once it serves (scripts/start.ts waits for it). */
+export type ReadyMessage = { type: 'ready'; url?: string; smtp?: { host: string; port: number; domain: string } };
+
+/** Tells the supervisor, if there is one, that this process is up; a no-op when run alone. */
+export function reportReady(message: Omit<ReadyMessage, 'type'> = {}): void {
+  if (process.send && process.connected) process.send({ type: 'ready', ...message } satisfies ReadyMessage);
 }

@@ -13,11 +13,17 @@ export const migrationsDirectory = path.join(__dirname, 'migrations');
 
 export type Database = Knex;
 
-export function connectDatabase(connectionString: string, poolMax = 10): Database {
+/**
+ * acquireTimeoutMs: how long a query waits for a pooled connection (knex's default is 60 s).
+ * The API uses a short one so that, with Postgres down, requests fail fast with 503
+ * service_unavailable instead of piling up (api/errors.ts).
+ */
+export function connectDatabase(connectionString: string, poolMax = 10, options: { acquireTimeoutMs?: number } = {}): Database {
   return knex({
     client: 'pg',
-    connection: connectionString,
+    connection: options.acquireTimeoutMs ? { connectionString, connectionTimeoutMillis: options.acquireTimeoutMs } : connectionString,
     pool: { min: 0, max: poolMax },
+    ...(options.acquireTimeoutMs ? { acquireConnectionTimeout: options.acquireTimeoutMs } : {}),
     migrations: { directory: migrationsDirectory, loadExtensions: ['.ts'], tableName: 'knex_migrations' },
   });
 }

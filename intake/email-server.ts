@@ -1,21 +1,23 @@
 import { createHash, randomUUID } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
+import { Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import type { Logger } from 'pino';
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
-import type { Attachment, Email } from 'postal-mime' with { 'resolution-mode': 'import' };
 import type { AppConfig } from '../config';
 import { detectFileType, type DetectedFileType } from '../domain/files/detect';
-import { acceptFile, IntakeError, type IntakeDependencies } from '../services/accept-file';
+import { acceptFile, IntakeError, MAX_FILE_BYTES, type IntakeDependencies } from '../services/accept-file';
+import { extractMessage, type ExtractedMessage } from './mime-extract';
 import { inboxTokenOf } from '../domain/email-address';
 
-// postal-mime is an ES module with a CommonJS build whose module.exports is the class itself.
-const PostalMime: { parse(raw: Buffer, options?: { maxNestingDepth?: number }): Promise<Email> } = require('postal-mime');
-
-/** How deep messages forwarded as attachments are opened (a forward of a forward…). */
-const MAX_FORWARD_DEPTH = 3;
-/** Concurrent SMTP connections: each may buffer one message of up to maxMessageBytes. */
-const MAX_CLIENTS = 20;
+/** Concurrent SMTP connections. A message streams to a spool file, so a session holds little memory. */
+export const MAX_CLIENTS = 10;
+/** The window of the per-company quota (config.email.dailyQuota). */
+const QUOTA_WINDOW_MS = 24 * 60 * 60 * 1000;
 /** Recipients of one transaction (each is a company that gets its own copy). */
 const MAX_RECIPIENTS = 50;
 
@@ -30,14 +32,54 @@ class SmtpReply extends Error {
 }
 
 /**
+ * Bytes of attachments held in memory at once. Receiving, MIME parsing and storing the .eml all
+ * stream through files; only an importable attachment (XML, ZIP, PDF up to 20 MB) is read whole,
+ * to be stored and imported, and this budget bounds how many such bytes all sessions hold. A
+ * claim larger than the budget waits until it has the budget to itself.
+ */
+export class ByteBudget {
+  private used = 0;
+  private readonly waiting: { bytes: number; resolve(): void }[] = [];
+
+  constructor(readonly capacity: number) {}
+
+  async acquire(bytes: number): Promise<() => void> {
+    const amount = Math.min(bytes, this.capacity);
+    if (this.waiting.length > 0 || this.used + amount > this.capacity) {
+      await new Promise<void>((resolve) => this.waiting.push({ bytes: amount, resolve }));
+    } else {
+      this.used += amount;
+    }
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.used -= amount;
+      // First come, first served: a large message is not starved by a stream of small ones.
+      while (this.waiting.length > 0 && this.used + this.waiting[0].bytes <= this.capacity) {
+        const next = this.waiting.shift()!;
+        this.used += next.bytes;
+        next.resolve();
+      }
+    };
+  }
+}
+
+/** A message as received: on disk (trace headers first), with the size and digest of its DATA. */
+type SpooledMessage = { path: string; bytes: number; sha256: string };
+
+/**
  * The SMTP listener behind every company's inbox address (docs/email-intake.md): a message for
  * `<inbox_token>@<domain>` is kept as it came (message/rfc822 in the blob store) and each of its
  * XML, ZIP and PDF attachments goes through acceptFile as an uploaded file of type EMAIL.
- * The message is answered 250 only after all of that is stored, 451 when it could not be.
+ * The message is answered 250 only after all of that is stored, 451 when it could not be,
+ * 452 when a recipient company has reached its daily quota, 552 when it is over the size limit.
  */
 export async function startEmailIntake(deps: EmailIntakeDependencies): Promise<RunningEmailIntake> {
   const { config } = deps;
   const logger = deps.logger.child({ component: 'email-intake' });
+  const spoolDirectory = await mkdtemp(path.join(os.tmpdir(), 'invoicing-smtp-spool-'));
+  const parsing = new ByteBudget(config.maxMessageBytes);
 
   const server = new SMTPServer({
     logger: false,
@@ -56,9 +98,16 @@ export async function startEmailIntake(deps: EmailIntakeDependencies): Promise<R
           if (companyId === null) {
             logger.info({ rcpt: address.address }, 'rejected a recipient: no such inbox');
             callback(new SmtpReply(550, `5.1.1 <${address.address}>: no such inbox`));
-          } else {
-            callback();
+            return;
           }
+          return overQuota(deps, companyId, 0).then((over) => {
+            if (over) {
+              logger.warn({ rcpt: address.address, companyId }, 'deferred a recipient: daily quota reached');
+              callback(new SmtpReply(452, `4.2.2 <${address.address}>: this inbox has reached its daily quota, try again later`));
+            } else {
+              callback();
+            }
+          });
         })
         .catch((error: Error) => {
           logger.error({ err: error, rcpt: address.address }, 'could not look up an inbox');
@@ -66,12 +115,16 @@ export async function startEmailIntake(deps: EmailIntakeDependencies): Promise<R
         });
     },
     onData(stream, session, callback) {
-      readMessage(stream, config.maxMessageBytes)
-        .then(async (raw) => {
-          if (raw === null || stream.sizeExceeded) {
+      spool(stream, session, spoolDirectory, config.maxMessageBytes)
+        .then(async (spooled) => {
+          if (spooled === null || stream.sizeExceeded) {
             throw new SmtpReply(552, `5.3.4 Message exceeds the maximum size of ${config.maxMessageBytes} bytes`);
           }
-          return deliver(deps, logger, session, raw);
+          try {
+            return await deliver(deps, logger, session, spooled, parsing);
+          } finally {
+            await rm(spooled.path, { force: true });
+          }
         })
         .then((reply) => callback(null, reply))
         .catch((error: Error) => {
@@ -97,7 +150,10 @@ export async function startEmailIntake(deps: EmailIntakeDependencies): Promise<R
 
   return {
     port,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    async close() {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await rm(spoolDirectory, { recursive: true, force: true });
+    },
   };
 }
 
@@ -109,112 +165,142 @@ async function resolveRecipient(deps: EmailIntakeDependencies, address: string):
   return company ? company.id : null;
 }
 
-/** The whole message, or null once it is over the limit (the rest is drained, not kept). */
-function readMessage(stream: SMTPServerDataStream, maxBytes: number): Promise<Buffer | null> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let total = 0;
-    let over = false;
-    stream.on('data', (chunk: Buffer) => {
-      total += chunk.length;
-      if (total > maxBytes) {
-        over = true;
-        chunks.length = 0;
-      }
-      if (!over) chunks.push(chunk);
-    });
-    stream.once('error', reject);
-    stream.once('end', () => resolve(over ? null : Buffer.concat(chunks, total)));
+/** Whether one more message of `bytes` would take the company over its quota for the last 24 hours. */
+async function overQuota(deps: EmailIntakeDependencies, companyId: number, bytes: number): Promise<boolean> {
+  const usage = await deps.repositories.emailMessages.usageSince(companyId, new Date(Date.now() - QUOTA_WINDOW_MS));
+  const quota = deps.config.dailyQuota;
+  return usage.messages + 1 > quota.messages || usage.bytes + bytes > quota.bytes;
+}
+
+/**
+ * Streams the DATA into a spool file behind the trace headers, with its size and SHA-256
+ * (the digest of what the sender sent, so a retried message is recognised); null once it is
+ * over the limit (the rest is drained, not kept).
+ */
+async function spool(stream: SMTPServerDataStream, session: SMTPServerSession, directory: string, maxBytes: number): Promise<SpooledMessage | null> {
+  const file = path.join(directory, `${randomUUID()}.eml`);
+  const hash = createHash('sha256');
+  let bytes = 0;
+  const measure = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      bytes += chunk.length;
+      if (bytes > maxBytes) return done(); // drained, not written
+      hash.update(chunk);
+      done(null, chunk);
+    },
   });
+  try {
+    await writeFile(file, traceHeaders(session));
+    await pipeline(stream, measure, createWriteStream(file, { flags: 'a' }));
+  } catch (error) {
+    await rm(file, { force: true });
+    throw error;
+  }
+  if (bytes > maxBytes) {
+    await rm(file, { force: true });
+    return null;
+  }
+  return { path: file, bytes, sha256: hash.digest('hex') };
 }
 
 type Importable = { index: number; fileName: string; bytes: Buffer; type: DetectedFileType };
+/** An attachment's name, declared type, and its bytes (or the first of them, enough to detect the type). */
+type AttachmentLike = { filename?: string | null; mimeType: string; content: ArrayBuffer | Uint8Array | string };
 
 /** Stores the message for every recipient company and accepts its attachments; returns the 250 text. */
-async function deliver(deps: EmailIntakeDependencies, logger: Logger, session: SMTPServerSession, raw: Buffer): Promise<string> {
+async function deliver(
+  deps: EmailIntakeDependencies,
+  logger: Logger,
+  session: SMTPServerSession,
+  message: SpooledMessage,
+  parsing: ByteBudget,
+): Promise<string> {
   const companyIds = new Set<number>();
   for (const rcpt of session.envelope.rcptTo) {
     const companyId = await resolveRecipient(deps, rcpt.address);
     if (companyId !== null) companyIds.add(companyId);
   }
   if (companyIds.size === 0) throw new SmtpReply(550, '5.1.1 No such inbox');
-
-  let parsed: Email;
-  try {
-    parsed = await PostalMime.parse(raw, { maxNestingDepth: 50 });
-  } catch (error) {
-    // Unparseable MIME still gets stored: nothing is imported from it, but it is not lost.
-    logger.warn({ err: error, session: session.id }, 'could not parse an e-mailed message');
-    parsed = { headers: [], headerLines: [], attachments: [] };
-  }
-  const { importable, ignored, paired } = selectAttachments({ attachments: await withForwardedAttachments(parsed.attachments) });
-  const messageDigest = createHash('sha256').update(raw).digest('hex');
-  const stored = withTraceHeaders(raw, session);
-  const context = {
-    session: session.id,
-    from: session.envelope.mailFrom ? session.envelope.mailFrom.address : null,
-    subject: parsed.subject ?? null,
-    messageId: parsed.messageId ?? null,
-  };
-
-  let accepted = 0;
   for (const companyId of companyIds) {
-    const messageKey = `companies/${companyId}/mail/${randomUUID()}.eml`;
-    await deps.blobStore.put(messageKey, stored, 'message/rfc822');
-    const files: number[] = [];
-    for (const attachment of importable) {
-      try {
-        const { file } = await acceptFile(deps, {
-          companyId,
-          type: 'EMAIL',
-          fileName: attachment.fileName,
-          bytes: attachment.bytes,
-          sourceMessageKey: messageKey,
-          // The same bytes again (a sending MTA retrying after a 4xx) replay the earlier files.
-          idempotencyKey: `email:${messageDigest}:${attachment.index}`,
-        });
-        files.push(file.id);
-      } catch (error) {
-        if (!(error instanceof IntakeError)) throw error;
-        logger.warn({ ...context, companyId, fileName: attachment.fileName, code: error.code }, `e-mailed attachment refused: ${error.message}`);
-      }
+    if (await overQuota(deps, companyId, message.bytes)) {
+      logger.warn({ session: session.id, companyId, bytes: message.bytes }, 'deferred a message: daily quota reached');
+      throw new SmtpReply(452, '4.2.2 An inbox of this message has reached its daily quota, try again later');
     }
-    accepted += files.length;
-    logger.info(
-      { ...context, companyId, messageKey, files, ignored, pairedPdfs: paired },
-      files.length ? 'e-mailed message accepted' : 'e-mailed message accepted with no importable attachment',
-    );
   }
-  return `OK: message stored, ${accepted} file(s) accepted`;
-}
 
-/**
- * The attachments, with each attached message (`message/rfc822`, "forward as attachment")
- * replaced by its own attachments; postal-mime already inlines attached messages that have no
- * Content-Disposition. An attached message that cannot be parsed is kept as is (then ignored).
- */
-async function withForwardedAttachments(attachments: Attachment[], depth = 1): Promise<Attachment[]> {
-  const result: Attachment[] = [];
-  for (const attachment of attachments) {
-    if (attachment.mimeType.toLowerCase() !== 'message/rfc822' || depth > MAX_FORWARD_DEPTH) {
-      result.push(attachment);
-      continue;
-    }
+  const partsDirectory = await mkdtemp(`${message.path}.parts-`);
+  try {
+    let extracted: ExtractedMessage;
     try {
-      const inner = await PostalMime.parse(toBuffer(attachment.content), { maxNestingDepth: 50 });
-      result.push(...(await withForwardedAttachments(inner.attachments, depth + 1)));
-    } catch {
-      result.push(attachment);
+      extracted = await extractMessage(message.path, partsDirectory);
+    } catch (error) {
+      // Unparseable MIME still gets stored: nothing is imported from it, but it is not lost.
+      logger.warn({ err: error, session: session.id }, 'could not parse an e-mailed message');
+      extracted = { subject: null, messageId: null, attachments: [] };
     }
+    // Types are detected from each attachment's first bytes; only importable ones are read whole.
+    const { importable, ignored, paired } = selectAttachments({
+      attachments: extracted.attachments.map((part) => ({ filename: part.filename, mimeType: part.mimeType, content: part.head })),
+    });
+    const tooLarge = importable.filter((file) => extracted.attachments[file.index].bytes > MAX_FILE_BYTES);
+    const loaded = importable.filter((file) => !tooLarge.includes(file));
+    const context = {
+      session: session.id,
+      from: session.envelope.mailFrom ? session.envelope.mailFrom.address : null,
+      subject: extracted.subject,
+      messageId: extracted.messageId,
+    };
+    for (const file of tooLarge) {
+      logger.warn({ ...context, fileName: file.fileName, code: 'file_too_large' }, `e-mailed attachment refused: over ${MAX_FILE_BYTES} bytes`);
+    }
+
+    const release = await parsing.acquire(loaded.reduce((sum, file) => sum + extracted.attachments[file.index].bytes, 0));
+    try {
+      for (const file of loaded) file.bytes = await readFile(extracted.attachments[file.index].path);
+      let accepted = 0;
+      for (const companyId of companyIds) {
+        const messageKey = `companies/${companyId}/mail/${randomUUID()}.eml`;
+        await deps.blobStore.putFile(messageKey, message.path, 'message/rfc822');
+        const files: number[] = [];
+        for (const attachment of loaded) {
+          try {
+            const { file } = await acceptFile(deps, {
+              companyId,
+              type: 'EMAIL',
+              fileName: attachment.fileName,
+              bytes: attachment.bytes,
+              sourceMessageKey: messageKey,
+              // The same bytes again (a sending MTA retrying after a 4xx) replay the earlier files.
+              idempotencyKey: `email:${message.sha256}:${attachment.index}`,
+            });
+            files.push(file.id);
+          } catch (error) {
+            if (!(error instanceof IntakeError)) throw error;
+            logger.warn({ ...context, companyId, fileName: attachment.fileName, code: error.code }, `e-mailed attachment refused: ${error.message}`);
+          }
+        }
+        // Counts against the quota; with no file, purgeUnimportableMailWorkflow deletes it after the retention.
+        await deps.repositories.emailMessages.record({ company_id: companyId, blob_key: messageKey, bytes: message.bytes, files: files.length });
+        accepted += files.length;
+        logger.info(
+          { ...context, companyId, messageKey, files, ignored, pairedPdfs: paired },
+          files.length ? 'e-mailed message accepted' : 'e-mailed message accepted with no importable attachment',
+        );
+      }
+      return `OK: message stored, ${accepted} file(s) accepted`;
+    } finally {
+      release();
+    }
+  } finally {
+    await rm(partsDirectory, { recursive: true, force: true });
   }
-  return result;
 }
 
 /**
  * XML, ZIP and PDF attachments by content (not name or declared type); a PDF named like an
  * XML or ZIP of the same message is that document's representation, not a document of its own.
  */
-export function selectAttachments(email: Pick<Email, 'attachments'>): { importable: Importable[]; ignored: string[]; paired: string[] } {
+export function selectAttachments(email: { attachments: AttachmentLike[] }): { importable: Importable[]; ignored: string[]; paired: string[] } {
   const candidates: Importable[] = [];
   const ignored: string[] = [];
   email.attachments.forEach((attachment, index) => {
@@ -250,12 +336,12 @@ function toBuffer(content: ArrayBuffer | Uint8Array | string): Buffer {
 }
 
 /** RFC 5321 §4.4: the receiving server prepends Return-Path and a Received line. */
-function withTraceHeaders(raw: Buffer, session: SMTPServerSession): Buffer {
+function traceHeaders(session: SMTPServerSession): Buffer {
   const sender = session.envelope.mailFrom ? session.envelope.mailFrom.address : '';
   const helo = (session.hostNameAppearsAs || 'unknown').replace(/[^\x21-\x7e]/g, '');
   const received =
     `Received: from ${helo} ([${session.remoteAddress}])\r\n` +
     `\tby document-invoicing with ${session.transmissionType || 'SMTP'} id ${session.id};\r\n` +
     `\t${new Date().toUTCString().replace('GMT', '+0000')}\r\n`;
-  return Buffer.concat([Buffer.from(`Return-Path: <${sender.replace(/[\r\n<>]/g, '')}>\r\n${received}`, 'utf8'), raw]);
+  return Buffer.from(`Return-Path: <${sender.replace(/[\r\n<>]/g, '')}>\r\n${received}`, 'utf8');
 }

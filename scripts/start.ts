@@ -1,39 +1,46 @@
-import { DefaultLogger, Runtime } from '@temporalio/worker';
+import { spawn } from 'node:child_process';
+import path from 'node:path';
 import { loadConfig } from '../config';
-import { createLogger, temporalRuntimeLogLevel } from '../config/logger';
+import { createLogger } from '../config/logger';
 import { onShutdownSignal } from '../config/shutdown';
 import { installProcessSafetyNet } from '../config/process-safety';
 import { connectDatabase, migrateToLatest } from '../db/connection';
 import { createRepositories } from '../db/repositories';
-import { startApi } from '../api/start-api';
-import { startWorker } from '../worker/start-worker';
 import { startLocalServices } from './embedded/local-services';
+import { claimDataDir } from './embedded/run-record';
 import { seedDemoOnFirstRun } from './demo-seed';
 import { loadMasterKey } from '../config/master-key';
 import { createBlobStore } from '../storage/create-blob-store';
 import { startDianSimulator } from '../integrations/dian/simulator/server';
 import { verifyXadesSignature } from '../domain/dian/xades';
+import { SupervisedPart, type PartSpec } from './supervisor';
 
 /**
- * `npm start`: the whole service on one machine. Embedded Postgres and the Temporal dev
- * server (unless DATABASE_URL / TEMPORAL_ADDRESS are set), migrations, the worker and the API.
- * Ctrl-C stops them in reverse order.
+ * `npm start`: the whole service on one machine, as in production: the API, the worker and
+ * the SMTP intake each in a process of its own (api/main.ts, worker/main.ts, intake/main.ts),
+ * supervised here and restarted when one dies (scripts/supervisor.ts). This process owns what
+ * they share: embedded Postgres and the Temporal dev server (unless DATABASE_URL /
+ * TEMPORAL_ADDRESS are set), the migrations, the workflow bundle and the DIAN simulator; the
+ * parts get their URLs by environment. Ctrl-C stops the parts, then the services.
  */
 async function main() {
   const config = loadConfig();
-  Runtime.install({ shutdownSignals: [], logger: new DefaultLogger(temporalRuntimeLogLevel(config)) });
-  const logger = createLogger(config, 'invoicing');
-  installProcessSafetyNet(logger);
+  installProcessSafetyNet(createLogger(config, 'start'));
   const say = (line: string) => console.log(`[start] ${line}`);
 
-  const services = await startLocalServices(config, say);
-  const stops: (() => Promise<void>)[] = [() => services.stop()];
+  // Stops what a crashed `npm start` on this DATA_DIR left running (run-record.ts).
+  const record = await claimDataDir(config.dataDir, say);
+  const stops: (() => Promise<void>)[] = [() => record.remove()];
   const stopAll = async () => {
     for (const stop of stops.reverse()) await stop().catch((error: Error) => say(`while stopping: ${error.message}`));
   };
   onShutdownSignal(stopAll, say);
 
   try {
+    const services = await startLocalServices(config, say);
+    stops.push(() => services.stop());
+    if (services.temporalPid) await record.update((r) => (r.temporal = services.temporalPid));
+
     const db = connectDatabase(services.databaseUrl, 2);
     const applied = await migrateToLatest(db);
     if (applied.length) say(`migrations applied: ${applied.length}`);
@@ -48,33 +55,68 @@ async function main() {
       stops.push(() => simulator.close());
       dianSimulatorUrl = simulator.url;
     }
-    const runtime = { config: { ...config, dian: { simulatorUrl: dianSimulatorUrl } }, databaseUrl: services.databaseUrl, temporalAddress: services.temporalAddress, logger };
-    say('bundling workflows and starting the worker…');
-    const worker = await startWorker(runtime);
-    stops.push(() => worker.shutdown());
-    const api = await startApi(runtime);
-    stops.push(() => api.close());
+
+    // Bundled once here, so a restarted worker is back in seconds instead of re-running webpack.
+    let workflowBundlePath = process.env.WORKFLOW_BUNDLE_PATH;
+    if (!workflowBundlePath) {
+      say('bundling workflows…');
+      workflowBundlePath = path.join(config.dataDir, 'run', 'workflow-bundle.js');
+      await runToCompletion('scripts/bundle-workflows.ts', [workflowBundlePath]);
+    }
+
+    const shared: NodeJS.ProcessEnv = {
+      ...process.env,
+      DATA_DIR: config.dataDir,
+      DATABASE_URL: services.databaseUrl,
+      TEMPORAL_ADDRESS: services.temporalAddress,
+      DIAN_SIMULATOR_URL: dianSimulatorUrl,
+    };
+    const specs: PartSpec[] = [
+      { name: 'worker', entry: 'worker/main.ts', env: { ...shared, WORKFLOW_BUNDLE_PATH: workflowBundlePath } },
+      { name: 'api', entry: 'api/main.ts', env: shared },
+      ...(config.email.port > 0 ? [{ name: 'intake', entry: 'intake/main.ts', env: shared }] : []),
+    ];
+    const parts = specs.map(
+      (spec) =>
+        new SupervisedPart(spec, {
+          log: say,
+          spawned: (pid) => void record.update((r) => (r.parts[spec.name] = pid)),
+        }),
+    );
+    // Stopped in reverse: intake and API first (no new work), the worker last.
+    for (const part of parts) stops.push(() => part.stop());
+    say(`starting ${specs.map((spec) => spec.name).join(', ')}…`);
+    const [, api, intake] = await Promise.all(parts.map((part) => part.start()));
 
     say(`API:         ${api.url}   (health: ${api.url}/healthz, OpenAPI: ${api.url}/v1/openapi.json)`);
-    if (api.smtp) say(`SMTP:        smtp://${api.smtp.host}:${api.smtp.port}   (company inboxes: <inbox_token>@${api.smtp.domain}, see inbox_email)`);
+    if (intake?.smtp) say(`SMTP:        smtp://${intake.smtp.host}:${intake.smtp.port}   (company inboxes: <inbox_token>@${intake.smtp.domain}, see inbox_email)`);
     say(`Temporal UI: ${services.temporalUiUrl ?? `(external Temporal at ${services.temporalAddress})`}`);
     say(`Postgres:    ${redactPassword(services.databaseUrl)}`);
     say(`DIAN simulator: ${dianSimulatorUrl}   (companies with environment 'simulator', docs/dian.md)`);
+    say(`processes:   ${parts.map((part) => `${part.spec.name} ${part.pid}`).join(', ')} (restarted when one dies; docs/operations.md)`);
     if (demo) {
       say('first run: created a demo company and an admin API key (shown only now, keep it):');
       console.log(JSON.stringify(demo, null, 2));
       say(`try: curl -H "Authorization: Bearer ${demo.api_key.key}" ${api.url}/v1/companies/${demo.company.id}/invoices`);
     }
     say('press Ctrl-C to stop');
-    worker.done.catch(async () => {
-      say('the worker stopped unexpectedly; shutting everything down');
-      await stopAll();
-      process.exit(1);
-    });
   } catch (error) {
     await stopAll();
     throw error;
   }
+}
+
+/** Runs a TypeScript script of this project in a child process and waits for it to succeed. */
+function runToCompletion(entry: string, args: string[]): Promise<void> {
+  const root = path.resolve(__dirname, '..');
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, entry), ...args], {
+      cwd: root,
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    child.on('error', reject);
+    child.on('exit', (code, signal) => (code === 0 ? resolve() : reject(new Error(`${entry} failed (${signal ?? `exit ${code}`})`))));
+  });
 }
 
 function redactPassword(url: string): string {

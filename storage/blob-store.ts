@@ -7,6 +7,8 @@ export type DownloadOptions = { fileName: string; contentType: string; expiresIn
 export interface BlobStore {
   readonly driver: 'filesystem' | 's3';
   put(key: string, data: Buffer, contentType: string): Promise<void>;
+  /** Streams a local file into the store (large e-mailed messages never sit in memory). */
+  putFile(key: string, filePath: string, contentType: string): Promise<void>;
   get(key: string): Promise<Buffer>;
   exists(key: string): Promise<boolean>;
   /** Removes the blob; a key that does not exist is not an error. */

@@ -1,5 +1,5 @@
 import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
-import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { assertSafeKey, BlobNotFoundError, SIGNED_URL_TTL_SECONDS, type BlobStore, type DownloadOptions } from './blob-store';
 
@@ -30,8 +30,27 @@ export class FilesystemBlobStore implements BlobStore {
     // Write then rename, so a reader never sees half a file; concurrent writers of one key
     // (idempotent uploads) each have their own temporary file.
     const temporary = `${target}.${randomUUID()}.tmp`;
-    await writeFile(temporary, data);
-    await rename(temporary, target);
+    try {
+      await writeFile(temporary, data);
+      await rename(temporary, target);
+    } catch (error) {
+      // A full disk (ENOSPC) leaves no half-written file behind.
+      await rm(temporary, { force: true });
+      throw error;
+    }
+  }
+
+  async putFile(key: string, filePath: string): Promise<void> {
+    const target = this.pathOf(key);
+    await mkdir(path.dirname(target), { recursive: true });
+    const temporary = `${target}.${randomUUID()}.tmp`;
+    try {
+      await copyFile(filePath, temporary);
+      await rename(temporary, target);
+    } catch (error) {
+      await rm(temporary, { force: true });
+      throw error;
+    }
   }
 
   async get(key: string): Promise<Buffer> {

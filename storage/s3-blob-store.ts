@@ -1,3 +1,5 @@
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, NoSuchKey, NotFound, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { assertSafeKey, BlobNotFoundError, contentDisposition, SIGNED_URL_TTL_SECONDS, type BlobStore, type DownloadOptions } from './blob-store';
@@ -18,6 +20,15 @@ export class S3BlobStore implements BlobStore {
   async put(key: string, data: Buffer, contentType: string): Promise<void> {
     assertSafeKey(key);
     await this.client.send(new PutObjectCommand({ Bucket: this.settings.bucket, Key: key, Body: data, ContentType: contentType }));
+  }
+
+  async putFile(key: string, filePath: string, contentType: string): Promise<void> {
+    assertSafeKey(key);
+    const { size } = await stat(filePath);
+    const body = createReadStream(filePath);
+    await this.client.send(
+      new PutObjectCommand({ Bucket: this.settings.bucket, Key: key, Body: body, ContentLength: size, ContentType: contentType }),
+    );
   }
 
   async get(key: string): Promise<Buffer> {

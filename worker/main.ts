@@ -1,7 +1,7 @@
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { databaseUrlOf, loadConfig, temporalAddressOf } from '../config';
 import { createLogger, temporalRuntimeLogLevel } from '../config/logger';
-import { onShutdownSignal } from '../config/shutdown';
+import { onShutdownSignal, reportReady } from '../config/shutdown';
 import { startWorker } from './start-worker';
 
 /** The worker alone; WORKFLOW_BUNDLE_PATH points at a prebuilt bundle (see Dockerfile). */
@@ -19,6 +19,7 @@ async function main() {
   });
   logger.info('worker running');
   onShutdownSignal(() => worker.shutdown(), (line) => logger.info(line));
+  reportReady();
   await worker.done;
 }
 

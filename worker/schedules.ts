@@ -2,10 +2,12 @@ import { ScheduleAlreadyRunning, type Client } from '@temporalio/client';
 import { resumeUnfinishedImportsWorkflow } from '../workflows/import-file';
 import { scheduleIds } from '../workflows/messages';
 import { purgeWebhookHistoryWorkflow } from '../workflows/purge-webhook-history';
+import { purgeUnimportableMailWorkflow } from '../workflows/purge-unimportable-mail';
 
 const RECURRING_JOBS = [
   { scheduleId: scheduleIds.purgeWebhookHistory, workflow: purgeWebhookHistoryWorkflow, every: '1 hour' },
   { scheduleId: scheduleIds.resumeUnfinishedImports, workflow: resumeUnfinishedImportsWorkflow, every: '5 minutes' },
+  { scheduleId: scheduleIds.purgeUnimportableMail, workflow: purgeUnimportableMailWorkflow, every: '1 hour' },
 ] as const;
 
 /** Recurring jobs, created once per namespace and task queue; an existing schedule is left as it is. */

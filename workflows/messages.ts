@@ -55,4 +55,5 @@ export function workflowIdsFor(taskQueue: string) {
 export const scheduleIds = {
   purgeWebhookHistory: (taskQueue: string) => `purge-webhook-history-${taskQueue}`,
   resumeUnfinishedImports: (taskQueue: string) => `resume-unfinished-imports-${taskQueue}`,
+  purgeUnimportableMail: (taskQueue: string) => `purge-unimportable-mail-${taskQueue}`,
 };

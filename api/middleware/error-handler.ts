@@ -12,6 +12,9 @@ export function errorHandler(logger: Logger): Middleware {
       const mapped = mapError(error);
       if (mapped.unexpected) {
         logger.error({ err: error, requestId: ctx.state.requestId, method: ctx.method, path: ctx.path }, 'unhandled error');
+      } else if (mapped.status === 503 || mapped.status === 507) {
+        // An infrastructure fault the client can retry, but one an operator must see.
+        logger.warn({ err: error, requestId: ctx.state.requestId, method: ctx.method, path: ctx.path, code: mapped.body.error.code }, 'request refused: a dependency is unavailable');
       }
       ctx.status = mapped.status;
       for (const [name, value] of Object.entries(mapped.headers)) ctx.set(name, value);

@@ -13,6 +13,7 @@ import { createExportsRepository } from './exports';
 import { createDianSettingsRepository } from './dian-settings';
 import { createDianEventsRepository } from './dian-events';
 import { createDianImportsRepository } from './dian-imports';
+import { createEmailMessagesRepository } from './email-messages';
 
 export function createRepositories(db: Database) {
   return {
@@ -30,6 +31,7 @@ export function createRepositories(db: Database) {
     dianSettings: createDianSettingsRepository(db),
     dianEvents: createDianEventsRepository(db),
     dianImports: createDianImportsRepository(db),
+    emailMessages: createEmailMessagesRepository(db),
   };
 }
 

@@ -8,6 +8,8 @@ export type LocalServices = {
   databaseUrl: string;
   temporalAddress: string;
   temporalUiUrl: string | null;
+  /** The dev server's process when we started one (recorded for the next start, run-record.ts). */
+  temporalPid?: number;
   stop(): Promise<void>;
 };
 
@@ -23,6 +25,8 @@ export async function startLocalServices(config: AppConfig, log: (line: string) 
       const postgres = await startEmbeddedPostgres({
         dataDir: path.join(config.dataDir, 'postgres'),
         port: config.embeddedPostgresPort,
+        // The caller holds DATA_DIR (run-record.ts): a cluster running there is a crashed start's.
+        takeOver: true,
         log,
       });
       stops.push(() => postgres.stop());
@@ -32,6 +36,7 @@ export async function startLocalServices(config: AppConfig, log: (line: string) 
 
     let temporalAddress = temporalAddressOf(config);
     let temporalUiUrl: string | null = null;
+    let temporalPid: number | undefined;
     if (!config.temporal.address) {
       const cliPath = await ensureTemporalCli(log);
       const devServer = await startTemporalDevServer({
@@ -45,12 +50,14 @@ export async function startLocalServices(config: AppConfig, log: (line: string) 
       stops.push(() => devServer.stop());
       temporalAddress = devServer.address;
       temporalUiUrl = devServer.uiUrl;
+      temporalPid = devServer.pid;
     }
 
     return {
       databaseUrl,
       temporalAddress,
       temporalUiUrl,
+      temporalPid,
       async stop() {
         for (const stop of stops.reverse()) await stop();
       },

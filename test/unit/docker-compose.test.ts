@@ -7,7 +7,9 @@ import { parse } from 'yaml';
 // must hang together, and the Dockerfile must run npm scripts that exist.
 
 const root = path.resolve(__dirname, '../..');
-const REQUIRED_SERVICES = ['postgres', 'temporal', 'temporal-ui', 'minio', 'migrate', 'api', 'worker'];
+const REQUIRED_SERVICES = ['postgres', 'temporal', 'temporal-ui', 'minio', 'migrate', 'api', 'worker', 'intake'];
+/** The services that run this project's code (built from the Dockerfile, after the migrations). */
+const APP_SERVICES = ['api', 'worker', 'intake'];
 
 type Service = Record<string, unknown>;
 type Compose = { services: Record<string, Service>; volumes: Record<string, unknown> };
@@ -187,8 +189,7 @@ test('every depends_on names a service defined in the file', (t) => {
       t.not(dependency, name, `${name} depends on itself`);
     }
   }
-  t.deepEqual(dependsOn(compose.services.api).filter((d) => d === 'migrate'), ['migrate']);
-  t.deepEqual(dependsOn(compose.services.worker).filter((d) => d === 'migrate'), ['migrate']);
+  for (const name of APP_SERVICES) t.deepEqual(dependsOn(compose.services[name]).filter((d) => d === 'migrate'), ['migrate'], name);
 });
 
 test('every service has an image or a build whose context and Dockerfile exist', (t) => {
@@ -200,7 +201,7 @@ test('every service has an image or a build whose context and Dockerfile exist',
     t.true(existsSync(context) && statSync(context).isDirectory(), `${name}: build context ${build.context} does not exist`);
     t.true(existsSync(path.resolve(context, build.dockerfile)), `${name}: ${build.dockerfile} does not exist in ${build.context}`);
   }
-  for (const name of ['migrate', 'api', 'worker']) t.truthy(buildOf(compose.services[name]), `${name} is not built from the Dockerfile`);
+  for (const name of ['migrate', ...APP_SERVICES]) t.truthy(buildOf(compose.services[name]), `${name} is not built from the Dockerfile`);
 });
 
 test('every named volume is declared under the top-level volumes', (t) => {
@@ -209,12 +210,25 @@ test('every named volume is declared under the top-level volumes', (t) => {
   for (const volume of used) t.true(volume in compose.volumes, `volume ${volume} is not declared`);
 });
 
-test('the api publishes port 3000 and api and worker reach Postgres and Temporal', (t) => {
+test('the api publishes port 3000, the intake alone SMTP, and every app service reaches Postgres and Temporal', (t) => {
   t.true(
     publishedPorts(compose.services.api).some(([host, container]) => host === '3000' && container === '3000'),
     'api does not publish 3000:3000',
   );
+  const intakeEnv = environmentOf(compose.services.intake);
+  t.is(intakeEnv.SMTP_HOST, '0.0.0.0', 'the intake listens on every interface of its container');
+  t.true(
+    publishedPorts(compose.services.intake).some(([host, container]) => host === intakeEnv.SMTP_PORT && container === intakeEnv.SMTP_PORT),
+    'intake does not publish its SMTP_PORT',
+  );
   for (const name of ['api', 'worker']) {
+    t.false(
+      publishedPorts(compose.services[name]).some(([, container]) => container === intakeEnv.SMTP_PORT),
+      `${name} publishes the SMTP port: the intake is a service of its own`,
+    );
+  }
+  t.is(compose.services.intake.restart, 'unless-stopped');
+  for (const name of APP_SERVICES) {
     const env = environmentOf(compose.services[name]);
     t.regex(env.DATABASE_URL ?? '', /^postgres(ql)?:\/\/[^@]+@postgres:5432\/invoicing$/, `${name}: DATABASE_URL`);
     t.is(env.TEMPORAL_ADDRESS, 'temporal:7233', `${name}: TEMPORAL_ADDRESS`);
@@ -237,6 +251,7 @@ test('the commands of the Dockerfile and the compose services are npm scripts th
   t.deepEqual(npmScriptsIn(commandLine(cmd!.args)), ['api']);
   t.deepEqual(npmScriptsIn(commandOf(compose.services.migrate) ?? ''), ['migrate']);
   t.deepEqual(npmScriptsIn(commandOf(compose.services.worker) ?? ''), ['worker']);
+  t.deepEqual(npmScriptsIn(commandOf(compose.services.intake) ?? ''), ['intake']);
 });
 
 test('the Dockerfile installs with npm ci and the image listens on 0.0.0.0 as a non-root user', (t) => {

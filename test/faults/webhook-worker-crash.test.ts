@@ -44,6 +44,12 @@ test('a worker killed mid-burst loses nothing once restarted', async (t) => {
     const recoveryDeadline = Date.now() + 200_000;
     while (!everyoneHasEverything() && Date.now() < recoveryDeadline) await new Promise((resolve) => setTimeout(resolve, 250));
 
+    const accepted = EVENTS * ENDPOINTS;
+    const completed = receivers.reduce((sum, receiver) => sum + new Set(receiver.received.map((request) => String(request.headers['webhook-id']))).size, 0);
+    const line = `worker kill -9: accepted ${accepted} / completed ${completed} / lost ${accepted - completed} (event × endpoint deliveries)`;
+    t.log(line);
+    console.log(`[faults] ${line}`);
+    t.is(completed, accepted, 'lost = 0');
     for (const receiver of receivers) {
       const unique = new Set(receiver.received.map((request) => String(request.headers['webhook-id'])));
       t.deepEqual([...unique].sort(), [...eventIds].sort());

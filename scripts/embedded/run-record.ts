@@ -1,0 +1,113 @@
+import { readFileSync } from 'node:fs';
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+
+/**
+ * What a running `npm start` has started, in DATA_DIR/run/npm-start.json: its own pid, the
+ * Temporal dev server's and each supervised part's. A start that finds the record of a
+ * supervisor that is gone (kill -9, power loss) stops what that one left running before it
+ * starts anything; the embedded Postgres needs no pid here, its data directory identifies it
+ * (scripts/embedded/postgres.ts, takeOver).
+ */
+export type RunRecord = { supervisor: number; temporal?: number; parts: Record<string, number> };
+
+export type RunRecordHandle = {
+  update(change: (record: RunRecord) => void): Promise<void>;
+  /** On a clean stop: nothing of ours runs any more. */
+  remove(): Promise<void>;
+};
+
+export function runRecordPath(dataDir: string): string {
+  return path.join(dataDir, 'run', 'npm-start.json');
+}
+
+export function readRunRecord(dataDir: string): RunRecord | null {
+  try {
+    return JSON.parse(readFileSync(runRecordPath(dataDir), 'utf8')) as RunRecord;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Claims DATA_DIR for this process: refuses when another live `npm start` has it, stops what a
+ * crashed one left behind, and writes a fresh record.
+ */
+export async function claimDataDir(dataDir: string, log: (line: string) => void): Promise<RunRecordHandle> {
+  const file = runRecordPath(dataDir);
+  const stale = readRunRecord(dataDir);
+  if (stale && stale.supervisor !== process.pid && processLooksLike(stale.supervisor, 'scripts/start')) {
+    throw new Error(`another npm start (pid ${stale.supervisor}) runs on ${dataDir}; stop it first, or set DATA_DIR`);
+  }
+  if (stale) {
+    for (const [name, pid] of Object.entries(stale.parts ?? {})) {
+      if (await stopProcess(pid, 'main.ts', 5_000)) log(`stopped the ${name} (pid ${pid}) left by an npm start that crashed`);
+    }
+    if (stale.temporal && (await stopProcess(stale.temporal, 'start-dev', 10_000))) {
+      log(`stopped the Temporal dev server (pid ${stale.temporal}) left by an npm start that crashed`);
+    }
+  }
+  const record: RunRecord = { supervisor: process.pid, parts: {} };
+  const save = async () => {
+    await mkdir(path.dirname(file), { recursive: true });
+    await writeFile(`${file}.tmp`, JSON.stringify(record));
+    await rename(`${file}.tmp`, file);
+  };
+  await save();
+  let chain = Promise.resolve();
+  return {
+    update(change) {
+      change(record);
+      chain = chain.then(save, save);
+      return chain;
+    },
+    async remove() {
+      await chain.catch(() => undefined);
+      await rm(file, { force: true });
+    },
+  };
+}
+
+/** A process that exists and has not exited (a zombie waiting to be reaped counts as gone). */
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  try {
+    // /proc/PID/stat: "pid (comm) S ..."; comm may contain spaces and parentheses.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return true;
+  }
+}
+
+/**
+ * Alive, and (where /proc tells) running a command line that contains `marker`: a recorded pid
+ * may have been reused by an unrelated process since, which we must not touch.
+ */
+export function processLooksLike(pid: number, marker: string): boolean {
+  if (!Number.isInteger(pid) || pid <= 1 || !isAlive(pid)) return false;
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(marker);
+  } catch {
+    return process.platform !== 'linux';
+  }
+}
+
+/** SIGTERM, then SIGKILL after graceMs; true when there was such a process to stop. */
+async function stopProcess(pid: number, marker: string, graceMs: number): Promise<boolean> {
+  if (!processLooksLike(pid, marker)) return false;
+  try {
+    process.kill(pid, 'SIGTERM');
+  } catch {
+    return false;
+  }
+  const deadline = Date.now() + graceMs;
+  while (isAlive(pid) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+  if (isAlive(pid)) process.kill(pid, 'SIGKILL');
+  while (isAlive(pid)) await new Promise((resolve) => setTimeout(resolve, 50));
+  return true;
+}

@@ -1,0 +1,123 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import type { ReadyMessage } from '../config/shutdown';
+
+/**
+ * The restart policy of `npm start` (docs/operations.md, "Processes"): a part that exits is
+ * started again after 1 s, 2 s, 4 s … up to 30 s; once it has served for 60 s the next restart
+ * waits 1 s again. Before its first "ready" a part gets 3 attempts, then `npm start` gives up
+ * (a part that cannot start at all is a configuration problem, not a crash).
+ */
+export const RESTART_POLICY = { initialDelayMs: 1_000, maxDelayMs: 30_000, healthyAfterMs: 60_000, startAttempts: 3, stopGraceMs: 25_000 };
+
+export type PartSpec = {
+  /** api, worker, intake: the name in logs and in the run record. */
+  name: string;
+  /** The TypeScript entry point, relative to the project root (api/main.ts …). */
+  entry: string;
+  env: NodeJS.ProcessEnv;
+};
+
+export type PartEvents = {
+  log(line: string): void;
+  /** A new process of the part runs (the run record keeps its pid). */
+  spawned(pid: number): void;
+};
+
+const projectRoot = path.resolve(__dirname, '..');
+
+/**
+ * One supervised part: a Node child process with an IPC channel. The child reports "ready"
+ * over it (config/shutdown.ts reportReady) and stops by itself when the channel closes, so a
+ * supervisor killed with -9 leaves no part running. Each child is its own process group:
+ * Ctrl-C reaches the supervisor alone, which then stops the parts with SIGTERM, in order.
+ */
+export class SupervisedPart {
+  private child: ChildProcess | null = null;
+  private stopping = false;
+  private everReady = false;
+  private attempt = 0;
+  private restartTimer: NodeJS.Timeout | null = null;
+  private healthyTimer: NodeJS.Timeout | null = null;
+  private firstReady: { resolve(message: ReadyMessage): void; reject(error: Error): void } | null = null;
+  /** What the current process reported when it became ready. */
+  ready: ReadyMessage | null = null;
+
+  constructor(
+    readonly spec: PartSpec,
+    private readonly events: PartEvents,
+    private readonly policy = RESTART_POLICY,
+  ) {}
+
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  /** Starts the part; resolves with its first "ready" message, rejects when it cannot start. */
+  start(): Promise<ReadyMessage> {
+    return new Promise((resolve, reject) => {
+      this.firstReady = { resolve, reject };
+      this.spawn();
+    });
+  }
+
+  /** SIGTERM (the part drains), SIGKILL after the grace period; no restart afterwards. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    if (this.restartTimer) clearTimeout(this.restartTimer);
+    if (this.healthyTimer) clearTimeout(this.healthyTimer);
+    const child = this.child;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    child.kill('SIGTERM');
+    const killer = setTimeout(() => {
+      this.events.log(`${this.spec.name} did not stop within ${this.policy.stopGraceMs / 1000} s; killing it`);
+      child.kill('SIGKILL');
+    }, this.policy.stopGraceMs);
+    await exited;
+    clearTimeout(killer);
+  }
+
+  private spawn(): void {
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(projectRoot, this.spec.entry)], {
+      cwd: projectRoot,
+      env: this.spec.env,
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      detached: true,
+    });
+    this.child = child;
+    this.ready = null;
+    const startedAt = Date.now();
+    if (child.pid) this.events.spawned(child.pid);
+    child.on('message', (message: ReadyMessage) => {
+      if (message?.type !== 'ready') return;
+      this.ready = message;
+      this.everReady = true;
+      this.events.log(`${this.spec.name} ready (pid ${child.pid})`);
+      // A part that has served for a while starts over at the shortest delay.
+      this.healthyTimer = setTimeout(() => (this.attempt = 0), this.policy.healthyAfterMs);
+      this.healthyTimer.unref();
+      this.firstReady?.resolve(message);
+      this.firstReady = null;
+    });
+    child.on('error', (error) => this.events.log(`${this.spec.name}: ${error.message}`));
+    child.once('exit', (code, signal) => {
+      if (this.healthyTimer) clearTimeout(this.healthyTimer);
+      if (this.stopping) return;
+      const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
+      const ranFor = `${((Date.now() - startedAt) / 1000).toFixed(1)} s`;
+      if (!this.everReady && this.attempt + 1 >= this.policy.startAttempts) {
+        this.firstReady?.reject(new Error(`${this.spec.name} ${how} before it was ready, ${this.policy.startAttempts} times; see its log above`));
+        this.firstReady = null;
+        return;
+      }
+      const delay = Math.min(this.policy.maxDelayMs, this.policy.initialDelayMs * 2 ** this.attempt);
+      this.attempt += 1;
+      this.events.log(`${this.spec.name} (pid ${child.pid}) ${how} after ${ranFor}; restarting in ${delay / 1000} s (restart ${this.attempt})`);
+      this.restartTimer = setTimeout(() => {
+        this.restartTimer = null;
+        if (!this.stopping) this.spawn();
+      }, delay);
+    });
+  }
+}

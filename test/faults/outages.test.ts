@@ -1,0 +1,137 @@
+import { createHash } from 'node:crypto';
+import path from 'node:path';
+import test from 'ava';
+import { demoInvoiceXml } from '../../admin/demo-documents';
+import { connectDatabase, type Database } from '../../db/connection';
+import { startEmbeddedPostgres, stopEmbeddedPostgres } from '../../scripts/embedded/postgres';
+import { startTemporalDevServer, type DevServer } from '../../scripts/embedded/temporal-dev-server';
+import { ensureTemporalCli } from '../../scripts/provision/temporal-cli';
+import { isAlive } from '../../scripts/embedded/run-record';
+import { upload } from '../support/ingestion';
+import { launchNpmStart, npmStartEnvironment, reapNpmStart, waitUntil, type NpmStart, type StartEnvironment } from '../support/npm-start';
+
+// Fault suite on a real `npm start` (supervisor, api/worker/intake processes, embedded Postgres,
+// SQLite-backed Temporal dev server): a burst of uploads, a dependency taken away mid-burst.
+// A client that gets 503 waits Retry-After and retries with the same Idempotency-Key, as the
+// API asks. Every upload answered 202 must end imported: accepted / completed / lost, lost = 0.
+const UPLOADS = 100;
+const CLIENTS = 4;
+let environment: StartEnvironment;
+let start: NpmStart;
+let key: string;
+let companyId: number;
+let db: Database;
+let restartedTemporal: DevServer | null = null;
+
+test.before(async () => {
+  environment = await npmStartEnvironment();
+  start = await launchNpmStart(environment);
+  key = start.demoKey!;
+  companyId = 1; // the demo company of a fresh DATA_DIR
+  db = connectDatabase(`postgres://postgres:postgres@127.0.0.1:${environment.env.EMBEDDED_POSTGRES_PORT}/invoicing`, 2);
+});
+test.after.always(async () => {
+  await db?.destroy();
+  await restartedTemporal?.stop();
+  if (environment) await reapNpmStart(environment.dataDir);
+});
+
+type Tally = { accepted: Map<number, number>; unavailable: number; wrong: string[] };
+
+/** UPLOADS uploads by CLIENTS concurrent clients; `fault` runs once a quarter is accepted. */
+async function burst(label: string, fault: () => Promise<void>): Promise<Tally> {
+  const tally: Tally = { accepted: new Map(), unavailable: 0, wrong: [] };
+  let next = 0;
+  const client = async () => {
+    for (let i = next++; i < UPLOADS; i = next++) {
+      const cufe = createHash('sha384').update(`${label}-${i}`).digest('hex');
+      const file = { name: `FE-${label}-${i}.xml`, bytes: demoInvoiceXml(`FE-${label}-${i}`, cufe, '800197268', '900108281') };
+      const deadline = Date.now() + 120_000;
+      for (;;) {
+        const answer = await upload(environment.apiUrl, key, companyId, file, { idempotencyKey: `${label}-${i}` }).catch((error: Error) => ({ status: 0, headers: new Headers(), body: { error: { code: error.message } } }));
+        if (answer.status === 202) {
+          tally.accepted.set(i, (answer.body as { id: number }).id);
+          break;
+        }
+        if (answer.status === 503 && answer.body.error?.code === 'service_unavailable' && answer.headers.get('retry-after') === '5') {
+          tally.unavailable += 1;
+        } else {
+          tally.wrong.push(`${answer.status} ${JSON.stringify(answer.body)}`);
+        }
+        if (Date.now() > deadline) break;
+        await new Promise((resolve) => setTimeout(resolve, 5_000)); // Retry-After
+      }
+    }
+  };
+  const faulted = (async () => {
+    await waitUntil(() => tally.accepted.size >= UPLOADS / 4, 120_000, 'a quarter of the burst');
+    await fault();
+  })();
+  await Promise.all([...Array.from({ length: CLIENTS }, client), faulted]);
+  return tally;
+}
+
+/** Waits until every accepted upload has finished importing; returns how many ended DONE. */
+async function completed(label: string, tally: Tally): Promise<number> {
+  const ids = [...tally.accepted.values()];
+  const finished = async () => {
+    const rows = await db('uploaded_files').whereIn('id', ids).whereIn('status', ['DONE', 'ERROR']).count<{ count: number }[]>('* as count');
+    return Number(rows[0].count) === ids.length;
+  };
+  await waitUntil(finished, 150_000, `the imports of ${label}`).catch(() => undefined);
+  const done = await db('uploaded_files').whereIn('id', ids).where('status', 'DONE').count<{ count: number }[]>('* as count');
+  return Number(done[0].count);
+}
+
+function report(t: { log(...values: unknown[]): void }, label: string, tally: Tally, done: number) {
+  const line = `${label}: accepted ${tally.accepted.size} / completed ${done} / lost ${tally.accepted.size - done} (503 service_unavailable answers: ${tally.unavailable})`;
+  t.log(line);
+  console.log(`[faults] ${line}`);
+}
+
+test.serial('Postgres stopped for 15 s mid-burst: 503 + Retry-After meanwhile, nothing accepted is lost', async (t) => {
+  t.timeout(240_000);
+  const pgData = path.join(environment.dataDir, 'postgres');
+  let outage = 0;
+  const tally = await burst('pg', async () => {
+    await stopEmbeddedPostgres(pgData);
+    const stopped = Date.now();
+    await new Promise((resolve) => setTimeout(resolve, 15_000));
+    await startEmbeddedPostgres({ dataDir: pgData, port: Number(environment.env.EMBEDDED_POSTGRES_PORT) });
+    outage = Date.now() - stopped;
+  });
+  const done = await completed('pg', tally);
+  report(t, 'postgres outage', tally, done);
+  t.true(outage >= 15_000);
+  t.deepEqual(tally.wrong, [], 'every answer was 202, or 503 service_unavailable with Retry-After');
+  t.true(tally.unavailable > 0, 'requests during the outage were answered 503');
+  t.is(tally.accepted.size, UPLOADS, 'every upload was accepted in the end');
+  t.is(done, tally.accepted.size, 'lost = 0');
+  // Nothing was kept of the refused attempts: one row per upload.
+  const rows = await db('uploaded_files').where('idempotency_key', 'like', 'pg-%').count<{ count: number }[]>('* as count');
+  t.is(Number(rows[0].count), UPLOADS);
+});
+
+test.serial('the SQLite-backed Temporal dev server restarted mid-burst: workflows survive, nothing accepted is lost', async (t) => {
+  t.timeout(240_000);
+  const temporalPid = start.record().temporal!;
+  const tally = await burst('temporal', async () => {
+    process.kill(temporalPid, 'SIGTERM');
+    await waitUntil(() => !isAlive(temporalPid), 15_000, 'the Temporal dev server to stop');
+    // As npm start runs it (scripts/embedded/local-services.ts): same port, UI, SQLite file.
+    restartedTemporal = await startTemporalDevServer({
+      cliPath: await ensureTemporalCli(),
+      port: Number(environment.env.TEMPORAL_DEV_PORT),
+      uiPort: Number(environment.env.TEMPORAL_UI_PORT),
+      dbFile: path.join(environment.dataDir, 'temporal', 'dev-server.sqlite'),
+      logFile: path.join(environment.dataDir, 'temporal', 'dev-server.log'),
+    });
+  });
+  const done = await completed('temporal', tally);
+  report(t, 'temporal restart', tally, done);
+  t.deepEqual(tally.wrong, [], 'every answer was 202, or 503 service_unavailable with Retry-After');
+  t.is(tally.accepted.size, UPLOADS, 'every upload was accepted in the end');
+  t.is(done, tally.accepted.size, 'lost = 0');
+  const rows = await db('uploaded_files').where('idempotency_key', 'like', 'temporal-%').count<{ count: number }[]>('* as count');
+  t.is(Number(rows[0].count), UPLOADS);
+});

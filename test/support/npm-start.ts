@@ -1,0 +1,114 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { freePort } from '../../scripts/embedded/ports';
+import { stopEmbeddedPostgres } from '../../scripts/embedded/postgres';
+import { isAlive, readRunRecord, type RunRecord } from '../../scripts/embedded/run-record';
+
+const root = path.resolve(__dirname, '../..');
+
+/** Variables of the test run that would point `npm start` at the suite's services instead of its own. */
+const NOT_INHERITED = ['DATABASE_URL', 'TEMPORAL_ADDRESS', 'TEMPORAL_TASK_QUEUE', 'BLOB_DIR', 'SECRETS_ENCRYPTION_KEY', 'DIAN_SIMULATOR_URL', 'WORKFLOW_BUNDLE_PATH'];
+
+export type StartEnvironment = { dataDir: string; env: NodeJS.ProcessEnv; apiUrl: string; smtpPort: number };
+
+/** A fresh DATA_DIR and free loopback ports for `npm start`, as a user would run it. */
+export async function npmStartEnvironment(extra: Record<string, string> = {}): Promise<StartEnvironment> {
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'invoicing-npm-start-'));
+  const [port, smtpPort, temporalPort, uiPort, postgresPort] = [await freePort(), await freePort(), await freePort(), await freePort(), await freePort()];
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const name of NOT_INHERITED) delete env[name];
+  Object.assign(env, {
+    DATA_DIR: dataDir,
+    PORT: String(port),
+    SMTP_PORT: String(smtpPort),
+    TEMPORAL_DEV_PORT: String(temporalPort),
+    TEMPORAL_UI_PORT: String(uiPort),
+    EMBEDDED_POSTGRES_PORT: String(postgresPort),
+    LOG_LEVEL: 'warn',
+    ...extra,
+  });
+  return { dataDir, env, apiUrl: `http://127.0.0.1:${port}`, smtpPort };
+}
+
+export type NpmStart = {
+  process: ChildProcess;
+  /** Everything it printed so far. */
+  output(): string;
+  /** The demo admin key, printed on the first run of a DATA_DIR only. */
+  demoKey: string | null;
+  record(): RunRecord;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+};
+
+/** `npm start` (scripts/start.ts) as a child process; resolves once it printed "press Ctrl-C". */
+export async function launchNpmStart(environment: StartEnvironment, timeoutMs = 180_000): Promise<NpmStart> {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'scripts/start.ts')], {
+    cwd: root,
+    env: environment.env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const deadline = Date.now() + timeoutMs;
+  let gone = false;
+  void exited.then(() => (gone = true));
+  while (!output.includes('press Ctrl-C to stop')) {
+    if (gone || Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`npm start did not come up:\n${output}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  const demoKey = /Authorization: Bearer (\S+?)"/.exec(output)?.[1] ?? null;
+  return {
+    process: child,
+    output: () => output,
+    demoKey,
+    record: () => {
+      const record = readRunRecord(environment.dataDir);
+      if (!record) throw new Error('npm start wrote no run record');
+      return record;
+    },
+    exited,
+  };
+}
+
+/** The pid of the embedded Postgres of a DATA_DIR (first line of postmaster.pid), if it runs. */
+export function postgresPid(dataDir: string): number | null {
+  try {
+    const pid = Number(readFileSync(path.join(dataDir, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[0]);
+    return isAlive(pid) ? pid : null;
+  } catch {
+    return null;
+  }
+}
+
+export async function waitUntil(condition: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+/** Whatever a test left of an `npm start` on dataDir: killed, the cluster stopped, the folder removed. */
+export async function reapNpmStart(dataDir: string): Promise<void> {
+  const record = readRunRecord(dataDir);
+  const pids = record ? [record.supervisor, record.temporal, ...Object.values(record.parts)] : [];
+  for (const pid of pids) {
+    if (pid && isAlive(pid)) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+  }
+  await stopEmbeddedPostgres(path.join(dataDir, 'postgres'));
+  await rm(dataDir, { recursive: true, force: true });
+}

@@ -1,0 +1,40 @@
+import test from 'ava';
+import { KnexTimeoutError } from 'knex';
+import { mapError } from '../../api/errors';
+
+// Infrastructure faults the client can retry: 503 service_unavailable with Retry-After, and a
+// full file store: 507 insufficient_storage. A bug stays a 500.
+
+const withCode = (message: string, code: string | number, name = 'Error') => Object.assign(new Error(message), { code, name });
+
+test('an unreachable database is 503 service_unavailable with Retry-After', (t) => {
+  const faults = [
+    withCode('connect ECONNREFUSED 127.0.0.1:5432', 'ECONNREFUSED'),
+    withCode('terminating connection due to administrator command', '57P01'),
+    withCode('the database system is starting up', '57P03'),
+    withCode('connection failure', '08006'),
+    new Error('Connection terminated unexpectedly'),
+    new KnexTimeoutError('Knex: Timeout acquiring a connection. The pool is probably full.'),
+  ];
+  for (const fault of faults) {
+    const mapped = mapError(fault);
+    t.is(mapped.status, 503, fault.message);
+    t.is(mapped.body.error.code, 'service_unavailable');
+    t.is(mapped.headers['Retry-After'], '5');
+    t.false(mapped.unexpected);
+  }
+});
+
+test('an unreachable Temporal frontend (gRPC UNAVAILABLE) is 503 service_unavailable', (t) => {
+  const grpc = withCode('14 UNAVAILABLE: No connection established', 14);
+  const mapped = mapError(Object.assign(new Error('Failed to start workflow'), { name: 'ServiceError', cause: grpc }));
+  t.is(mapped.status, 503);
+  t.is(mapped.headers['Retry-After'], '5');
+});
+
+test('a full disk is 507 insufficient_storage; anything else stays a 500', (t) => {
+  t.like(mapError(withCode('ENOSPC: no space left on device, write', 'ENOSPC')), { status: 507, body: { error: { code: 'insufficient_storage' } }, unexpected: false });
+  t.like(mapError(withCode('EDQUOT: disk quota exceeded', 'EDQUOT')), { status: 507 });
+  t.like(mapError(new TypeError('x is undefined')), { status: 500, unexpected: true });
+  t.like(mapError(withCode('duplicate key', '23505')), { status: 500 });
+});
