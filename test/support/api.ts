@@ -13,6 +13,7 @@ import { createApiKey } from '../../admin/api-keys';
 import { createCompany } from '../../admin/create-company';
 import type { Scope } from '../../domain/scopes';
 import { createTestDatabase, testTemporalAddress, type TestDatabase } from './database';
+import { sharedWorkflowBundle } from './workflow-bundle';
 
 export type TestApi = {
   url: string;
@@ -93,6 +94,8 @@ export function serviceEnvironment(api: TestApi, extra: Record<string, string> =
     SECRETS_ENCRYPTION_KEY: api.config.secretsEncryptionKey,
     BLOB_DIR: api.config.blobStore.driver === 'filesystem' ? api.config.blobStore.directory : '',
     LOG_LEVEL: 'warn',
+    // worker/main.ts loads the bundle `npm test` built instead of running webpack.
+    ...(sharedWorkflowBundle ? { WORKFLOW_BUNDLE_PATH: sharedWorkflowBundle } : {}),
     ...extra,
   };
 }

@@ -1,6 +1,5 @@
 import type { AddressInfo } from 'node:net';
 import { randomBytes, randomUUID } from 'node:crypto';
-import path from 'node:path';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import pino from 'pino';
@@ -14,6 +13,7 @@ import { workflowIdsFor } from '../../workflows/messages';
 import { publishEventWorkflow } from '../../workflows/publish-event';
 import { createTestDatabase, type TestDatabase } from './database';
 import { createTimeSkippingEnvironment } from './time-skipping';
+import { serviceWorkflows } from './workflow-bundle';
 
 /**
  * The webhook engine under the time-skipping server: the real workflows and activities over a
@@ -34,7 +34,7 @@ export async function startWebhookWorld(extraEnv: Record<string, string> = {}) {
   const worker = await Worker.create({
     connection: env.nativeConnection,
     taskQueue,
-    workflowsPath: path.resolve(__dirname, '../../workflows/index.ts'),
+    ...serviceWorkflows(),
     activities: createActivities(buildActivityDependencies(config, database.db, env.client)),
   });
   const running = worker.run();

@@ -5,6 +5,7 @@ import { createWorker } from '../../worker/create-worker';
 import { buildActivityDependencies } from '../../worker/start-worker';
 import type { TestDatabase } from './database';
 import { testTemporalAddress } from './database';
+import { sharedWorkflowBundle } from './workflow-bundle';
 
 let runtimeInstalled = false;
 
@@ -37,6 +38,7 @@ export async function startTestWorker(database: TestDatabase, config: AppConfig)
     namespace: config.temporal.namespace,
     taskQueue,
     dependencies: buildActivityDependencies(config, database.db, client),
+    workflowBundlePath: sharedWorkflowBundle,
   });
   const running = worker.run();
   return {

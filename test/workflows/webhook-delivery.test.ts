@@ -1,6 +1,6 @@
 import test from 'ava';
+import { serviceWorkflows } from '../support/workflow-bundle';
 import { Worker } from '@temporalio/worker';
-import path from 'node:path';
 import { endpointHealthQuery, workflowIdsFor } from '../../workflows/messages';
 import { startReceiver } from '../support/receiver';
 import { webhookAdmin } from '../support/webhook-api';
@@ -149,7 +149,7 @@ test.serial('recorded delivery and entity histories replay deterministically', a
     history: await world.env.client.workflow.getHandle(workflowId).fetchHistory(),
   }));
   const results = Worker.runReplayHistories(
-    { workflowsPath: path.resolve(__dirname, '../../workflows/index.ts') },
+    serviceWorkflows(),
     (async function* () {
       for (const history of histories) yield await history;
     })(),

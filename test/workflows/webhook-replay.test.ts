@@ -1,4 +1,5 @@
 import test from 'ava';
+import { serviceWorkflows } from '../support/workflow-bundle';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { temporal } from '@temporalio/proto';
@@ -20,7 +21,7 @@ test('webhook histories recorded before the patches replay deterministically', a
       yield { workflowId: file.replace(/\.binpb$/, ''), history };
     }
   })();
-  const results = Worker.runReplayHistories({ workflowsPath: path.resolve(__dirname, '../../workflows/index.ts') }, histories);
+  const results = Worker.runReplayHistories(serviceWorkflows(), histories);
   const replayed: string[] = [];
   for await (const result of results) {
     t.is(result.error, undefined, `${result.workflowId}: ${String(result.error)}`);
