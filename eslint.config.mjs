@@ -4,7 +4,7 @@ import { builtinModules } from 'node:module';
 import tseslint from 'typescript-eslint';
 
 /** The project's top-level folders that code imports relatively. */
-const FOLDERS = ['activities', 'admin', 'api', 'bench', 'cli', 'config', 'db', 'domain', 'integrations', 'intake', 'scripts', 'services', 'storage', 'temporal', 'test', 'worker', 'workflows'];
+const FOLDERS = ['activities', 'admin', 'api', 'bench', 'cli', 'config', 'db', 'domain', 'integrations', 'intake', 'scripts', 'services', 'storage', 'temporal', 'test', 'testing', 'worker', 'workflows'];
 
 /** A relative import (any depth) of a top-level folder, except the given files of it. */
 const into = (folder, except = []) => ({
@@ -33,7 +33,7 @@ function layer(folder, { forbidden = [], typeOnly = [], extra = [] }) {
 
 const others = (...allowed) => FOLDERS.filter((folder) => !allowed.includes(folder));
 /** What production code never imports. */
-const NOT_SHIPPED = ['bench', 'scripts', 'test'];
+const NOT_SHIPPED = ['bench', 'scripts', 'test', 'testing'];
 
 /** Workflow code is replayed deterministically in a sandbox: no Node APIs, no I/O clients. */
 const NO_IO_IN_WORKFLOWS = [
@@ -77,5 +77,8 @@ export default tseslint.config(
   layer('intake', { forbidden: ['api', 'activities', 'admin', 'cli', 'worker', 'workflows', ...NOT_SHIPPED] }),
   layer('admin', { forbidden: ['api', 'activities', 'services', 'cli', 'intake', 'worker', 'workflows', ...NOT_SHIPPED] }),
   layer('worker', { forbidden: ['api', 'cli', 'intake', ...NOT_SHIPPED] }),
-  layer('cli', { forbidden: ['activities', 'worker', 'bench', 'test'] }),
+  layer('cli', { forbidden: ['activities', 'worker', 'bench', 'test', 'testing'] }),
+  // Shared by test/ and bench/: the helpers live here, never in test/support for bench to reach into.
+  layer('bench', { forbidden: ['test'] }),
+  layer('testing', { forbidden: ['test', 'bench'] }),
 );

@@ -1,7 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import pg from 'pg';
+import type { ApiKeyRow as StoredApiKeyRow } from '../db/repositories/api-keys';
+import type { CompanyRow } from '../db/repositories/companies';
 import { parseApiKey, secretMatchesHash } from '../domain/api-key';
+import type { CompanyAccess as Access } from '../domain/company-access';
+import { presentCompany as present } from '../services/presenters/company';
 import { listenUntilSignalled } from './support/baseline-http';
 
 /**
@@ -18,34 +22,11 @@ import { listenUntilSignalled } from './support/baseline-http';
 // As db/connection.ts: bigint ids come back as numbers.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value: string) => Number.parseInt(value, 10));
 
-type ApiKeyRow = {
-  id: string;
-  name: string;
-  prefix: string;
-  secret_hash: Buffer;
-  scopes: string[];
-  role: string;
-  all_companies: boolean;
-  created_at: Date;
-  revoked_at: Date | null;
-  company_ids: (number | string | null)[];
-};
-
-type CompanyRow = {
-  id: number;
-  name: string;
-  nit: string;
-  dv: string;
-  person_type: string;
-  inbox_token: string;
-  created_at: Date;
-  updated_at: Date;
-};
+/** pg returns bigint[] elements as strings (the INT8 parser above is for scalars only). */
+type ApiKeyRow = Omit<StoredApiKeyRow, 'company_ids'> & { company_ids: (number | string | null)[] };
 
 /** As config.email.domain (INBOX_DOMAIN): the domain of each company's inbox_email. */
 const INBOX_DOMAIN = (process.env.INBOX_DOMAIN ?? 'inbox.localhost').trim().toLowerCase().replace(/\.$/, '');
-
-type Access = { allCompanies: true } | { allCompanies: false; companyIds: number[] };
 
 type Reply = { status: number; body: unknown; headers?: Record<string, string> };
 
@@ -94,16 +75,9 @@ async function listVisibleCompanies(access: Access): Promise<CompanyRow[]> {
   return (await pool.query<CompanyRow>(sql, access.companyIds)).rows;
 }
 
+/** The API's own presenter (a plain function: no framework cost to leave out). */
 function presentCompany(row: CompanyRow) {
-  return {
-    id: row.id,
-    name: row.name,
-    nit: row.nit,
-    dv: row.dv,
-    person_type: row.person_type,
-    inbox_email: `${row.inbox_token}@${INBOX_DOMAIN}`, // as domain/email-address.ts inboxAddress
-    created_at: row.created_at.toISOString(),
-  };
+  return present(row, INBOX_DOMAIN);
 }
 
 /** The authenticate middleware, inline: a key row, or the 401 to answer with. */

@@ -6,15 +6,15 @@ import { demoInvoiceXml } from '../admin/demo-documents';
 import { connectDatabase } from '../db/connection';
 import { startDianSimulator, type DianSimulator } from '../integrations/dian/simulator/server';
 import { freePort } from '../scripts/embedded/ports';
-import { generateTestPkcs12 } from '../test/support/dian-certificates';
+import { generateTestPkcs12 } from '../testing/dian-certificates';
 import { workflowIdsFor } from '../workflows/messages';
-import { Cleanup } from './ingestion/cleanup';
-import { startIngestionEnvironment } from './ingestion/environment';
+import { CleanupStack as Cleanup } from './support/cleanup';
+import { startIngestionEnvironment } from './support/environment';
 import { apiAndWorkerEnv } from './support/environment';
 import { COMPANY_NIT } from './ingestion/inputs';
-import { RssSampler, spawnNodeScript, withOutput, type NodeChild } from './ingestion/processes';
+import { RssSampler, spawnChildProcess, withOutput, type ChildProcessHandle as NodeChild } from './support/child-process';
 import { startImportEventReceiver, type ImportEventReceiver } from './ingestion/receiver';
-import { fixed, markdownTable } from './ingestion/stats';
+import { fixedOrDash as fixed, markdownTable } from './support/report';
 
 /**
  * `npm run bench:dian [-- --short]`: one tax-authority import run (source dian_web_service) of
@@ -94,9 +94,9 @@ async function main(): Promise<number> {
       taskQueuePrefix: 'bench-dian',
       extra: { BLOB_STORE: 'filesystem', DIAN_SIMULATOR_URL: simulator.url },
     });
-    const api = spawnNodeScript('api', 'api/main.ts', env);
+    const api = spawnChildProcess({ name: 'api', script: 'api/main.ts', env });
     cleanup.push('stop the API', () => api.stop());
-    const worker = spawnNodeScript('worker', 'worker/main.ts', env);
+    const worker = spawnChildProcess({ name: 'worker', script: 'worker/main.ts', env });
     cleanup.push('stop the worker', () => worker.stop());
     const apiRss = new RssSampler(api.pid);
     const workerRss = new RssSampler(worker.pid);

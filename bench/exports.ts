@@ -10,8 +10,8 @@ import { runMain } from './support/cli';
 import { apiAndWorkerEnv, startIngestionEnvironment } from './support/environment';
 import { fixedOrDash as fixed, markdownTable } from './support/report';
 import { percentile } from './support/stats';
-import { FAKE_ALEGRA_EMAIL, FAKE_ALEGRA_TOKEN, FAKE_CATEGORY_ID, startFakeAlegra } from '../test/support/fake-accounting/alegra';
-import { startFakeErp } from '../test/support/fake-accounting/generic-erp';
+import { FAKE_ALEGRA_EMAIL, FAKE_ALEGRA_TOKEN, FAKE_CATEGORY_ID, startFakeAlegra } from '../testing/fake-accounting/alegra';
+import { startFakeErp } from '../testing/fake-accounting/generic-erp';
 
 /**
  * `npm run bench:exports [-- --short]`: exports/s end to end — bulk export request → workflow →

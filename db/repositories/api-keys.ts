@@ -24,7 +24,8 @@ export type NewApiKey = {
   companyIds: number[] | null;
 };
 
-type ApiKeyRow = {
+/** A key row with its company ids, as the lookup query returns it. */
+export type ApiKeyRow = {
   id: string;
   name: string;
   prefix: string;

@@ -1,7 +1,7 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import test from 'ava';
 import { bearer, seedCompany, seedKey, startTestApi, type TestApi } from '../support/api';
-import { generateTestPkcs12, withIterationCounts } from '../support/dian-certificates';
+import { generateTestPkcs12, withIterationCounts } from '../../testing/dian-certificates';
 
 // PUT /dian-settings with hostile PKCS#12 files (issue 10): refused before any key derivation.
 let api: TestApi;

@@ -4,7 +4,7 @@ import test from 'ava';
 import { demoInvoiceXml } from '../../admin/demo-documents';
 import { startDianSimulator, type DianSimulator } from '../../integrations/dian/simulator/server';
 import { bearer, seedCompany, seedKey, startTestApi, type TestApi, spawnWorkerProcess } from '../support/api';
-import { generateTestPkcs12 } from '../support/dian-certificates';
+import { generateTestPkcs12 } from '../../testing/dian-certificates';
 import { eventually } from '../support/eventually';
 
 // A DIAN import run survives its worker being SIGKILLed mid-run: the restarted worker finishes

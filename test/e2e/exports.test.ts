@@ -4,8 +4,8 @@ import { fixture, upload, waitForImport } from '../support/ingestion';
 import { startReceiver, verifiedEvents } from '../support/receiver';
 import { startTestWorker, type TestWorker } from '../support/worker';
 import { eventually } from '../support/eventually';
-import { FAKE_ALEGRA_EMAIL, FAKE_ALEGRA_TOKEN, FAKE_CATEGORY_ID, startFakeAlegra, type FakeAlegra } from '../support/fake-accounting/alegra';
-import { startFakeErp, type FakeErp } from '../support/fake-accounting/generic-erp';
+import { FAKE_ALEGRA_EMAIL, FAKE_ALEGRA_TOKEN, FAKE_CATEGORY_ID, startFakeAlegra, type FakeAlegra } from '../../testing/fake-accounting/alegra';
+import { startFakeErp, type FakeErp } from '../../testing/fake-accounting/generic-erp';
 
 // Integrations → export request → workflow → fake Alegra / fake ERP → export.succeeded / export.failed,
 // on the Temporal dev server with the real worker.

@@ -3,7 +3,7 @@ import { Webhook } from 'standardwebhooks';
 import { verifyXadesSignature } from '../../domain/dian/xades';
 import { startDianSimulator, type DianSimulator } from '../../integrations/dian/simulator/server';
 import { bearer, seedCompany, seedKey, startTestApi, type TestApi } from './api';
-import { generateTestPkcs12 } from './dian-certificates';
+import { generateTestPkcs12 } from '../../testing/dian-certificates';
 import { FIXTURES } from './ingestion';
 import { startReceiver } from './receiver';
 import { startTestWorker, type TestWorker } from './worker';

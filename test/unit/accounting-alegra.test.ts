@@ -2,9 +2,9 @@ import test from 'ava';
 import { alegraRetentionKind, createAlegraIntegration, colombianDate } from '../../integrations/accounting/alegra';
 import type { ExportInput } from '../../integrations/accounting/port';
 import { createIntegration, IntegrationConfigError, INTEGRATION_PROVIDERS } from '../../integrations/accounting/registry';
-import { FAKE_ALEGRA_EMAIL, FAKE_ALEGRA_TOKEN, FAKE_CATEGORY_ID, startFakeAlegra, type FakeAlegra } from '../support/fake-accounting/alegra';
-import { exportError } from '../support/fake-accounting/export-error';
-import { PLAIN_INVOICE_EXTRAS } from '../support/fake-accounting/export-input';
+import { FAKE_ALEGRA_EMAIL, FAKE_ALEGRA_TOKEN, FAKE_CATEGORY_ID, startFakeAlegra, type FakeAlegra } from '../../testing/fake-accounting/alegra';
+import { exportError } from '../../testing/fake-accounting/export-error';
+import { PLAIN_INVOICE_EXTRAS } from '../../testing/fake-accounting/export-input';
 
 function purchase(overrides: Partial<ExportInput['document']> = {}, supplier: Partial<ExportInput['supplier']> = {}): ExportInput {
   return {

@@ -3,10 +3,10 @@ import { generateWebhookSecret } from '../../domain/webhooks/signature';
 import { createGenericHttpIntegration } from '../../integrations/accounting/generic-http';
 import type { ExportInput } from '../../integrations/accounting/port';
 import { createIntegration, IntegrationConfigError } from '../../integrations/accounting/registry';
-import { startFakeErp, type FakeErp } from '../support/fake-accounting/generic-erp';
-import { exportError } from '../support/fake-accounting/export-error';
+import { startFakeErp, type FakeErp } from '../../testing/fake-accounting/generic-erp';
+import { exportError } from '../../testing/fake-accounting/export-error';
 import { NON_PUBLIC_HOSTS } from '../support/ssrf-hosts';
-import { PLAIN_INVOICE_EXTRAS } from '../support/fake-accounting/export-input';
+import { PLAIN_INVOICE_EXTRAS } from '../../testing/fake-accounting/export-input';
 
 const input: ExportInput = {
   document: {

@@ -2,7 +2,7 @@ import test from 'ava';
 import { closeCpuPool, CpuBudgetExceeded, cpuPoolSettings, loadCertificateInPool, planImportInPool } from '../../cpu/pool';
 import { CertificateError } from '../../domain/dian/certificate';
 import { fixture } from '../support/ingestion';
-import { generateTestPkcs12, withIterationCounts } from '../support/dian-certificates';
+import { generateTestPkcs12, withIterationCounts } from '../../testing/dian-certificates';
 
 // The CPU pool (cpu/pool.ts): real worker threads running the real jobs, within their budgets.
 const heavy = () => Buffer.from(`<Invoice>${'<a b="1" c="2"/>'.repeat(200_000)}</Invoice>`);

@@ -7,7 +7,7 @@ import test from 'ava';
 import forge from 'node-forge';
 import { CertificateError, loadPkcs12 } from '../../domain/dian/certificate';
 import { MAX_PKCS12_ITERATIONS, pkcs12Iterations } from '../../domain/dian/pkcs12-iterations';
-import { generateTestPkcs12, withIterationCounts } from '../support/dian-certificates';
+import { generateTestPkcs12, withIterationCounts } from '../../testing/dian-certificates';
 import { createTestDatabase } from '../support/database';
 import { createCompany } from '../../admin/create-company';
 import { SecretBox } from '../../domain/secret-box';

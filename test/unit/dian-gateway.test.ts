@@ -9,7 +9,7 @@ import { buildApplicationResponse } from '../../domain/dian/application-response
 import { loadPkcs12 } from '../../domain/dian/certificate';
 import { packageEvent } from '../../domain/dian/event-package';
 import { signXadesEpes, verifyXadesSignature } from '../../domain/dian/xades';
-import { generateTestPkcs12 } from '../support/dian-certificates';
+import { generateTestPkcs12 } from '../../testing/dian-certificates';
 import { startDianSimulator, type DianSimulator, type DianSimulatorOptions } from '../../integrations/dian/simulator/server';
 
 function testCredentials(commonName: string) {

@@ -15,7 +15,7 @@ import {
 } from '../../domain/dian/xades';
 import { assertSafeXml } from '../../domain/ubl/xml-safety';
 import { all, attribute, parseXmlTree, text } from '../../domain/ubl/xml-tree';
-import { generateTestPkcs12 } from '../support/dian-certificates';
+import { generateTestPkcs12 } from '../../testing/dian-certificates';
 
 const FIXTURES = '/work/shared/fixtures/dian';
 const DS = 'http://www.w3.org/2000/09/xmldsig#';

@@ -4,7 +4,7 @@ import { verifyXadesSignature } from '../../domain/dian/xades';
 import { startDianSimulator, type DianSimulator } from '../../integrations/dian/simulator/server';
 import { workflowIdsFor } from '../../workflows/messages';
 import { bearer, seedCompany, seedKey } from '../support/api';
-import { generateTestPkcs12 } from '../support/dian-certificates';
+import { generateTestPkcs12 } from '../../testing/dian-certificates';
 import { FIXTURES, fixture, upload, waitForImport } from '../support/ingestion';
 import { startWebhookWorld, type WebhookWorld } from '../support/webhook-world';
 import { eventually } from '../support/eventually';

@@ -3,7 +3,7 @@ import test from 'ava';
 import { startDianSimulator, type DianSimulator } from '../../integrations/dian/simulator/server';
 import { workflowIdsFor } from '../../workflows/messages';
 import { bearer, seedCompany, seedKey } from '../support/api';
-import { generateTestPkcs12 } from '../support/dian-certificates';
+import { generateTestPkcs12 } from '../../testing/dian-certificates';
 import { eventually } from '../support/eventually';
 import { FIXTURES } from '../support/ingestion';
 import { startReceiver } from '../support/receiver';

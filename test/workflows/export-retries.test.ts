@@ -1,7 +1,7 @@
 import test from 'ava';
 import { bearer, seedCompany, seedKey } from '../support/api';
 import { eventually } from '../support/eventually';
-import { FAKE_ALEGRA_EMAIL, FAKE_ALEGRA_TOKEN, FAKE_CATEGORY_ID, startFakeAlegra, type FakeAlegra } from '../support/fake-accounting/alegra';
+import { FAKE_ALEGRA_EMAIL, FAKE_ALEGRA_TOKEN, FAKE_CATEGORY_ID, startFakeAlegra, type FakeAlegra } from '../../testing/fake-accounting/alegra';
 import { startWebhookWorld, type WebhookWorld } from '../support/webhook-world';
 import { workflowIdsFor } from '../../workflows/messages';
 

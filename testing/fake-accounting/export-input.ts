@@ -1,4 +1,4 @@
-import type { ExportInput } from '../../../integrations/accounting/port';
+import type { ExportInput } from '../../integrations/accounting/port';
 
 /** The DIAN type and accounting fields of a plain COP electronic invoice (no withholdings, discounts, prepayments or exchange rate). */
 export const PLAIN_INVOICE_EXTRAS: Pick<

@@ -5,7 +5,7 @@
  */
 import { generateKeyPairSync } from 'node:crypto';
 import forge from 'node-forge';
-import { COUNTED_ALGORITHMS } from '../../domain/dian/pkcs12-iterations';
+import { COUNTED_ALGORITHMS } from '../domain/dian/pkcs12-iterations';
 
 export type TestPkcs12Options = {
   commonName?: string;

@@ -7,7 +7,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
-import { generateWebhookSecret } from '../../../domain/webhooks/signature';
+import { generateWebhookSecret } from '../../domain/webhooks/signature';
 
 export type StoredDocument = { id: string; number: string; name: string | null; idempotencyKey: string; payload: Record<string, unknown> };
 export type ErpRequest = { headers: http.IncomingHttpHeaders; body: string; verified: boolean; status: number | null };

@@ -1,4 +1,4 @@
-import { ExportError } from '../../../integrations/accounting/port';
+import { ExportError } from '../../integrations/accounting/port';
 
 /** The ExportError a promise rejects with; anything else (or success) fails the test. */
 export async function exportError(promise: Promise<unknown>): Promise<ExportError> {

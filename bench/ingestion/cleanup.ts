@@ -1,2 +1,0 @@
-/** Kept for imports of the old path: the clean-up stack is bench/support/cleanup.ts. */
-export { CleanupStack as Cleanup } from '../support/cleanup';
