@@ -87,6 +87,10 @@ function report(t: { log(...values: unknown[]): void }, label: string, tally: Ta
   const line = `${label}: accepted ${tally.accepted.size} / completed ${done} / lost ${tally.accepted.size - done} (503 service_unavailable answers: ${tally.unavailable})`;
   t.log(line);
   console.log(`[faults] ${line}`);
+  if (tally.wrong.length) {
+    // What the supervisor and the parts said, to tell a crash from a refusal.
+    t.log(start.output().split('\n').filter((entry) => entry.startsWith('[start]') || /"level":(50|60)/.test(entry)).slice(-30).join('\n'));
+  }
 }
 
 test.serial('Postgres stopped for 15 s mid-burst: 503 + Retry-After meanwhile, nothing accepted is lost', async (t) => {
