@@ -10,7 +10,7 @@ import { eventually } from '../support/eventually';
 
 // Issue 10: hostile XML must not stall the serving event loop. The API and the worker share this
 // process (as `npm start` ran them), so any parsing on the main thread would show in its
-// event-loop delay and in /healthz; parsing runs in the CPU pool (cpu/pool.ts) instead.
+// event-loop delay and in /healthz; parsing runs in the CPU pool (services/cpu/pool.ts) instead.
 let api: TestApi;
 let worker: TestWorker;
 let key: string;

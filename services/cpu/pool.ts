@@ -1,6 +1,6 @@
 /**
  * The CPU pool: a Piscina worker-thread pool for parsing, ZIP inspection, PDF rendering and
- * PKCS#12 handling (cpu/tasks.ts), so that none of it runs on a serving event loop (the API's
+ * PKCS#12 handling (services/cpu/tasks.ts), so that none of it runs on a serving event loop (the API's
  * HTTP server, the Temporal worker's activity loop, the SMTP intake). Created lazily, on the
  * first job, in whichever process needs it; idle threads exit after CPU_POOL_IDLE_MS.
  *
@@ -14,9 +14,9 @@ import path from 'node:path';
 import { MessageChannel } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { z } from 'zod';
-import type { DocumentRow } from '../db/repositories/documents';
-import { CertificateError, type LoadedCertificate } from '../domain/dian/certificate';
-import type { ImportPlan, ImportStep, PdfKind } from '../domain/ingestion/plan-import';
+import type { DocumentRow } from '../../db/repositories/documents';
+import { CertificateError, type LoadedCertificate } from '../../domain/dian/certificate';
+import type { ImportPlan, ImportStep, PdfKind } from '../../domain/ingestion/plan-import';
 import type { CertificateJobResult, CpuJobs, JobEnvelope } from './tasks';
 
 const settingsSchema = z.object({
@@ -81,9 +81,11 @@ type JobName = keyof CpuJobs;
 type JobInput<N extends JobName> = Parameters<CpuJobs[N]>[0] extends JobEnvelope<infer I> ? I : never;
 type JobOutput<N extends JobName> = Awaited<ReturnType<CpuJobs[N]>>;
 
-/** Runs one job of cpu/tasks.ts in the pool, within its budgets; `onProgress` gets the job's steps. */
+/** Runs one job of services/cpu/tasks.ts in the pool, within its budgets; `onProgress` gets the job's steps. */
 export async function runCpuJob<N extends JobName>(name: N, input: JobInput<N>, onProgress?: (step: ImportStep) => void): Promise<JobOutput<N>> {
-  const { piscina, settings } = currentPool();
+  const { piscina } = currentPool();
+  // Threads and memory are fixed when the pool starts; the time budget is read per job.
+  const settings = cpuPoolSettings();
   const { port1, port2 } = new MessageChannel();
   const controller = new AbortController();
   let deadline: NodeJS.Timeout | undefined;
