@@ -80,12 +80,17 @@ test('20 MB and 10 MB hostile XML (attribute-heavy, self-closing) and a ZIP of h
   t.true(importing.probes >= 3, 'health was probed while importing');
   // The parsing is not on this thread: importing adds little to how busy its loop is (parsing here kept it near 100%).
   t.true(importing.utilisation < baseline.utilisation + 0.2, `event loop busy ${pct(importing.utilisation)} importing, ${pct(baseline.utilisation)} idle`);
-  // Issue 10's budgets, over whatever scheduling noise the machine itself showed while idle
-  // (a p99 above the 10 ms timer resolution, and a slowest /healthz above 20 ms, are the machine's).
-  const noise = Math.max(0, baseline.p99 - 20);
-  t.true(importing.p99 < 50 + noise, `event-loop delay p99 ${importing.p99.toFixed(1)} ms (allowed ${(50 + noise).toFixed(0)} ms)`);
-  const healthNoise = Math.max(0, baseline.slowestHealth - 20);
-  t.true(importing.slowestHealth < 100 + healthNoise, `/healthz took up to ${importing.slowestHealth.toFixed(0)} ms (allowed ${(100 + healthNoise).toFixed(0)} ms)`);
+  // Issue 10's budgets: p99 under 50 ms and /healthz under 100 ms on a machine quiet enough to
+  // show them (idle p99 at most 30 ms). On a saturated machine (other test files and processes
+  // on the same 2 cores) timers are late whatever this process does, so there the bound is
+  // relative to the idle window: at most twice its p99 (slowest probe) plus the budget. Parsing
+  // on this thread stalls it for seconds, which fails either way.
+  const quiet = baseline.p99 <= 30;
+  const delayBudget = quiet ? 50 : 2 * baseline.p99 + 50;
+  const healthBudget = quiet ? 100 : 2 * baseline.slowestHealth + 100;
+  t.log(quiet ? 'quiet machine: the absolute budgets apply' : `saturated machine (idle p99 ${baseline.p99.toFixed(0)} ms): budgets relative to idle`);
+  t.true(importing.p99 < delayBudget, `event-loop delay p99 ${importing.p99.toFixed(1)} ms (allowed ${delayBudget.toFixed(0)} ms)`);
+  t.true(importing.slowestHealth < healthBudget, `/healthz took up to ${importing.slowestHealth.toFixed(0)} ms (allowed ${healthBudget.toFixed(0)} ms)`);
 });
 
 type Probed = { p99: number; max: number; utilisation: number; slowestHealth: number; probes: number };
