@@ -82,7 +82,12 @@ type JobInput<N extends JobName> = Parameters<CpuJobs[N]>[0] extends JobEnvelope
 type JobOutput<N extends JobName> = Awaited<ReturnType<CpuJobs[N]>>;
 
 /** Runs one job of services/cpu/tasks.ts in the pool, within its budgets; `onProgress` gets the job's steps. */
-export async function runCpuJob<N extends JobName>(name: N, input: JobInput<N>, onProgress?: (step: ImportStep) => void): Promise<JobOutput<N>> {
+export async function runCpuJob<N extends JobName>(
+  name: N,
+  input: JobInput<N>,
+  onProgress?: (step: ImportStep) => void,
+  transfer: ArrayBuffer[] = [],
+): Promise<JobOutput<N>> {
   const { piscina } = currentPool();
   // Threads and memory are fixed when the pool starts; the time budget is read per job.
   const settings = cpuPoolSettings();
@@ -94,7 +99,7 @@ export async function runCpuJob<N extends JobName>(name: N, input: JobInput<N>, 
     else if (message.step) onProgress?.(message.step);
   });
   try {
-    return (await piscina.run({ port: port2, input }, { name, signal: controller.signal, transferList: [port2] })) as JobOutput<N>;
+    return (await piscina.run({ port: port2, input }, { name, signal: controller.signal, transferList: [port2, ...transfer] })) as JobOutput<N>;
   } catch (error) {
     if (controller.signal.aborted) {
       throw new CpuBudgetExceeded('time', `processing took longer than its budget of ${settings.jobTimeoutMs / 1000} s and was stopped`);
@@ -111,7 +116,11 @@ export async function runCpuJob<N extends JobName>(name: N, input: JobInput<N>, 
 
 const buffer = (bytes: Uint8Array) => (Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
 
-/** planImport in the pool; `onStep` runs per ZIP entry and per document (the import activity heartbeats). */
+/**
+ * planImport in the pool; `onStep` runs per ZIP entry and per document (the import activity
+ * heartbeats). When `bytes` owns its whole ArrayBuffer (a file read from the blob store) that
+ * memory is moved to the thread, not copied, and `bytes` is empty afterwards.
+ */
 export function planImportInPool(
   bytes: Buffer,
   fileName: string,
@@ -119,7 +128,8 @@ export function planImportInPool(
   pdfKind: PdfKind | null,
   onStep?: (step: ImportStep) => void,
 ): Promise<ImportPlan> {
-  return runCpuJob('planImportJob', { bytes, fileName, companyNit, pdfKind }, onStep);
+  const movable = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && bytes.buffer instanceof ArrayBuffer;
+  return runCpuJob('planImportJob', { bytes, fileName, companyNit, pdfKind }, onStep, movable ? [bytes.buffer as ArrayBuffer] : []);
 }
 
 /** producePdfFromOriginal in the pool (a PdfProducer for createDocumentFiles). */
