@@ -3,7 +3,7 @@ import { ApplicationFailure } from '@temporalio/activity';
 import type { Repositories } from '../db/repositories';
 import type { DianSettingsRow } from '../db/repositories/dian-settings';
 import { assertCurrentlyValid, type LoadedCertificate } from '../domain/dian/certificate';
-import { loadCertificateInPool } from '../cpu/pool';
+import { loadCertificateInPool } from '../services/cpu/pool';
 import type { SecretBox } from '../domain/secret-box';
 import type { DianGateway } from '../integrations/dian/port';
 import { createSoapDianGateway, DIAN_ENVIRONMENTS } from '../integrations/dian/soap-gateway';

@@ -2,7 +2,7 @@ import { Context } from '@temporalio/activity';
 import type { Repositories } from '../db/repositories';
 import type { ContactChange } from '../db/repositories/imports';
 import { PDF_KINDS, type ImportPlan, type ImportStep, type PdfKind } from '../domain/ingestion/plan-import';
-import { CpuBudgetExceeded, planImportInPool } from '../cpu/pool';
+import { CpuBudgetExceeded, planImportInPool } from '../services/cpu/pool';
 import type { EventType } from '../domain/webhooks/event-types';
 import type { BlobStore } from '../storage/blob-store';
 import { presentUploadedFile, type UploadedFileRecord } from '../services/presenters/uploaded-file';

@@ -8,7 +8,7 @@ import { deriveKey, SecretBox } from '../domain/secret-box';
 import type { BlobStore } from '../storage/blob-store';
 import { createBlobStore } from '../storage/create-blob-store';
 import { createDocumentFiles, type DocumentFiles } from '../services/link-document-files';
-import { producePdfInPool } from '../cpu/pool';
+import { producePdfInPool } from '../services/cpu/pool';
 
 /** What the HTTP layer is built over; tests pass their own. */
 export type ApiDependencies = {

@@ -11,7 +11,7 @@ import type { UblDocument } from '../domain/ubl/types';
  */
 export type PdfSource = Pick<DocumentRow, 'original_content_type' | 'original_zip_pdf_entry' | 'document_type' | 'cufe' | 'created_at'>;
 
-/** In the calling thread: the API and the worker run it in the CPU pool (cpu/pool.ts producePdfInPool). */
+/** In the calling thread: the API and the worker run it in the CPU pool (services/cpu/pool.ts producePdfInPool). */
 export const producePdfFromOriginal = async (document: PdfSource, original: Buffer): Promise<Buffer | null> => {
   if (document.original_content_type === 'application/zip') {
     const contents = readZipSafely(original);

@@ -1,10 +1,10 @@
 import test from 'ava';
-import { closeCpuPool, CpuBudgetExceeded, cpuPoolSettings, loadCertificateInPool, planImportInPool } from '../../cpu/pool';
+import { closeCpuPool, CpuBudgetExceeded, cpuPoolSettings, loadCertificateInPool, planImportInPool } from '../../services/cpu/pool';
 import { CertificateError } from '../../domain/dian/certificate';
 import { fixture } from '../support/ingestion';
 import { generateTestPkcs12, withIterationCounts } from '../../testing/dian-certificates';
 
-// The CPU pool (cpu/pool.ts): real worker threads running the real jobs, within their budgets.
+// The CPU pool (services/cpu/pool.ts): real worker threads running the real jobs, within their budgets.
 const heavy = () => Buffer.from(`<Invoice>${'<a b="1" c="2"/>'.repeat(200_000)}</Invoice>`);
 const saved = { ...process.env };
 
@@ -33,13 +33,13 @@ test.serial('an import is planned in a thread, with a step per document', async 
 });
 
 test.serial('a job over its time budget is stopped (its thread terminated) with CpuBudgetExceeded', async (t) => {
-  process.env.CPU_JOB_TIMEOUT_MS = '100';
-  await closeCpuPool();
   await planImportInPool(Buffer.from('<Invoice/>'), 'warm.xml', '1', null); // thread started and modules loaded, outside the budget
+  process.env.CPU_JOB_TIMEOUT_MS = '100';
   const error = await t.throwsAsync(planImportInPool(heavy(), 'heavy.xml', '1', null), { instanceOf: CpuBudgetExceeded });
   t.is(error?.budget, 'time');
   t.is(error?.code, 'processing_limit_exceeded');
   // The pool carries on with a new thread.
+  delete process.env.CPU_JOB_TIMEOUT_MS;
   t.false((await planImportInPool(Buffer.from('<Invoice/>'), 'after.xml', '1', null)).ok);
 });
 

@@ -6,7 +6,7 @@ import { loadCompany, type CompanyState } from '../../middleware/company-scope';
 import { ApiError, invalidParameter, notFound } from '../../errors';
 import { parseBody } from '../../validation';
 import type { LoadedCertificate } from '../../../domain/dian/certificate';
-import { CpuBudgetExceeded, loadCertificateInPool } from '../../../cpu/pool';
+import { CpuBudgetExceeded, loadCertificateInPool } from '../../../services/cpu/pool';
 import type { DianSettingsRow } from '../../../db/repositories/dian-settings';
 
 const text = (field: string, max: number) =>

@@ -1,23 +1,23 @@
 /**
- * The CPU-heavy jobs of the service, run in the worker threads of cpu/pool.ts (never on a
+ * The CPU-heavy jobs of the service, run in the worker threads of services/cpu/pool.ts (never on a
  * serving event loop): planning an import (ZIP inspection, XML/UBL parsing), producing a
  * document's PDF (ZIP inspection, parsing, rendering) and opening a PKCS#12.
  *
  * Each job gets a MessagePort: it posts `{ started: true }` when a thread picks it up (the time
  * budget starts then, not while queued) and `{ step }` for progress (the import activity
  * heartbeats on each). Inputs and results cross the thread boundary by structured clone, so
- * Buffers arrive as Uint8Arrays: jobs wrap inputs again, cpu/pool.ts wraps results.
+ * Buffers arrive as Uint8Arrays: jobs wrap inputs again, services/cpu/pool.ts wraps results.
  */
 import type { MessagePort } from 'node:worker_threads';
-import type { LoadedCertificate } from '../domain/dian/certificate';
-import type { ImportPlan, ImportStep, PdfKind } from '../domain/ingestion/plan-import';
-import type { PdfSource } from '../services/produce-document-pdf';
+import type { LoadedCertificate } from '../../domain/dian/certificate';
+import type { ImportPlan, ImportStep, PdfKind } from '../../domain/ingestion/plan-import';
+import type { PdfSource } from '../produce-document-pdf';
 
 // Each job requires its modules on first use, so a thread that only ever opens certificates never
 // loads the PDF renderer (a thread's cold start is mostly module loading).
-const ingestion = () => require('../domain/ingestion/plan-import') as typeof import('../domain/ingestion/plan-import');
-const pdf = () => require('../services/produce-document-pdf') as typeof import('../services/produce-document-pdf');
-const certificates = () => require('../domain/dian/certificate') as typeof import('../domain/dian/certificate');
+const ingestion = () => require('../../domain/ingestion/plan-import') as typeof import('../../domain/ingestion/plan-import');
+const pdf = () => require('../produce-document-pdf') as typeof import('../produce-document-pdf');
+const certificates = () => require('../../domain/dian/certificate') as typeof import('../../domain/dian/certificate');
 
 export type JobEnvelope<I> = { port: MessagePort; input: I };
 

@@ -1,6 +1,6 @@
 /**
  * The CPU pool: a Piscina worker-thread pool for parsing, ZIP inspection, PDF rendering and
- * PKCS#12 handling (cpu/tasks.ts), so that none of it runs on a serving event loop (the API's
+ * PKCS#12 handling (services/cpu/tasks.ts), so that none of it runs on a serving event loop (the API's
  * HTTP server, the Temporal worker's activity loop, the SMTP intake). Created lazily, on the
  * first job, in whichever process needs it; idle threads exit after CPU_POOL_IDLE_MS.
  *
@@ -14,9 +14,9 @@ import path from 'node:path';
 import { MessageChannel } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { z } from 'zod';
-import type { DocumentRow } from '../db/repositories/documents';
-import { CertificateError, type LoadedCertificate } from '../domain/dian/certificate';
-import type { ImportPlan, ImportStep, PdfKind } from '../domain/ingestion/plan-import';
+import type { DocumentRow } from '../../db/repositories/documents';
+import { CertificateError, type LoadedCertificate } from '../../domain/dian/certificate';
+import type { ImportPlan, ImportStep, PdfKind } from '../../domain/ingestion/plan-import';
 import type { CertificateJobResult, CpuJobs, JobEnvelope } from './tasks';
 
 const settingsSchema = z.object({
@@ -81,9 +81,16 @@ type JobName = keyof CpuJobs;
 type JobInput<N extends JobName> = Parameters<CpuJobs[N]>[0] extends JobEnvelope<infer I> ? I : never;
 type JobOutput<N extends JobName> = Awaited<ReturnType<CpuJobs[N]>>;
 
-/** Runs one job of cpu/tasks.ts in the pool, within its budgets; `onProgress` gets the job's steps. */
-export async function runCpuJob<N extends JobName>(name: N, input: JobInput<N>, onProgress?: (step: ImportStep) => void): Promise<JobOutput<N>> {
-  const { piscina, settings } = currentPool();
+/** Runs one job of services/cpu/tasks.ts in the pool, within its budgets; `onProgress` gets the job's steps. */
+export async function runCpuJob<N extends JobName>(
+  name: N,
+  input: JobInput<N>,
+  onProgress?: (step: ImportStep) => void,
+  transfer: ArrayBuffer[] = [],
+): Promise<JobOutput<N>> {
+  const { piscina } = currentPool();
+  // Threads and memory are fixed when the pool starts; the time budget is read per job.
+  const settings = cpuPoolSettings();
   const { port1, port2 } = new MessageChannel();
   const controller = new AbortController();
   let deadline: NodeJS.Timeout | undefined;
@@ -92,7 +99,7 @@ export async function runCpuJob<N extends JobName>(name: N, input: JobInput<N>, 
     else if (message.step) onProgress?.(message.step);
   });
   try {
-    return (await piscina.run({ port: port2, input }, { name, signal: controller.signal, transferList: [port2] })) as JobOutput<N>;
+    return (await piscina.run({ port: port2, input }, { name, signal: controller.signal, transferList: [port2, ...transfer] })) as JobOutput<N>;
   } catch (error) {
     if (controller.signal.aborted) {
       throw new CpuBudgetExceeded('time', `processing took longer than its budget of ${settings.jobTimeoutMs / 1000} s and was stopped`);
@@ -109,7 +116,11 @@ export async function runCpuJob<N extends JobName>(name: N, input: JobInput<N>, 
 
 const buffer = (bytes: Uint8Array) => (Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
 
-/** planImport in the pool; `onStep` runs per ZIP entry and per document (the import activity heartbeats). */
+/**
+ * planImport in the pool; `onStep` runs per ZIP entry and per document (the import activity
+ * heartbeats). When `bytes` owns its whole ArrayBuffer (a file read from the blob store) that
+ * memory is moved to the thread, not copied, and `bytes` is empty afterwards.
+ */
 export function planImportInPool(
   bytes: Buffer,
   fileName: string,
@@ -117,7 +128,8 @@ export function planImportInPool(
   pdfKind: PdfKind | null,
   onStep?: (step: ImportStep) => void,
 ): Promise<ImportPlan> {
-  return runCpuJob('planImportJob', { bytes, fileName, companyNit, pdfKind }, onStep);
+  const movable = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && bytes.buffer instanceof ArrayBuffer;
+  return runCpuJob('planImportJob', { bytes, fileName, companyNit, pdfKind }, onStep, movable ? [bytes.buffer as ArrayBuffer] : []);
 }
 
 /** producePdfFromOriginal in the pool (a PdfProducer for createDocumentFiles). */
