@@ -133,6 +133,9 @@ test.serial('a delivery whose endpoint was deleted ends failed without sending',
     const endpoint = await admin.createEndpoint(receiver.url);
     const eventId = await world.publish(admin.company.id, 'contact.updated', { id: 3 });
     await receiver.waitFor(1);
+    // Delete once the first attempt is recorded (deleting earlier fails the row before it is).
+    const recorded = () => world.database.db('webhook_attempts as a').join('webhook_deliveries as d', 'd.id', 'a.delivery_id').where({ 'd.event_id': eventId }).first('a.id');
+    for (let i = 0; i < 100 && !(await recorded()); i += 1) await new Promise((resolve) => setTimeout(resolve, 50));
     t.is((await admin.call('DELETE', `/v1/webhooks/${endpoint.id}`)).status, 204);
     t.is(await world.deliveryResult(endpoint.id, eventId), 'failed');
     t.is(receiver.received.length, 1);
