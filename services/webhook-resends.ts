@@ -1,0 +1,25 @@
+import type { Repositories } from '../db/repositories';
+import type { ResendRef } from '../db/repositories/webhook-deliveries';
+import type { TemporalTarget } from '../temporal/start-workflow';
+import { startDeliveryWorkflows } from './start-deliveries';
+
+/**
+ * Resends failed deliveries of an endpoint (Svix/Stripe style): each resend is a new delivery of
+ * the same event — same event id and webhook-id, a fresh webhook-timestamp and the current
+ * secret(s) at every attempt, the normal five-attempt schedule, its outcome counted by the
+ * endpoint — and the failed delivery stays failed, linked to it. Each failed delivery is resent
+ * at most once however often this is called; the pending resends of the chosen deliveries are
+ * (re)started, so a call interrupted between the insert and the start is finished by repeating it.
+ */
+export async function resendFailedDeliveries(
+  deps: { repositories: Repositories; temporal: TemporalTarget },
+  endpointId: number,
+  which: { deliveryId: number } | { since: Date },
+): Promise<ResendRef[]> {
+  const resends = await deps.repositories.webhookDeliveries.resendFailed(endpointId, which);
+  await startDeliveryWorkflows(
+    deps.temporal,
+    resends.map((resend) => ({ deliveryId: resend.id, endpointId: resend.endpoint_id, eventId: resend.event_id, resendOf: resend.resend_of })),
+  );
+  return resends;
+}
