@@ -3,6 +3,8 @@ import type { ResendRef } from '../db/repositories/webhook-deliveries';
 import type { TemporalTarget } from '../temporal/start-workflow';
 import { startDeliveryWorkflows } from './start-deliveries';
 
+const START_BATCH = 50;
+
 /**
  * Resends failed deliveries of an endpoint (Svix/Stripe style): each resend is a new delivery of
  * the same event — same event id and webhook-id, a fresh webhook-timestamp and the current
@@ -17,9 +19,10 @@ export async function resendFailedDeliveries(
   which: { deliveryId: number } | { since: Date },
 ): Promise<ResendRef[]> {
   const resends = await deps.repositories.webhookDeliveries.resendFailed(endpointId, which);
-  await startDeliveryWorkflows(
-    deps.temporal,
-    resends.map((resend) => ({ deliveryId: resend.id, endpointId: resend.endpoint_id, eventId: resend.event_id, resendOf: resend.resend_of })),
-  );
+  const inputs = resends.map((resend) => ({ deliveryId: resend.id, endpointId: resend.endpoint_id, eventId: resend.event_id, resendOf: resend.resend_of }));
+  // A recover can cover a month of failures: start them a bounded batch at a time.
+  for (let start = 0; start < inputs.length; start += START_BATCH) {
+    await startDeliveryWorkflows(deps.temporal, inputs.slice(start, start + START_BATCH));
+  }
   return resends;
 }

@@ -2,16 +2,10 @@ import type { DeliveryFilters, DeliveryStatus } from '../../../db/repositories/w
 import { EVENT_TYPES } from '../../../domain/webhooks/event-types';
 import { DELIVERY_RETENTION_DAYS } from '../../../domain/webhooks/retry-schedule';
 import { invalidParameter } from '../../errors';
+import { singleQueryValue as single } from '../../validation';
 
 const STATUSES: readonly DeliveryStatus[] = ['pending', 'delivered', 'failed'];
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:\d{2})$/;
-
-function single(query: Record<string, unknown>, name: string): string | undefined {
-  const value = query[name];
-  if (value === undefined || value === '') return undefined;
-  if (typeof value !== 'string') throw invalidParameter(name, `${name} must be given once.`);
-  return value;
-}
 
 /** An ISO 8601 timestamp with its offset, no further back than the 30-day delivery history. */
 export function parseSince(value: string, param = 'since', now = new Date()): Date {
