@@ -15,10 +15,10 @@ const START_BATCH = 50;
  */
 export async function resendFailedDeliveries(
   deps: { repositories: Repositories; temporal: TemporalTarget },
-  endpointId: number,
+  endpoint: { id: number; company_id: number },
   which: { deliveryId: number } | { since: Date },
 ): Promise<ResendRef[]> {
-  const resends = await deps.repositories.webhookDeliveries.resendFailed(endpointId, which);
+  const resends = await deps.repositories.webhookDeliveries.resendFailed(endpoint.company_id, endpoint.id, which);
   const inputs = resends.map((resend) => ({ deliveryId: resend.id, endpointId: resend.endpoint_id, eventId: resend.event_id, resendOf: resend.resend_of }));
   // A recover can cover a month of failures: start them a bounded batch at a time.
   for (let start = 0; start < inputs.length; start += START_BATCH) {

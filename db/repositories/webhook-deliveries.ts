@@ -104,11 +104,12 @@ export function createWebhookDeliveriesRepository(db: Database) {
     /**
      * Resends failed deliveries of an endpoint: one new pending delivery of the same event per
      * failed delivery that has none yet (webhook_deliveries_one_resend makes a repeated call add
-     * nothing). `which` is one delivery id, or every failed delivery created since a time.
+     * nothing). `which` is one delivery id, or every failed delivery created since a time. Nothing
+     * happens for an endpoint of another company.
      * Returns the resends of the chosen deliveries that are still pending, new or not, so that a
      * repeated call also starts any whose workflow was never started.
      */
-    async resendFailed(endpointId: number, which: { deliveryId: number } | { since: Date }): Promise<ResendRef[]> {
+    async resendFailed(companyId: number, endpointId: number, which: { deliveryId: number } | { since: Date }): Promise<ResendRef[]> {
       const choose = (query: ReturnType<typeof db>, alias: string) => {
         query.where(`${alias}.endpoint_id`, endpointId).where(`${alias}.created_at`, '>=', withinRetention());
         if ('deliveryId' in which) query.where(`${alias}.id`, which.deliveryId);
@@ -116,6 +117,8 @@ export function createWebhookDeliveriesRepository(db: Database) {
         return query;
       };
       return db.transaction(async (trx) => {
+        // A write on behalf of a client: the endpoint must be the company's.
+        if (!(await trx('webhook_endpoints').where({ id: endpointId, company_id: companyId }).first('id'))) return [];
         const failed = choose(trx('webhook_deliveries as d'), 'd')
           .where('d.status', 'failed')
           .whereNotExists(trx('webhook_deliveries as x').whereRaw('x.resend_of = d.id'))

@@ -183,7 +183,7 @@ export function webhooksRoutes(deps: ApiDependencies): Router {
     if (delivery.status !== 'failed') {
       throw new ApiError(409, 'delivery_not_failed', `Delivery ${delivery.id} is ${delivery.status}; only a failed delivery can be resent.`);
     }
-    await resendFailedDeliveries({ repositories, temporal }, endpoint.id, { deliveryId: delivery.id });
+    await resendFailedDeliveries({ repositories, temporal }, endpoint, { deliveryId: delivery.id });
     const resentAs = (await repositories.webhookDeliveries.findForEndpoint(endpoint.id, delivery.id))?.resent_as;
     const resend = resentAs ? await repositories.webhookDeliveries.findForEndpoint(endpoint.id, resentAs) : undefined;
     if (!resend) throw new Error(`delivery ${delivery.id} was not resent`);
@@ -197,7 +197,7 @@ export function webhooksRoutes(deps: ApiDependencies): Router {
     const input = parseBody(recoverIn, ctx.request.body);
     const since = parseSince(input.since);
     requireEnabled(endpoint);
-    const resends = await resendFailedDeliveries({ repositories, temporal }, endpoint.id, { since });
+    const resends = await resendFailedDeliveries({ repositories, temporal }, endpoint, { since });
     ctx.status = 202;
     ctx.body = { since: since.toISOString(), resending: resends.length };
   });
