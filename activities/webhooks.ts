@@ -6,10 +6,10 @@ import { signingSecrets } from '../domain/webhooks/endpoint-secrets';
 import { ATTEMPT_TIMEOUT_MS, MAX_ATTEMPTS } from '../domain/webhooks/retry-schedule';
 import { webhookHeaders } from '../domain/webhooks/signature';
 import { attemptOutcomeSignal, workflowIdsFor, type DeliveryInput, type PublishEventInput } from '../workflows/messages';
-import { signalWithStartWorkflow, startWorkflow, type TemporalTarget } from '../temporal/start-workflow';
-import { webhookDeliveryWorkflow } from '../workflows/webhook-delivery';
+import { signalWithStartWorkflow, type TemporalTarget } from '../temporal/start-workflow';
 import { webhookEndpointWorkflow } from '../workflows/webhook-endpoint';
 import { endPendingDeliveries } from '../services/end-pending-deliveries';
+import { startDeliveryWorkflows } from '../services/start-deliveries';
 import { postWebhook } from './webhook-http';
 
 export type WebhookActivityDependencies = {
@@ -48,23 +48,13 @@ export function createWebhookActivities(deps: WebhookActivityDependencies) {
       const targets = endpoints.filter((endpoint) =>
         input.onlyEndpointId !== undefined ? endpoint.id === input.onlyEndpointId : isSubscribed(endpoint.events, event.type),
       );
-      const deliveries = await repositories.webhookDeliveries.createForEvent(event.id, targets.map((endpoint) => endpoint.id));
+      const deliveries = await repositories.webhookDeliveries.createForEvent(event, targets.map((endpoint) => endpoint.id));
       return deliveries.map((delivery) => ({ deliveryId: delivery.id, endpointId: delivery.endpoint_id, eventId: event.id }));
     },
 
-    /**
-     * Starts one delivery workflow per delivery. The workflow id derives from endpoint and event,
-     * so a retried call finds the ones already started and starts nothing twice.
-     */
+    /** Starts one delivery workflow per delivery (idempotent, see startDeliveryWorkflows). */
     async startDeliveries(deliveries: DeliveryInput[]): Promise<void> {
-      await Promise.all(
-        deliveries.map((delivery) =>
-          startWorkflow(deps.temporal, webhookDeliveryWorkflow, {
-            workflowId: workflowIdsFor(deps.temporal.taskQueue).delivery(delivery.endpointId, delivery.eventId),
-            args: [delivery],
-          }),
-        ),
-      );
+      await startDeliveryWorkflows(deps.temporal, deliveries);
     },
 
     /** One delivery attempt: check the endpoint, sign the stored body, POST, record the outcome. */

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { ApiError } from './errors';
+import { ApiError, invalidParameter } from './errors';
 
 /** Validates a request body against a schema; the first problem becomes 400 invalid_parameter naming its field. */
 export function parseBody<Schema extends z.ZodType>(schema: Schema, body: unknown): z.output<Schema> {
@@ -14,4 +14,12 @@ export function parseBody<Schema extends z.ZodType>(schema: Schema, body: unknow
   }
   const message = /[.!?]$/.test(issue.message) ? issue.message : `${param ?? 'body'}: ${issue.message}.`;
   throw new ApiError(400, 'invalid_parameter', message, param);
+}
+
+/** One query-string parameter: undefined when absent or empty, 400 when given more than once. */
+export function singleQueryValue(query: Record<string, unknown>, name: string): string | undefined {
+  const value = query[name];
+  if (value === undefined || value === '') return undefined;
+  if (typeof value !== 'string') throw invalidParameter(name, `${name} must be given once.`);
+  return value;
 }

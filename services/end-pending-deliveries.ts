@@ -1,7 +1,7 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { Repositories } from '../db/repositories';
 import type { TemporalTarget } from '../temporal/start-workflow';
-import { workflowIdsFor } from '../workflows/messages';
+import { deliveryWorkflowId } from './start-deliveries';
 
 /**
  * Ends every pending delivery of an endpoint (deactivated or deleted): their rows become failed
@@ -11,8 +11,14 @@ export async function endPendingDeliveries(deps: { repositories: Repositories; t
   const ended = await deps.repositories.webhookDeliveries.failAllPending(endpointId, reason);
   await Promise.all(
     ended.map(async (delivery) => {
+      const workflowId = deliveryWorkflowId(deps.temporal.taskQueue, {
+        deliveryId: delivery.id,
+        endpointId,
+        eventId: delivery.event_id,
+        resendOf: delivery.resend_of ?? undefined,
+      });
       try {
-        await deps.temporal.client.workflow.getHandle(workflowIdsFor(deps.temporal.taskQueue).delivery(endpointId, delivery.event_id)).cancel();
+        await deps.temporal.client.workflow.getHandle(workflowId).cancel();
       } catch (error) {
         if (!(error instanceof WorkflowNotFoundError)) throw error;
       }

@@ -14,7 +14,13 @@ export type PublishEventInput = {
   onlyEndpointId?: number;
 };
 
-export type DeliveryInput = { deliveryId: number; endpointId: number; eventId: string };
+export type DeliveryInput = {
+  deliveryId: number;
+  endpointId: number;
+  eventId: string;
+  /** Set on a resend: the failed delivery it resends (the workflow id then names the resend). */
+  resendOf?: number;
+};
 
 export type EndpointWorkflowInput = {
   endpointId: number;
@@ -42,7 +48,9 @@ export const endpointHealthQuery = defineQuery<EndpointHealthState>('endpointHea
 export function workflowIdsFor(taskQueue: string) {
   return {
     publishEvent: (eventId: string) => `${taskQueue}/event-${eventId}`,
-    delivery: (endpointId: number, eventId: string) => `${taskQueue}/webhook-delivery-${endpointId}-${eventId}`,
+    /** An original delivery is one per endpoint and event; a resend adds its own delivery id. */
+    delivery: (endpointId: number, eventId: string, resendDeliveryId?: number) =>
+      `${taskQueue}/webhook-delivery-${endpointId}-${eventId}${resendDeliveryId === undefined ? '' : `-resend-${resendDeliveryId}`}`,
     endpoint: (endpointId: number) => `${taskQueue}/webhook-endpoint-${endpointId}`,
     importFile: (fileId: number) => `${taskQueue}/file-import-${fileId}`,
     exportDocument: (exportId: number) => `${taskQueue}/export-${exportId}`,

@@ -13,9 +13,26 @@ export type WebhookDeliveryRow = {
   next_attempt_at: Date | null;
   last_status_code: number | null;
   last_error: string | null;
+  /** The failed delivery this one resends (same event, same endpoint), or null for an original. */
+  resend_of: number | null;
+  /** The delivery that resent this one, if any. */
+  resent_as: number | null;
   created_at: Date;
   updated_at: Date;
 };
+
+export type WebhookAttemptRow = {
+  attempt_number: number;
+  started_at: Date;
+  duration_ms: number;
+  status_code: number | null;
+  error: string | null;
+};
+
+export type DeliveryFilters = { status?: DeliveryStatus; eventType?: string; since?: Date };
+
+/** What a resend needs to start its workflow. */
+export type ResendRef = { id: number; endpoint_id: number; event_id: string; resend_of: number };
 
 export type AttemptRecord = {
   deliveryId: number;
@@ -31,33 +48,93 @@ export type AttemptRecord = {
 
 export function createWebhookDeliveriesRepository(db: Database) {
   const withEventType = () =>
-    db('webhook_deliveries as d').join('events as e', 'e.id', 'd.event_id').select<WebhookDeliveryRow[]>('d.*', 'e.type as event_type');
+    db('webhook_deliveries as d')
+      .join('events as e', 'e.id', 'd.event_id')
+      .leftJoin('webhook_deliveries as r', 'r.resend_of', 'd.id')
+      .select<WebhookDeliveryRow[]>('d.*', 'e.type as event_type', 'r.id as resent_as');
+  const withinRetention = () => db.raw(`now() - interval '${DELIVERY_RETENTION_DAYS} days'`);
 
   return {
     /** One pending delivery per endpoint; a repeated call for the same event adds nothing. */
-    async createForEvent(eventId: string, endpointIds: number[]): Promise<{ id: number; endpoint_id: number }[]> {
+    async createForEvent(event: { id: string; type: string }, endpointIds: number[]): Promise<{ id: number; endpoint_id: number }[]> {
       if (endpointIds.length > 0) {
         await db('webhook_deliveries')
-          .insert(endpointIds.map((endpointId) => ({ endpoint_id: endpointId, event_id: eventId, next_attempt_at: db.fn.now() })))
-          .onConflict(['endpoint_id', 'event_id'])
+          .insert(endpointIds.map((endpointId) => ({ endpoint_id: endpointId, event_id: event.id, event_type: event.type, next_attempt_at: db.fn.now() })))
+          .onConflict(db.raw('(endpoint_id, event_id) WHERE resend_of IS NULL'))
           .ignore();
       }
-      return db('webhook_deliveries').where({ event_id: eventId }).whereIn('endpoint_id', endpointIds).select('id', 'endpoint_id');
+      return db('webhook_deliveries').where({ event_id: event.id }).whereNull('resend_of').whereIn('endpoint_id', endpointIds).select('id', 'endpoint_id');
     },
 
     async find(id: number): Promise<WebhookDeliveryRow | undefined> {
       return withEventType().where('d.id', id).first();
     },
 
-    /** The last 30 days, newest first (ids grow with creation), keyset-paginated on the id. */
-    listForEndpoint(endpointId: number, limit: number, beforeId?: number): Promise<WebhookDeliveryRow[]> {
+    /** One delivery of one endpoint (the endpoint is already checked to be the caller's). */
+    async findForEndpoint(endpointId: number, id: number): Promise<WebhookDeliveryRow | undefined> {
+      return withEventType().where({ 'd.id': id, 'd.endpoint_id': endpointId }).where('d.created_at', '>=', withinRetention()).first();
+    },
+
+    /** Every attempt of a delivery, in order (the webhook_attempts unique key). */
+    attemptsOf(deliveryId: number): Promise<WebhookAttemptRow[]> {
+      return db('webhook_attempts')
+        .where({ delivery_id: deliveryId })
+        .orderBy('attempt_number')
+        .select('attempt_number', 'started_at', 'duration_ms', 'status_code', 'error');
+    },
+
+    /**
+     * The last 30 days, newest first (ids grow with creation), keyset-paginated on the id and
+     * filtered by status, event type and creation time (indexes webhook_deliveries_endpoint_status_page,
+     * _type_page and _id_page).
+     */
+    listForEndpoint(endpointId: number, limit: number, beforeId?: number, filters: DeliveryFilters = {}): Promise<WebhookDeliveryRow[]> {
       const query = withEventType()
         .where('d.endpoint_id', endpointId)
-        .where('d.created_at', '>=', db.raw(`now() - interval '${DELIVERY_RETENTION_DAYS} days'`))
+        .where('d.created_at', '>=', withinRetention())
         .orderBy('d.id', 'desc')
         .limit(limit);
       if (beforeId !== undefined) query.where('d.id', '<', beforeId);
+      if (filters.status) query.where('d.status', filters.status);
+      if (filters.eventType) query.where('d.event_type', filters.eventType);
+      if (filters.since) query.where('d.created_at', '>=', filters.since);
       return query;
+    },
+
+    /**
+     * Resends failed deliveries of an endpoint: one new pending delivery of the same event per
+     * failed delivery that has none yet (webhook_deliveries_one_resend makes a repeated call add
+     * nothing). `which` is one delivery id, or every failed delivery created since a time. Nothing
+     * happens for an endpoint of another company.
+     * Returns the resends of the chosen deliveries that are still pending, new or not, so that a
+     * repeated call also starts any whose workflow was never started.
+     */
+    async resendFailed(companyId: number, endpointId: number, which: { deliveryId: number } | { since: Date }): Promise<ResendRef[]> {
+      const choose = (query: ReturnType<typeof db>, alias: string) => {
+        query.where(`${alias}.endpoint_id`, endpointId).where(`${alias}.created_at`, '>=', withinRetention());
+        if ('deliveryId' in which) query.where(`${alias}.id`, which.deliveryId);
+        else query.where(`${alias}.created_at`, '>=', which.since);
+        return query;
+      };
+      return db.transaction(async (trx) => {
+        // A write on behalf of a client: the endpoint must be the company's.
+        if (!(await trx('webhook_endpoints').where({ id: endpointId, company_id: companyId }).first('id'))) return [];
+        const failed = choose(trx('webhook_deliveries as d'), 'd')
+          .where('d.status', 'failed')
+          .whereNotExists(trx('webhook_deliveries as x').whereRaw('x.resend_of = d.id'))
+          .orderBy('d.id')
+          .select('d.endpoint_id', 'd.event_id', 'd.event_type', trx.raw('d.id as resend_of'), trx.raw('now() as next_attempt_at'));
+        await trx.raw(
+          `INSERT INTO webhook_deliveries (endpoint_id, event_id, event_type, resend_of, next_attempt_at) ?
+           ON CONFLICT (resend_of) WHERE resend_of IS NOT NULL DO NOTHING`,
+          [failed],
+        );
+        return choose(trx('webhook_deliveries as d'), 'd')
+          .join('webhook_deliveries as r', 'r.resend_of', 'd.id')
+          .where('r.status', 'pending')
+          .orderBy('r.id')
+          .select<ResendRef[]>('r.id', 'r.endpoint_id', 'r.event_id', 'r.resend_of');
+      });
     },
 
     /**
@@ -102,11 +179,11 @@ export function createWebhookDeliveriesRepository(db: Database) {
         .update({ status: 'failed', next_attempt_at: null, last_error: reason, updated_at: db.fn.now() });
     },
 
-    async failAllPending(endpointId: number, reason: string): Promise<{ id: number; event_id: string }[]> {
+    async failAllPending(endpointId: number, reason: string): Promise<{ id: number; event_id: string; resend_of: number | null }[]> {
       return db('webhook_deliveries')
         .where({ endpoint_id: endpointId, status: 'pending' })
         .update({ status: 'failed', next_attempt_at: null, last_error: reason, updated_at: db.fn.now() })
-        .returning(['id', 'event_id']);
+        .returning(['id', 'event_id', 'resend_of']);
     },
 
     /** Retention: deliveries (and their attempts) older than 30 days, in bounded batches. */

@@ -32,6 +32,24 @@ test('webhook endpoint writes with another company id leave the endpoint alone',
   t.truthy((await endpoints.findById(endpoint.id))?.deleted_at);
 });
 
+test('resending failed deliveries with another company id resends nothing', async (t) => {
+  const owner = await seedCompany(database, 'Resend Owner S.A.S.', '900123456');
+  const other = await seedCompany(database, 'Resend Other S.A.S.', '800123456');
+  const endpoint = (await database.repositories.webhookEndpoints.insertWithinLimit(owner.id, 50, 'https://example.com/resend', [], secret))!;
+  const event = await database.repositories.events.record({ id: '6f1d3c2a-0d7e-4d8a-9f55-5a1c2b3d4e5f', companyId: owner.id, type: 'contact.created', data: {} });
+  const [delivery] = await database.repositories.webhookDeliveries.createForEvent(event, [endpoint.id]);
+  await database.repositories.webhookDeliveries.failIfPending(delivery.id, 'test');
+  const deliveries = database.repositories.webhookDeliveries;
+
+  t.deepEqual(await deliveries.resendFailed(other.id, endpoint.id, { deliveryId: delivery.id }), []);
+  t.deepEqual(await deliveries.resendFailed(other.id, endpoint.id, { since: new Date(Date.now() - 60_000) }), []);
+  t.is((await database.db('webhook_deliveries').whereNotNull('resend_of')).length, 0);
+
+  const [resend] = await deliveries.resendFailed(owner.id, endpoint.id, { deliveryId: delivery.id });
+  t.like(resend, { endpoint_id: endpoint.id, event_id: event.id, resend_of: delivery.id });
+  t.deepEqual(await deliveries.resendFailed(owner.id, endpoint.id, { since: new Date(Date.now() - 60_000) }), [resend], 'once each: the pending resend, nothing new');
+});
+
 test('isUniqueViolation recognises 23505, optionally of one constraint', async (t) => {
   const company = await seedCompany(database, 'Unique S.A.S.', '860002964');
   const insert = () => database.db('integrations').insert({ company_id: company.id, name: 'dup', provider: 'alegra', credentials_encrypted: Buffer.from('x'), settings: '{}' });

@@ -73,7 +73,7 @@ export async function startWebhookWorld(extraEnv: Record<string, string> = {}) {
     /** Polls the endpoint's counter as the API shows it (the entity mirrors it asynchronously). */
     async consecutiveFailures(endpointId: number, expected: number): Promise<number> {
       let value = -1;
-      for (let i = 0; i < 100; i += 1) {
+      for (let i = 0; i < 300; i += 1) {
         value = (await database.db('webhook_endpoints').where({ id: endpointId }).first('consecutive_failures')).consecutive_failures;
         if (value === expected) return value;
         await new Promise((resolve) => setTimeout(resolve, 100));
@@ -84,6 +84,10 @@ export async function startWebhookWorld(extraEnv: Record<string, string> = {}) {
     async entitySignals(endpointId: number): Promise<number> {
       const history = await env.client.workflow.getHandle(workflowIdsFor(taskQueue).endpoint(endpointId)).fetchHistory();
       return (history.events ?? []).filter((event) => event.workflowExecutionSignaledEventAttributes).length;
+    },
+    /** The result of a resend (its workflow id adds its own delivery id). */
+    resendResult(endpointId: number, eventId: string, resendDeliveryId: number): Promise<'delivered' | 'failed'> {
+      return env.client.workflow.getHandle(workflowIdsFor(taskQueue).delivery(endpointId, eventId, resendDeliveryId)).result();
     },
     deliveryResult(endpointId: number, eventId: string): Promise<'delivered' | 'failed'> {
       return env.client.workflow.getHandle(workflowIdsFor(taskQueue).delivery(endpointId, eventId)).result();

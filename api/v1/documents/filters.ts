@@ -1,6 +1,7 @@
 import type { DocumentFilters } from '../../../db/repositories/documents';
 import { invalidParameter } from '../../errors';
 import { parseIdParam } from '../../middleware/company-scope';
+import { singleQueryValue as single } from '../../validation';
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 // Colombia has no daylight saving: a calendar day there starts at 05:00 UTC.
@@ -12,13 +13,6 @@ function dayStart(value: string, param: string): Date {
   const [year, month, day] = value.split('-').map(Number);
   if (new Date(Date.UTC(year, month - 1, day)).getUTCDate() !== day) throw invalidParameter(param, `${param} is not a calendar date.`);
   return date;
-}
-
-function single(query: Record<string, unknown>, name: string): string | undefined {
-  const value = query[name];
-  if (value === undefined || value === '') return undefined;
-  if (typeof value !== 'string') throw invalidParameter(name, `${name} must be given once.`);
-  return value;
 }
 
 /**

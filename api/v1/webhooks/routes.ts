@@ -15,8 +15,10 @@ import { parseWebhookUrl, TargetNotAllowedError } from '../../../domain/webhooks
 import { endpointDeletedSignal, endpointReenabledSignal, workflowIdsFor } from '../../../workflows/messages';
 import { signalWithStartWorkflow } from '../../../temporal/start-workflow';
 import { webhookEndpointWorkflow } from '../../../workflows/webhook-endpoint';
-import { endpointIn, endpointPatch } from './schemas';
-import { presentDelivery, presentEndpoint } from './present';
+import { resendFailedDeliveries } from '../../../services/webhook-resends';
+import { endpointIn, endpointPatch, recoverIn } from './schemas';
+import { presentDelivery, presentDeliveryDetail, presentEndpoint } from './present';
+import { parseSince, readDeliveryFilters } from './delivery-filters';
 
 type EndpointState = AuthState & { endpoint: WebhookEndpointRow };
 
@@ -47,6 +49,19 @@ export function webhooksRoutes(deps: ApiDependencies): Router {
   const stillThere = (row: WebhookEndpointRow | undefined, id: number): WebhookEndpointRow => {
     if (!row) throw notFound(`Webhook endpoint ${id}`);
     return row;
+  };
+
+  const requireEnabled = (endpoint: WebhookEndpointRow) => {
+    if (!endpoint.enabled) {
+      throw new ApiError(409, 'endpoint_disabled', 'This endpoint is disabled; re-enable it with PATCH {"enabled": true} first.');
+    }
+  };
+
+  const loadDelivery = async (endpoint: WebhookEndpointRow, param: string | undefined) => {
+    const id = parseIdParam(param, 'delivery_id');
+    const delivery = await repositories.webhookDeliveries.findForEndpoint(endpoint.id, id);
+    if (!delivery) throw notFound(`Delivery ${id}`);
+    return delivery;
   };
 
   const checkedUrl = (value: string) => {
@@ -127,9 +142,7 @@ export function webhooksRoutes(deps: ApiDependencies): Router {
 
   router.post('/webhooks/:webhook_id/test', ...manage, loadEndpoint, async (ctx) => {
     const { endpoint } = ctx.state as EndpointState;
-    if (!endpoint.enabled) {
-      throw new ApiError(409, 'endpoint_disabled', 'This endpoint is disabled; re-enable it with PATCH {"enabled": true} first.');
-    }
+    requireEnabled(endpoint);
     const event = await emitEvent(
       temporal,
       { companyId: endpoint.company_id, type: 'webhook.test', data: { message: `Test event for webhook endpoint ${endpoint.id}.` } },
@@ -148,10 +161,45 @@ export function webhooksRoutes(deps: ApiDependencies): Router {
 
   router.get('/webhooks/:webhook_id/deliveries', ...manage, loadEndpoint, async (ctx) => {
     const { endpoint } = ctx.state as EndpointState;
-    const scope = `deliveries:${endpoint.id}`;
+    const { filters, canonical } = readDeliveryFilters(ctx.query);
+    const scope = `deliveries:${endpoint.id}:${canonical}`;
     const page = readPageRequest(ctx.query, cursorKey, scope, DELIVERY_PAGE);
-    const rows = await repositories.webhookDeliveries.listForEndpoint(endpoint.id, page.limit + 1, page.after?.[0] as number | undefined);
+    const rows = await repositories.webhookDeliveries.listForEndpoint(endpoint.id, page.limit + 1, page.after?.[0] as number | undefined, filters);
     ctx.body = buildPage(rows, page, cursorKey, scope, (row) => [row.id], presentDelivery);
+  });
+
+  router.get('/webhooks/:webhook_id/deliveries/:delivery_id', ...manage, loadEndpoint, async (ctx) => {
+    const { endpoint } = ctx.state as EndpointState;
+    const delivery = await loadDelivery(endpoint, ctx.params.delivery_id);
+    ctx.body = presentDeliveryDetail(delivery, await repositories.webhookDeliveries.attemptsOf(delivery.id));
+  });
+
+  // Resend one failed delivery now, as a new delivery of the same event (services/webhook-resends.ts).
+  // Asking again answers the same resend.
+  router.post('/webhooks/:webhook_id/deliveries/:delivery_id/retry', ...manage, loadEndpoint, async (ctx) => {
+    const { endpoint } = ctx.state as EndpointState;
+    const delivery = await loadDelivery(endpoint, ctx.params.delivery_id);
+    requireEnabled(endpoint);
+    if (delivery.status !== 'failed') {
+      throw new ApiError(409, 'delivery_not_failed', `Delivery ${delivery.id} is ${delivery.status}; only a failed delivery can be resent.`);
+    }
+    await resendFailedDeliveries({ repositories, temporal }, endpoint, { deliveryId: delivery.id });
+    const resentAs = (await repositories.webhookDeliveries.findForEndpoint(endpoint.id, delivery.id))?.resent_as;
+    const resend = resentAs ? await repositories.webhookDeliveries.findForEndpoint(endpoint.id, resentAs) : undefined;
+    if (!resend) throw new Error(`delivery ${delivery.id} was not resent`);
+    ctx.status = 202;
+    ctx.body = presentDelivery(resend);
+  });
+
+  // Resend every delivery that failed since a time (at most the 30-day history), once each.
+  router.post('/webhooks/:webhook_id/recover', ...manage, loadEndpoint, async (ctx) => {
+    const { endpoint } = ctx.state as EndpointState;
+    const input = parseBody(recoverIn, ctx.request.body);
+    const since = parseSince(input.since);
+    requireEnabled(endpoint);
+    const resends = await resendFailedDeliveries({ repositories, temporal }, endpoint, { since });
+    ctx.status = 202;
+    ctx.body = { since: since.toISOString(), resending: resends.length };
   });
 
   return router;

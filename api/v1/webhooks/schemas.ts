@@ -21,3 +21,8 @@ export const endpointIn = z.strictObject({ url, events: events.default([]) });
 export const endpointPatch = z
   .strictObject({ enabled: z.boolean({ error: 'enabled must be true or false.' }).optional(), url: url.optional(), events: events.optional() })
   .refine((patch) => Object.keys(patch).length > 0, 'Send at least one of enabled, url, events.');
+
+/** POST /v1/webhooks/{webhook_id}/recover: resend the deliveries that failed since this time. */
+export const recoverIn = z.strictObject({
+  since: z.string({ error: 'since must be an ISO 8601 timestamp.' }).min(1, 'since is required.').max(40, 'since must be an ISO 8601 timestamp.'),
+});

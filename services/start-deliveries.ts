@@ -1,0 +1,25 @@
+import { startWorkflow, type TemporalTarget } from '../temporal/start-workflow';
+import { workflowIdsFor, type DeliveryInput } from '../workflows/messages';
+import { webhookDeliveryWorkflow } from '../workflows/webhook-delivery';
+
+/** An original delivery's workflow id names its endpoint and event; a resend's adds its own delivery id. */
+export function deliveryWorkflowId(taskQueue: string, delivery: DeliveryInput): string {
+  const ids = workflowIdsFor(taskQueue);
+  return delivery.resendOf === undefined ? ids.delivery(delivery.endpointId, delivery.eventId) : ids.delivery(delivery.endpointId, delivery.eventId, delivery.deliveryId);
+}
+
+/**
+ * Starts one delivery workflow per delivery. Workflow ids are never reused, so a retried call
+ * starts nothing twice (not even a delivery whose workflow has already finished).
+ */
+export async function startDeliveryWorkflows(temporal: TemporalTarget, deliveries: DeliveryInput[]): Promise<void> {
+  await Promise.all(
+    deliveries.map((delivery) =>
+      startWorkflow(temporal, webhookDeliveryWorkflow, {
+        workflowId: deliveryWorkflowId(temporal.taskQueue, delivery),
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        args: [delivery],
+      }),
+    ),
+  );
+}
