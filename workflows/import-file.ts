@@ -1,7 +1,9 @@
-import { ActivityFailure, proxyActivities, uuid4 } from '@temporalio/workflow';
+import { ActivityFailure, patched, proxyActivities, uuid4 } from '@temporalio/workflow';
+import type { createDianDocumentActivities } from '../activities/dian-documents';
 import type { createIngestionActivities, EventToPublish } from '../activities/ingestion';
 
 type IngestionActivities = ReturnType<typeof createIngestionActivities>;
+type DianDocumentActivities = ReturnType<typeof createDianDocumentActivities>;
 
 const { importUploadedFile } = proxyActivities<IngestionActivities>({
   startToCloseTimeout: '2 minutes',
@@ -12,6 +14,33 @@ const { failUploadedFile, uploadedFileRecord, contactRecord, publishEvents, resu
   startToCloseTimeout: '1 minute',
   retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
 });
+
+const { registerImportedWithDianSimulator, importedInvoicesForDianSync, syncDianEvents } = proxyActivities<DianDocumentActivities>({
+  startToCloseTimeout: '1 minute',
+  retry: { initialInterval: '2 seconds', maximumInterval: '1 minute', maximumAttempts: 5 },
+});
+
+/** Runs a step of DIAN's side; a failure there never fails the import. */
+async function bestEffort<T>(step: () => Promise<T>, fallback: T): Promise<T> {
+  try {
+    return await step();
+  } catch (error) {
+    if (!(error instanceof ActivityFailure)) throw error;
+    return fallback;
+  }
+}
+
+/**
+ * DIAN's side of imported documents (docs/dian.md): the simulator learns them (companies in
+ * environment simulator), then the events DIAN already has for each received invoice are read
+ * (GetStatusEvent), so the order checks see events sent elsewhere.
+ */
+async function afterImportAtDian(fileId: number): Promise<void> {
+  await bestEffort(() => registerImportedWithDianSimulator(fileId), 0);
+  for (const documentId of await bestEffort(() => importedInvoicesForDianSync(fileId), [])) {
+    await bestEffort(() => syncDianEvents(documentId), 0);
+  }
+}
 
 /**
  * One uploaded file, from bytes to documents: import it (idempotently: a CUFE is stored once,
@@ -28,6 +57,7 @@ export async function importFileWorkflow(input: { fileId: number }): Promise<{ s
     await failUploadedFile(input.fileId, 'import_failed', 'The file could not be processed; it is kept and can be uploaded again.');
     outcome = { status: 'ERROR', contactChanges: [] };
   }
+  if (outcome.status === 'DONE' && patched('dian-after-import')) await afterImportAtDian(input.fileId);
 
   const record = await uploadedFileRecord(input.fileId);
   const events: EventToPublish[] = [];

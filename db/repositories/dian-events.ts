@@ -8,12 +8,19 @@ export type DianEventRow = {
   company_id: number;
   document_id: number;
   event: DianEventCode;
+  /** Event number (cbc:ID): the company's prefix plus `sequence`; null for events created before numbering. */
+  number: string | null;
+  /** Per-company consecutive (also the file name's consecutive). */
+  sequence: number | null;
   /** pending → succeeded | failed */
   status: 'pending' | 'succeeded' | 'failed';
   succeeded: boolean | null;
   cude: string | null;
   /** The person issuing a 030/032 (EventIssuer of domain/dian/application-response.ts). */
   issuer: EventIssuer | null;
+  /** Blob keys: the signed ApplicationResponse as sent, and DIAN's last answer (JSON). */
+  signed_xml_blob_key: string | null;
+  dian_response_blob_key: string | null;
   error_code: string | null;
   error_message: string | null;
   completed_at: Date | null;
@@ -23,11 +30,24 @@ export type DianEventRow = {
 
 export function createDianEventsRepository(db: Database) {
   return {
-    async insert(companyId: number, documentId: number, event: DianEventCode, issuer: EventIssuer | null): Promise<DianEventRow> {
-      const [row] = await db('dian_events')
-        .insert({ company_id: companyId, document_id: documentId, event, issuer: issuer ? JSON.stringify(issuer) : null })
-        .returning('*');
-      return row;
+    /**
+     * Creates a pending event numbered `${numberPrefix}${sequence}`, the sequence allocated
+     * atomically per company (the upsert's row lock serialises concurrent inserts).
+     */
+    async insert(companyId: number, documentId: number, event: DianEventCode, issuer: EventIssuer | null, numberPrefix: string): Promise<DianEventRow> {
+      return db.transaction(async (trx) => {
+        const allocated = await trx.raw<{ rows: { last_value: number }[] }>(
+          `INSERT INTO dian_event_sequences (company_id, last_value) VALUES (?, 1)
+           ON CONFLICT (company_id) DO UPDATE SET last_value = dian_event_sequences.last_value + 1
+           RETURNING last_value`,
+          [companyId],
+        );
+        const sequence = allocated.rows[0]!.last_value;
+        const [row] = await trx('dian_events')
+          .insert({ company_id: companyId, document_id: documentId, event, issuer: issuer ? JSON.stringify(issuer) : null, number: `${numberPrefix}${sequence}`, sequence })
+          .returning('*');
+        return row as DianEventRow;
+      });
     },
 
     findById(id: number): Promise<DianEventRow | undefined> {
@@ -40,8 +60,12 @@ export function createDianEventsRepository(db: Database) {
     },
 
     /** The invoice an event refers to (number, CUFE and the supplier as parsed from the UBL). */
-    documentOf(documentId: number): Promise<{ id: number; number: string | null; cufe: string | null; supplier: unknown } | undefined> {
-      return db('documents').where({ id: documentId }).first('id', 'number', 'cufe', 'supplier');
+    documentOf(documentId: number): Promise<{ id: number; company_id: number; number: string | null; cufe: string | null; supplier: unknown } | undefined> {
+      return db('documents').where({ id: documentId }).first('id', 'company_id', 'number', 'cufe', 'supplier');
+    },
+
+    async setArtifacts(id: number, keys: Partial<Pick<DianEventRow, 'signed_xml_blob_key' | 'dian_response_blob_key'>>): Promise<void> {
+      await db('dian_events').where({ id }).update({ ...keys, updated_at: db.fn.now() });
     },
 
     async markSucceeded(id: number, cude: string): Promise<void> {

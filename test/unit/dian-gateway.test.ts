@@ -1,6 +1,8 @@
 import test, { type ExecutionContext } from 'ava';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import { registerDocumentWithSimulator, registerForeignEventWithSimulator } from '../../integrations/dian/simulator/admin-client';
 import { DianError, type DianGateway } from '../../integrations/dian/port';
 import { buildSoapRequest, parseSoapEnvelope, verifySoapSecurity } from '../../integrations/dian/soap';
 import { DIAN_ENVIRONMENTS, createSoapDianGateway, type SoapDianGatewaySettings } from '../../integrations/dian/soap-gateway';
@@ -11,6 +13,7 @@ import { packageEvent } from '../../domain/dian/event-package';
 import { signXadesEpes, verifyXadesSignature } from '../../domain/dian/xades';
 import { generateTestPkcs12 } from '../../testing/dian-certificates';
 import { startDianSimulator, type DianSimulator, type DianSimulatorOptions } from '../../integrations/dian/simulator/server';
+import { FIXTURES } from '../support/ingestion';
 
 function testCredentials(commonName: string) {
   const { p12, password } = generateTestPkcs12('clave-de-prueba', { commonName });
@@ -22,7 +25,6 @@ const permissive = () => ({ valid: true });
 const BUYER = '900123456';
 const CUFE = 'a'.repeat(96);
 const INVOICE_XML = '<Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2"><ID>SETP1</ID></Invoice>';
-import { FIXTURES } from '../support/ingestion';
 
 async function setup(
   t: ExecutionContext,
@@ -97,12 +99,14 @@ test('events 030 → 032 → 033 are registered and read back with GetStatusEven
   t.deepEqual(await gateway.getStatusEvent(CUFE), []);
   for (const code of ['030', '032', '033']) {
     const result = await send(gateway, code);
-    t.deepEqual(result, { accepted: true, statusCode: '00', description: 'Procesado Correctamente.', errors: [] }, code);
+    t.like(result, { accepted: true, statusCode: '00', description: 'Procesado Correctamente.', errors: [] }, code);
+    t.regex(result.documentKey ?? '', /^[0-9a-f]{96}$/);
   }
   const events = await gateway.getStatusEvent(CUFE);
   t.deepEqual(events.map((e) => e.code), ['030', '032', '033']);
   t.is(events[0]!.description, 'Acuse de recibo de Factura Electrónica de Venta');
   t.regex(events[2]!.date ?? '', /^\d{4}-\d{2}-\d{2}$/);
+  t.deepEqual(events.map((e) => e.cude), simulator.events(CUFE).map((e) => e.cude));
   t.is(simulator.events(CUFE).length, 3);
 });
 
@@ -129,11 +133,20 @@ test('event order: 032 needs a registered 030 and 033 needs 032', async (t) => {
 
 test('duplicates: the same ApplicationResponse twice is rule 90, a second 030 is refused', async (t) => {
   const { gateway } = await setup(t);
-  const event = buildTestEventZip({ cufe: CUFE, eventCode: '030', senderNit: BUYER });
+  const event = buildTestEventZip({ cufe: CUFE, eventCode: '030', senderNit: BUYER, id: 'EV-1' });
   t.true((await gateway.sendEvent(event.zip, event.fileName)).accepted);
   const again = await gateway.sendEvent(event.zip, event.fileName);
   t.false(again.accepted);
   t.deepEqual(again.errors, ['Regla: 90, Rechazo: Documento procesado anteriormente.']);
+  t.is(again.documentKey, event.cude, 'the same document: its own key');
+
+  // Same sender NIT, event type and number on ANOTHER invoice: rule 90 with the earlier key.
+  const sameNumber = buildTestEventZip({ cufe: 'f'.repeat(96), eventCode: '030', senderNit: BUYER, id: 'EV-1' });
+  const clash = await gateway.sendEvent(sameNumber.zip, sameNumber.fileName);
+  t.false(clash.accepted);
+  t.deepEqual(clash.errors, ['Regla: 90, Rechazo: Documento procesado anteriormente.']);
+  t.is(clash.documentKey, event.cude);
+  t.not(clash.documentKey, sameNumber.cude);
 
   const other = buildTestEventZip({ cufe: CUFE, eventCode: '030', senderNit: BUYER, cude: 'd'.repeat(96) });
   const second = await gateway.sendEvent(other.zip, other.fileName);
@@ -338,11 +351,41 @@ test('end to end with domain/dian: a XAdES-signed 030 built by the domain is ver
   });
   const signed = signXadesEpes(unsigned, credentials);
   const accepted = await gateway.sendEvent(packageEvent(signed, 'ar1.xml'), 'ar1.zip');
-  t.deepEqual(accepted, { accepted: true, statusCode: '00', description: 'Procesado Correctamente.', errors: [] });
+  t.like(accepted, { accepted: true, statusCode: '00', description: 'Procesado Correctamente.', errors: [] });
   t.deepEqual(simulator.events(CUFE).map((e) => e.code), ['030']);
 
   const tampered = signed.replace('Comprador S.A.S.', 'Comprador Falso S.A.S.');
   const refused = await gateway.sendEvent(packageEvent(tampered, 'ar2.xml'), 'ar2.zip');
   t.false(refused.accepted);
   t.regex(refused.errors[0] ?? '', /^Regla: ZE02, /);
+});
+
+test('033 more than 3 Colombian business days after the 032 is refused (DC24c, tacit acceptance)', async (t) => {
+  const { simulator, gateway } = await setup(t);
+  // 030 and 032 registered through DIAN's portal on Thursday 2 May 2024: the deadline is Tuesday 7 May.
+  simulator.registerEvent(CUFE, { code: '030', id: 'P-1', senderNit: BUYER, cude: '1'.repeat(96), date: '2024-05-02' });
+  simulator.registerEvent(CUFE, { code: '032', id: 'P-2', senderNit: BUYER, cude: '2'.repeat(96), date: '2024-05-02' });
+  const late = await send(gateway, '033');
+  t.false(late.accepted);
+  t.regex(late.errors[0] ?? '', /^Regla: DC24c, Rechazo: .*2024-05-07/);
+  const events = await gateway.getStatusEvent(CUFE);
+  t.deepEqual(events.map((e) => [e.code, e.date, e.cude]), [['030', '2024-05-02', '1'.repeat(96)], ['032', '2024-05-02', '2'.repeat(96)]]);
+});
+
+test('the simulator\'s HTTP administration registers documents and foreign events; the state file survives a restart', async (t) => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'dian-sim-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const stateFile = path.join(dir, 'state.json');
+  const first = await startDianSimulator({ stateFile });
+  const xml = readFileSync(path.join(FIXTURES, 'invoice-signed-setp.xml'));
+  const cufe = await registerDocumentWithSimulator(first.url, xml);
+  t.regex(cufe ?? '', /^[0-9a-f]{96}$/);
+  t.is(await registerDocumentWithSimulator(first.url, '<NotUbl/>'), null);
+  await registerForeignEventWithSimulator(first.url, { cufe: cufe!, code: '030', id: 'OTRO-9', senderNit: '900108281', cude: '3'.repeat(96) });
+  await first.close();
+  const second = await startDianSimulator({ stateFile });
+  t.teardown(() => second.close());
+  t.true(second.catalog.documents.has(cufe!));
+  t.deepEqual(second.events(cufe!).map((e) => [e.code, e.id, e.cude]), [['030', 'OTRO-9', '3'.repeat(96)]]);
+  await t.throwsAsync(registerDocumentWithSimulator('http://127.0.0.1:9/WcfDianCustomerServices.svc', xml), { instanceOf: DianError });
 });

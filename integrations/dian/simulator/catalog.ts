@@ -3,9 +3,11 @@
  * against them, SendEventUpdateStatus validation. Codes/texts marked CONFIRMED come from
  * DIAN's published service code; ASSUMED ones are the simulator's (see integrations/dian/README.md).
  */
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import AdmZip from 'adm-zip';
 import { XMLParser } from 'fast-xml-parser';
+import { addColombianBusinessDays, EXPRESS_ACCEPTANCE_BUSINESS_DAYS } from '../../../domain/dian/business-days';
 import { parseUbl } from '../../../domain/ubl/parse';
 import { isRecord, text } from '../soap';
 import { eventsApplicationResponse, type DianResponseFields } from './responses';
@@ -14,7 +16,9 @@ export type VerifyApplicationResponse = (xml: string) => { valid: boolean; reaso
 
 export type DocumentMeta = { receiverNit: string; issueDate: string; documentType: string; senderNit?: string };
 export type CatalogDocument = DocumentMeta & { cufe: string; xml: Buffer };
-export type RegisteredEvent = { code: string; description: string; cude: string; senderNit: string; date: string; time: string };
+export type RegisteredEvent = { code: string; description: string; cude: string; senderNit: string; id: string; date: string; time: string };
+/** An event registered elsewhere (DIAN's portal, another provider's software). */
+export type ForeignEvent = { code: string; id: string; senderNit: string; cude: string; date?: string; time?: string };
 
 /** Names of the buyer-side events (annex 1.9, RADIAN). */
 export const EVENT_DESCRIPTIONS: Record<string, string> = {
@@ -43,6 +47,9 @@ const MSG = {
   duplicateEvent: (code: string) => `Regla: LGC01, Rechazo: Solo se puede transmitir un evento ${code} por factura; evento registrado previamente.`,
   missingPrior: (code: string, prior: string) =>
     `Regla: LGC02, Rechazo: No se puede registrar el evento ${code} sin haber registrado previamente el evento ${prior} (${EVENT_DESCRIPTIONS[prior]}).`,
+  // Rule ID DC24c as the review found it in DIAN's validator; the text is the simulator's.
+  tacit: (deadline: string) =>
+    `Regla: DC24c, Rechazo: La aceptación expresa debe registrarse dentro de los 3 días hábiles siguientes al evento 032 (plazo: ${deadline}); la factura fue aceptada tácitamente.`,
   exclusive: (code: string, other: string) => `Regla: LGC04, Rechazo: No se puede registrar el evento ${code}: la factura ya tiene el evento ${other}.`,
 };
 
@@ -76,29 +83,98 @@ function colombiaNow(now: Date): { date: string; time: string } {
 
 const rejected = (errors: string[], key: string | null = null): DianResponseFields => ({ isValid: false, statusCode: '99', ...REJECTED, errors, xmlDocumentKey: key });
 
+type CatalogState = { documents: (DocumentMeta & { cufe: string; xml: string })[]; events: Record<string, RegisteredEvent[]> };
+
 export class DianCatalog {
   readonly documents = new Map<string, CatalogDocument>();
   readonly eventsByCufe = new Map<string, RegisteredEvent[]>();
-  private readonly cudes = new Set<string>();
+  /** DIAN's duplicate key, sender NIT + event type + event number → the CUDE registered first. */
+  private readonly byNumber = new Map<string, string>();
+
+  /**
+   * stateFile: where the catalogue survives restarts (JSON, rewritten after every change), as
+   * DIAN remembers documents and events; without it the catalogue lives in memory only.
+   */
+  constructor(private readonly stateFile?: string) {
+    if (!stateFile) return;
+    let state: CatalogState;
+    try {
+      state = JSON.parse(readFileSync(stateFile, 'utf8')) as CatalogState;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw error;
+    }
+    for (const { cufe, xml, ...meta } of state.documents) this.documents.set(cufe, { ...meta, cufe, xml: Buffer.from(xml, 'base64') });
+    for (const [cufe, events] of Object.entries(state.events)) {
+      this.eventsByCufe.set(cufe, events);
+      for (const event of events) this.byNumber.set(DianCatalog.numberKey(event.senderNit, event.code, event.id), event.cude);
+    }
+  }
+
+  private save(): void {
+    if (!this.stateFile) return;
+    const state: CatalogState = {
+      documents: [...this.documents.values()].map(({ xml, ...rest }) => ({ ...rest, xml: xml.toString('base64') })),
+      events: Object.fromEntries(this.eventsByCufe),
+    };
+    mkdirSync(path.dirname(this.stateFile), { recursive: true });
+    writeFileSync(`${this.stateFile}.tmp`, JSON.stringify(state));
+    renameSync(`${this.stateFile}.tmp`, this.stateFile);
+  }
+
+  private static numberKey(senderNit: string, code: string, id: string): string {
+    return `${senderNit}|${code}|${id}`;
+  }
+
+  /**
+   * Registers an event as if it had arrived through DIAN's portal or another provider's software
+   * (no validation): GetStatusEvent lists it and it takes its number. Simulator only.
+   */
+  registerEvent(cufe: string, event: ForeignEvent, now: Date = new Date()): void {
+    const key = cufe.toLowerCase();
+    const when = colombiaNow(now);
+    this.byNumber.set(DianCatalog.numberKey(event.senderNit, event.code, event.id), event.cude.toLowerCase());
+    this.eventsByCufe.set(key, [
+      ...this.events(key),
+      {
+        code: event.code,
+        description: EVENT_DESCRIPTIONS[event.code] ?? `Evento ${event.code}`,
+        cude: event.cude.toLowerCase(),
+        senderNit: event.senderNit,
+        id: event.id,
+        date: event.date ?? when.date,
+        time: event.time ?? when.time,
+      },
+    ]);
+    this.save();
+  }
 
   addDocument(cufe: string, xml: string | Buffer, meta: DocumentMeta): void {
     const key = cufe.toLowerCase();
     this.documents.set(key, { ...meta, cufe: key, xml: Buffer.isBuffer(xml) ? xml : Buffer.from(xml, 'utf8') });
+    this.save();
   }
 
-  /** Seeds from UBL files (Invoice/CreditNote/DebitNote, bare or in an AttachedDocument). */
-  seedFromFiles(paths: readonly string[]): void {
+  /**
+   * Adds one UBL document (Invoice/CreditNote/DebitNote, bare or in an AttachedDocument), its
+   * parties, date and type read from the XML. Returns its CUFE/CUDE; throws UblParseError.
+   */
+  addUbl(xml: Buffer): { cufe: string; documentType: string } {
     const typeCodes = { Invoice: '01', CreditNote: '91', DebitNote: '92' } as const;
-    for (const file of paths) {
-      const xml = readFileSync(file);
-      const { document } = parseUbl(xml);
-      this.addDocument(document.cufe, xml, {
-        receiverNit: document.customer.idNumber,
-        senderNit: document.supplier.idNumber,
-        issueDate: document.issueDate,
-        documentType: document.documentType === 'Invoice' ? (document.typeCode ?? '01') : typeCodes[document.documentType],
-      });
-    }
+    const { document } = parseUbl(xml);
+    const documentType = document.documentType === 'Invoice' ? (document.typeCode ?? '01') : typeCodes[document.documentType];
+    this.addDocument(document.cufe, xml, {
+      receiverNit: document.customer.idNumber,
+      senderNit: document.supplier.idNumber,
+      issueDate: document.issueDate,
+      documentType,
+    });
+    return { cufe: document.cufe.toLowerCase(), documentType };
+  }
+
+  /** Seeds from UBL files (see addUbl). */
+  seedFromFiles(paths: readonly string[]): void {
+    for (const file of paths) this.addUbl(readFileSync(file));
   }
 
   events(cufe: string): RegisteredEvent[] {
@@ -160,7 +236,10 @@ export class DianCatalog {
     }
     const verdict = verify(xml);
     if (!verdict.valid) return rejected([MSG.signature(verdict.reason ?? 'firma no válida')], event.cude);
-    if (this.cudes.has(event.cude)) return rejected([MSG.duplicateCude], event.cude);
+    // CONFIRMED behaviour: the duplicate check is keyed by sender NIT + event type + event
+    // number, and XmlDocumentKey carries the key of the document registered first.
+    const earlier = this.byNumber.get(DianCatalog.numberKey(event.senderNit, event.code, event.id));
+    if (earlier) return rejected([MSG.duplicateCude], earlier);
 
     const document = this.documents.get(event.cufe);
     if (!document) return rejected([MSG.unknownDocument(event.cufe)], event.cude);
@@ -175,12 +254,13 @@ export class DianCatalog {
     if (prior && !has(prior)) return rejected([MSG.missingPrior(event.code, prior)], event.cude);
     const other = EXCLUSIVE[event.code];
     if (other && has(other)) return rejected([MSG.exclusive(event.code, other)], event.cude);
+    if (event.code === '033') {
+      const receipt = registered.find((e) => e.code === '032')!;
+      const deadline = addColombianBusinessDays(receipt.date, EXPRESS_ACCEPTANCE_BUSINESS_DAYS);
+      if (colombiaNow(now).date > deadline) return rejected([MSG.tacit(deadline)], event.cude);
+    }
 
-    this.cudes.add(event.cude);
-    this.eventsByCufe.set(event.cufe, [
-      ...registered,
-      { code: event.code, description: EVENT_DESCRIPTIONS[event.code]!, cude: event.cude, senderNit: event.senderNit, ...colombiaNow(now) },
-    ]);
+    this.registerEvent(event.cufe, event, now);
     return {
       isValid: true,
       statusCode: '00',

@@ -8,6 +8,12 @@
  *   document type. Only gateways created with `extensions.listReceivedDocuments` call it.
  *
  * Point `createSoapDianGateway({ url: simulator.url, ... })` at it; nothing else changes.
+ *
+ * Simulator-only administration over plain HTTP (so other processes can feed it; see
+ * admin-client.ts), never part of DIAN:
+ *   POST /simulator/documents  body: one UBL XML → 201 {cufe, document_type}; 400 if unreadable
+ *   POST /simulator/events     JSON {cufe, code, id, sender_nit, cude, date?, time?} → 201:
+ *                              an event registered elsewhere (DIAN's portal, another provider)
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -20,7 +26,7 @@ import {
   text,
   verifySoapSecurity,
 } from '../soap';
-import { DianCatalog, type DocumentMeta, type RegisteredEvent, type VerifyApplicationResponse } from './catalog';
+import { DianCatalog, type DocumentMeta, type ForeignEvent, type RegisteredEvent, type VerifyApplicationResponse } from './catalog';
 import {
   FAULTS,
   dianResponseEnvelope,
@@ -30,9 +36,13 @@ import {
   type SoapFault,
 } from './responses';
 
-export type { VerifyApplicationResponse, DocumentMeta, RegisteredEvent } from './catalog';
+export type { VerifyApplicationResponse, DocumentMeta, RegisteredEvent, ForeignEvent } from './catalog';
 
-export type FailureKind = 'http500' | 'timeout';
+/**
+ * http500: refused before processing; timeout: never answered; lostAnswer: processed (an event
+ * is registered) but answered with HTTP 500, like an answer lost on the way back.
+ */
+export type FailureKind = 'http500' | 'timeout' | 'lostAnswer';
 
 export type DianSimulatorOptions = {
   /**
@@ -44,6 +54,10 @@ export type DianSimulatorOptions = {
   seedFiles?: readonly string[];
   /** The simulator's clock (Timestamp expiry, event dates). */
   now?: () => Date;
+  /** A JSON file keeping the catalogue (documents and events) across restarts. */
+  stateFile?: string;
+  /** Port to listen on (loopback only); 0 (default) picks a free one. */
+  port?: number;
 };
 
 export type SimulatorRequest = { operation: string | null; status: number; outcome: string };
@@ -57,6 +71,8 @@ export type DianSimulator = {
   addDocument(cufe: string, xml: string | Buffer, meta: DocumentMeta): void;
   seedFromFiles(paths: readonly string[]): void;
   events(cufe: string): RegisteredEvent[];
+  /** An event registered through DIAN's portal or another provider (takes its number, listed by GetStatusEvent). */
+  registerEvent(cufe: string, event: ForeignEvent): void;
   /** The next `n` requests fail: HTTP 500 with a WCF internal fault, or no answer at all. */
   failNext(n: number, kind: FailureKind): void;
   close(): Promise<void>;
@@ -74,14 +90,21 @@ const requireSignatureElement: VerifyApplicationResponse = (xml) =>
 export async function startDianSimulator(options: DianSimulatorOptions = {}): Promise<DianSimulator> {
   const verifyApplicationResponse = options.verifyApplicationResponse ?? requireSignatureElement;
   const now = options.now ?? (() => new Date());
-  const catalog = new DianCatalog();
+  const catalog = new DianCatalog(options.stateFile);
   if (options.seedFiles) catalog.seedFromFiles(options.seedFiles);
   const failures: FailureKind[] = [];
   const hung = new Set<http.ServerResponse>();
   const requests: SimulatorRequest[] = [];
   let url = '';
 
+  const losing = new WeakSet<http.ServerResponse>();
   const send = (res: http.ServerResponse, status: number, body: string, operation: string | null, outcome: string) => {
+    if (losing.has(res)) {
+      requests.push({ operation, status: 500, outcome: `answer lost after ${outcome}` });
+      res.writeHead(500, { 'Content-Type': 'application/soap+xml; charset=utf-8' });
+      res.end(faultEnvelope(FAULTS.internal));
+      return;
+    }
     requests.push({ operation, status, outcome });
     res.writeHead(status, { 'Content-Type': 'application/soap+xml; charset=utf-8' });
     res.end(body);
@@ -89,7 +112,44 @@ export async function startDianSimulator(options: DianSimulatorOptions = {}): Pr
   const fault = (res: http.ServerResponse, value: SoapFault, operation: string | null, outcome: string) =>
     send(res, 500, faultEnvelope(value), operation, outcome);
 
+  async function handleAdmin(req: http.IncomingMessage, res: http.ServerResponse, pathname: string): Promise<void> {
+    const json = (status: number, body: unknown) => {
+      requests.push({ operation: `admin ${pathname}`, status, outcome: JSON.stringify(body) });
+      res.writeHead(status, { 'Content-Type': 'application/json' });
+      res.end(JSON.stringify(body));
+    };
+    if (req.method !== 'POST') return json(405, { error: 'POST only' });
+    const body = await readBody(req);
+    if (pathname === '/simulator/documents') {
+      try {
+        const added = catalog.addUbl(Buffer.from(body, 'utf8'));
+        return json(201, { cufe: added.cufe, document_type: added.documentType });
+      } catch (error) {
+        return json(400, { error: (error as Error).message });
+      }
+    }
+    if (pathname === '/simulator/events') {
+      let event: Record<string, unknown>;
+      try {
+        event = JSON.parse(body) as Record<string, unknown>;
+      } catch {
+        return json(400, { error: 'the body is not JSON' });
+      }
+      const field = (name: string) => (typeof event[name] === 'string' && event[name] ? (event[name] as string) : undefined);
+      const [cufe, code, id, senderNit, cude] = ['cufe', 'code', 'id', 'sender_nit', 'cude'].map(field);
+      if (!cufe || !code || !id || !senderNit || !cude) return json(400, { error: 'cufe, code, id, sender_nit and cude are required' });
+      const date = field('date');
+      const time = field('time');
+      catalog.registerEvent(cufe, { code, id, senderNit, cude, ...(date ? { date } : {}), ...(time ? { time } : {}) }, now());
+      return json(201, { cufe: cufe.toLowerCase(), code, id });
+    }
+    return json(404, { error: `no simulator operation at ${pathname}` });
+  }
+
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const pathname = new URL(req.url ?? '/', 'http://x').pathname;
+    // Administration is not DIAN: injected failures do not apply to it.
+    if (pathname.startsWith('/simulator/')) return handleAdmin(req, res, pathname);
     const injected = failures.shift();
     if (injected === 'timeout') {
       requests.push({ operation: null, status: 0, outcome: 'injected timeout' });
@@ -99,6 +159,7 @@ export async function startDianSimulator(options: DianSimulatorOptions = {}): Pr
     }
     const body = await readBody(req);
     if (injected === 'http500') return fault(res, FAULTS.internal, null, 'injected http500');
+    if (injected === 'lostAnswer') losing.add(res);
     if (req.method !== 'POST' || new URL(req.url ?? '/', 'http://x').pathname !== SERVICE_PATH) {
       requests.push({ operation: null, status: 404, outcome: 'not found' });
       res.writeHead(404).end();
@@ -163,7 +224,7 @@ export async function startDianSimulator(options: DianSimulatorOptions = {}): Pr
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
+    server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
   });
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}${SERVICE_PATH}`;
 
@@ -174,6 +235,7 @@ export async function startDianSimulator(options: DianSimulatorOptions = {}): Pr
     addDocument: (cufe, xml, meta) => catalog.addDocument(cufe, xml, meta),
     seedFromFiles: (paths) => catalog.seedFromFiles(paths),
     events: (cufe) => catalog.events(cufe),
+    registerEvent: (cufe, event) => catalog.registerEvent(cufe, event, now()),
     failNext(n, kind) {
       for (let i = 0; i < n; i++) failures.push(kind);
     },

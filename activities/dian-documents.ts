@@ -1,0 +1,84 @@
+import { ApplicationFailure } from '@temporalio/activity';
+import { detectFileType } from '../domain/files/detect';
+import { readZipSafely } from '../domain/files/zip';
+import { DianError } from '../integrations/dian/port';
+import { registerDocumentWithSimulator } from '../integrations/dian/simulator/admin-client';
+import { companyDian, type DianActivityDependencies } from './dian-gateway';
+import type { IngestionActivityDependencies } from './ingestion';
+
+/** The DIAN XMLs inside an uploaded file's bytes (a bare XML, or the XMLs of a ZIP). */
+function dianXmls(bytes: Buffer): Buffer[] {
+  const type = detectFileType(bytes);
+  if (type === 'xml') return [bytes];
+  if (type === 'zip') return readZipSafely(bytes).xmls.map((xml) => xml.data);
+  return [];
+}
+
+/** What happens at DIAN's side once a file's documents are imported (docs/dian.md). */
+export function createDianDocumentActivities(deps: DianActivityDependencies & IngestionActivityDependencies) {
+  const { repositories } = deps;
+  return {
+    /**
+     * For a company whose DIAN environment is `simulator`: the simulator plays DIAN, which
+     * knows every validated document, so the file's XMLs are registered with it (its HTTP
+     * administration, which works across processes). Nothing for other companies. Returns how
+     * many documents the simulator took.
+     */
+    async registerImportedWithDianSimulator(fileId: number): Promise<number> {
+      const file = await repositories.uploadedFiles.findById(fileId);
+      if (!file || file.status !== 'DONE') return 0;
+      const settings = await repositories.dianSettings.find(file.company_id);
+      if (settings?.environment !== 'simulator' || !deps.dian.simulatorUrl) return 0;
+      const documents = (await repositories.uploadedFiles.documentsOf([fileId])).get(fileId) ?? [];
+      if (!documents.some((document) => document.cufe)) return 0;
+      let registered = 0;
+      for (const xml of dianXmls(await deps.blobStore.get(file.blob_key))) {
+        try {
+          if (await registerDocumentWithSimulator(deps.dian.simulatorUrl, xml)) registered++;
+        } catch (error) {
+          if (error instanceof DianError && error.retryable) throw ApplicationFailure.retryable(error.message, `dian_${error.code}`);
+          throw error;
+        }
+      }
+      return registered;
+    },
+
+    /**
+     * The file's received electronic invoices (purchases with a CUFE) whose events DIAN can tell,
+     * i.e. of a company with DIAN settings; empty otherwise.
+     */
+    async importedInvoicesForDianSync(fileId: number): Promise<number[]> {
+      const file = await repositories.uploadedFiles.findById(fileId);
+      if (!file || file.status !== 'DONE' || !(await repositories.dianSettings.find(file.company_id))) return [];
+      const documents = (await repositories.uploadedFiles.documentsOf([fileId])).get(fileId) ?? [];
+      const ids = documents.filter((document) => document.kind === 'electronic_invoice' && document.cufe).map((document) => document.id);
+      return repositories.dianRegisteredEvents.purchasesAmong(file.company_id, ids);
+    },
+
+    /**
+     * Refreshes what DIAN has registered against an invoice (GetStatusEvent), events sent through
+     * DIAN's portal or other software included, so the API's checks need no call to DIAN.
+     */
+    async syncDianEvents(documentId: number): Promise<number> {
+      const document = await repositories.dianEvents.documentOf(documentId);
+      if (!document?.cufe) return 0;
+      const dian = await companyDian(deps, document.company_id);
+      let events;
+      try {
+        events = await dian.gateway.getStatusEvent(document.cufe);
+      } catch (error) {
+        if (error instanceof DianError) {
+          if (error.retryable) throw ApplicationFailure.retryable(error.message, `dian_${error.code}`);
+          throw ApplicationFailure.create({ type: `dian_${error.code}`, message: error.message, nonRetryable: true });
+        }
+        throw error;
+      }
+      await repositories.dianRegisteredEvents.replace(
+        document.company_id,
+        documentId,
+        events.map((event) => ({ event: event.code, description: event.description, cude: event.cude, effectiveDate: event.date })),
+      );
+      return events.length;
+    },
+  };
+}
