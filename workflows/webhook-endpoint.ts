@@ -38,6 +38,7 @@ export async function webhookEndpointWorkflow(input: EndpointWorkflowInput): Pro
   const health = new EndpointHealth(input.health);
   const inbox: Message[] = [];
   let deleted = false;
+  let mirroredInThisRun = false;
 
   setHandler(attemptOutcomeSignal, (outcome) => void inbox.push({ kind: 'outcome', outcome }));
   setHandler(endpointReenabledSignal, () => void inbox.push({ kind: 'reenabled' }));
@@ -62,7 +63,12 @@ export async function webhookEndpointWorkflow(input: EndpointWorkflowInput): Pro
         await disableEndpoint(input.endpointId, health.consecutiveFailures);
       }
     }
-    if (reenabled || health.consecutiveFailures !== before) {
+    // A run mirrors at least once, even when its first outcome changes nothing it knows of: a run
+    // started afresh (e.g. after the previous one was lost) must not leave an older count in
+    // Postgres. Only runs with the patch marker do (older histories replay unchanged).
+    const firstMirrorOfRun = !mirroredInThisRun && patched(COUNT_FAILED_DELIVERIES_PATCH);
+    if (reenabled || health.consecutiveFailures !== before || firstMirrorOfRun) {
+      mirroredInThisRun = true;
       await mirrorConsecutiveFailures(input.endpointId, health.consecutiveFailures);
     }
 
