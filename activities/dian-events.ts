@@ -4,7 +4,7 @@ import { buildApplicationResponse, type ApplicationResponseParty } from '../doma
 import { eventFileName, packageEvent } from '../domain/dian/event-package';
 import { signXadesEpes } from '../domain/dian/xades';
 import type { UblParty } from '../domain/ubl/types';
-import { DianError } from '../integrations/dian/port';
+import { DianError, type DianGateway } from '../integrations/dian/port';
 import { companyDian, dianFailure, type DianActivityDependencies } from './dian-gateway';
 
 /** Tax-authority event record (spec), plus the company for publishing. */
@@ -17,13 +17,34 @@ export type DianEventRecord = {
   error?: { code: string; message: string };
 };
 
-/** DIAN's answer to a resent, already registered ApplicationResponse (same CUDE). */
+/**
+ * DIAN's "already processed" answer. DIAN keys it by sender NIT + event type + event number and
+ * returns the EARLIER document's key in XmlDocumentKey: it means success only when that
+ * document is ours (a resend after a lost answer), never when another document took the number.
+ */
 const ALREADY_PROCESSED = /Regla:\s*90\b/;
+
+function transportFailure(error: unknown): never {
+  if (error instanceof DianError) {
+    if (error.retryable) throw ApplicationFailure.retryable(error.message, `dian_${error.code}`);
+    throw dianFailure(`dian_${error.code}`, error.message);
+  }
+  throw error;
+}
 
 /** The event's date and time in Colombia (UTC-5, no DST), fixed by the row so every retry has the same CUDE. */
 function colombiaDateTime(instant: Date): { date: string; time: string } {
   const iso = new Date(instant.getTime() - 5 * 3600 * 1000).toISOString();
   return { date: iso.slice(0, 10), time: `${iso.slice(11, 19)}-05:00` };
+}
+
+/** Whether GetStatusEvent lists the event with this CUDE for the invoice. */
+async function registeredAtDian(gateway: DianGateway, cufe: string, cude: string): Promise<boolean> {
+  try {
+    return (await gateway.getStatusEvent(cufe)).some((registered) => registered.cude === cude);
+  } catch (error) {
+    return transportFailure(error);
+  }
 }
 
 export function createDianEventActivities(deps: DianActivityDependencies) {
@@ -54,11 +75,13 @@ export function createDianEventActivities(deps: DianActivityDependencies) {
       const supplier = document.supplier as UblParty;
       const receiver: ApplicationResponseParty = { name: supplier.name, nit: supplier.idNumber, idType: supplier.idType ?? '31', ...(supplier.dv ? { dv: supplier.dv } : {}) };
       const { date, time } = colombiaDateTime(event.created_at);
+      // Events created before numbering (migration 20261123070000) keep their database id.
+      const number = event.number ?? String(event.id);
       let xml: string;
       try {
         xml = buildApplicationResponse({
           responseCode: event.event,
-          id: String(event.id),
+          id: number,
           issueDate: date,
           issueTime: time,
           environment: dian.settings.environment === 'produccion' ? 'production' : 'testing',
@@ -76,20 +99,27 @@ export function createDianEventActivities(deps: DianActivityDependencies) {
         signingTime: event.created_at,
         chainPems: dian.certificate.chainPems,
       });
-      const fileName = eventFileName({ senderNit: company.nit, year: Number(date.slice(0, 4)), sequence: event.id });
+      const fileName = eventFileName({ senderNit: company.nit, year: Number(date.slice(0, 4)), sequence: Number(event.sequence ?? event.id) });
       let result;
       try {
         result = await dian.gateway.sendEvent(packageEvent(signed, fileName), fileName.replace(/^ar/, 'z').replace(/\.xml$/, '.zip'));
       } catch (error) {
-        if (error instanceof DianError) {
-          if (error.retryable) throw ApplicationFailure.retryable(error.message, `dian_${error.code}`);
-          throw dianFailure(`dian_${error.code}`, error.message);
-        }
-        throw error;
+        transportFailure(error);
       }
-      if (!result.accepted && !result.errors.some((line) => ALREADY_PROCESSED.test(line))) {
-        const detail = [result.description, ...result.errors].filter(Boolean).join(' ');
-        throw dianFailure(result.statusCode || 'rejected', detail || 'DIAN rejected the event.');
+      if (!result.accepted) {
+        if (!result.errors.some((line) => ALREADY_PROCESSED.test(line))) {
+          const detail = [result.description, ...result.errors].filter(Boolean).join(' ');
+          throw dianFailure(result.statusCode || 'rejected', detail || 'DIAN rejected the event.');
+        }
+        if (result.documentKey !== cude && !(await registeredAtDian(dian.gateway, document.cufe, cude))) {
+          throw dianFailure(
+            'dian_duplicate_event_number',
+            `DIAN already holds another event ${event.event} numbered ${number} from NIT ${company.nit}` +
+              (result.documentKey ? ` (document key ${result.documentKey})` : '') +
+              ', probably sent by other software. Nothing was registered for this invoice. Sending the event again uses the next number;' +
+              ' if numbers keep clashing, change event_number_prefix in the DIAN settings.',
+          );
+        }
       }
       await repositories.dianEvents.markSucceeded(eventId, cude);
       return { cude };

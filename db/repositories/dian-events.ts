@@ -8,6 +8,10 @@ export type DianEventRow = {
   company_id: number;
   document_id: number;
   event: DianEventCode;
+  /** Event number (cbc:ID): the company's prefix plus `sequence`; null for events created before numbering. */
+  number: string | null;
+  /** Per-company consecutive (also the file name's consecutive). */
+  sequence: string | null;
   /** pending → succeeded | failed */
   status: 'pending' | 'succeeded' | 'failed';
   succeeded: boolean | null;
@@ -23,11 +27,24 @@ export type DianEventRow = {
 
 export function createDianEventsRepository(db: Database) {
   return {
-    async insert(companyId: number, documentId: number, event: DianEventCode, issuer: EventIssuer | null): Promise<DianEventRow> {
-      const [row] = await db('dian_events')
-        .insert({ company_id: companyId, document_id: documentId, event, issuer: issuer ? JSON.stringify(issuer) : null })
-        .returning('*');
-      return row;
+    /**
+     * Creates a pending event numbered `${numberPrefix}${sequence}`, the sequence allocated
+     * atomically per company (the upsert's row lock serialises concurrent inserts).
+     */
+    async insert(companyId: number, documentId: number, event: DianEventCode, issuer: EventIssuer | null, numberPrefix: string): Promise<DianEventRow> {
+      return db.transaction(async (trx) => {
+        const allocated = await trx.raw<{ rows: { last_value: string }[] }>(
+          `INSERT INTO dian_event_sequences (company_id, last_value) VALUES (?, 1)
+           ON CONFLICT (company_id) DO UPDATE SET last_value = dian_event_sequences.last_value + 1
+           RETURNING last_value`,
+          [companyId],
+        );
+        const sequence = allocated.rows[0]!.last_value;
+        const [row] = await trx('dian_events')
+          .insert({ company_id: companyId, document_id: documentId, event, issuer: issuer ? JSON.stringify(issuer) : null, number: `${numberPrefix}${sequence}`, sequence })
+          .returning('*');
+        return row as DianEventRow;
+      });
     },
 
     findById(id: number): Promise<DianEventRow | undefined> {

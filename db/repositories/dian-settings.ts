@@ -13,9 +13,18 @@ export type DianSettingsRow = {
   certificate_subject: string;
   certificate_issuer: string;
   certificate_not_after: Date;
+  /** Prefix of the company's event numbers; null = DEFAULT_EVENT_NUMBER_PREFIX. */
+  event_number_prefix: string | null;
   created_at: Date;
   updated_at: Date;
 };
+
+/** Event numbers are `${prefix}${sequence}`; a prefix no other invoicing software is likely to use. */
+export const DEFAULT_EVENT_NUMBER_PREFIX = 'DIS';
+
+export function eventNumberPrefix(row: Pick<DianSettingsRow, 'event_number_prefix'>): string {
+  return row.event_number_prefix ?? DEFAULT_EVENT_NUMBER_PREFIX;
+}
 
 export type DianSettingsInput = Omit<DianSettingsRow, 'company_id' | 'created_at' | 'updated_at'>;
 

@@ -14,6 +14,11 @@ export type DianSendResult = {
   description: string;
   /** `ErrorMessage` list (`Regla: …, Rechazo: …` / `Notificación: …`). */
   errors: string[];
+  /**
+   * `XmlDocumentKey`: the CUDE of the accepted document — or, with `Regla: 90` (already
+   * processed), the key of the EARLIER document with the same sender NIT, event type and number.
+   */
+  documentKey: string | null;
 };
 
 export type DianXmlLookup = { found: true; xml: Buffer } | { found: false; statusCode: string; message: string };
@@ -24,6 +29,8 @@ export type DianRegisteredEvent = {
   description: string;
   /** `EffectiveDate` (YYYY-MM-DD) when DIAN gives one. */
   date: string | null;
+  /** The event's CUDE (`cac:DocumentReference/cbc:UUID`), lower-cased, when DIAN gives it. */
+  cude: string | null;
 };
 
 export type DianReceivedDocument = { cufe: string; documentType: string; issueDate: string };

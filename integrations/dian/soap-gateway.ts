@@ -164,6 +164,7 @@ function toSendResult(result: Result): DianSendResult {
     statusCode,
     description: text(result['StatusDescription']) || text(result['StatusMessage']),
     errors,
+    documentKey: text(result['XmlDocumentKey']).toLowerCase() || null,
   };
 }
 
@@ -192,6 +193,8 @@ export function eventsFromApplicationResponse(xml: string): DianRegisteredEvent[
     const code = text(response['ResponseCode']);
     if (!code) return [];
     const date = text(response['EffectiveDate']);
-    return [{ code, description: text(response['Description']), date: date || null }];
+    const reference = documentResponse['DocumentReference'];
+    const cude = isRecord(reference) ? text(reference['UUID']).toLowerCase() : '';
+    return [{ code, description: text(response['Description']), date: date || null, cude: cude || null }];
   });
 }

@@ -66,9 +66,7 @@ test.serial('a duplicate at DIAN (the event already registered there) ends dian_
   const cufe = cufeOf('duplicate-at-dian');
   const xml = demoInvoiceXml('FE-DUP-1', cufe, '800197268', COMPANY_NIT);
   world.simulator.addDocument(cufe, xml, { receiverNit: COMPANY_NIT, senderNit: '800197268', issueDate: '2026-11-02', documentType: '01' });
-  world.simulator.catalog.eventsByCufe.set(cufe, [
-    { code: '030', description: 'Acuse de recibo de Factura Electrónica de Venta', cude: 'f'.repeat(96), senderNit: COMPANY_NIT, date: '2026-11-03', time: '10:00:00' },
-  ]);
+  world.simulator.registerEvent(cufe, { code: '030', id: 'OTRO-1', cude: 'f'.repeat(96), senderNit: COMPANY_NIT, date: '2026-11-03', time: '10:00:00' });
   const invoice = await importOne('duplicate.xml', xml);
 
   const posted = await world.call('POST', eventsPath(invoice.id), { event: '030', issuer: ISSUER });
@@ -80,6 +78,61 @@ test.serial('a duplicate at DIAN (the event already registered there) ends dian_
   t.like(list.body.data[0], { id: posted.body.id, status: 'failed', succeeded: false });
   t.is(world.events('dian_event.completed').filter((event) => event.data.invoice_id === invoice.id).length, 0);
   t.is(world.simulator.events(cufe).length, 1, 'DIAN still has only the earlier 030');
+});
+
+test.serial('an event number another program already used (Regla 90 with the earlier key) fails dian_duplicate_event_number; the next number succeeds', async (t) => {
+  const settings = await world.call('GET', `/v1/companies/${world.company.id}/dian-settings`);
+  t.is(settings.body.event_number_prefix, 'DIS');
+  const cufe = cufeOf('number-clash');
+  const xml = demoInvoiceXml('FE-CLASH-1', cufe, '800197268', COMPANY_NIT);
+  world.simulator.addDocument(cufe, xml, { receiverNit: COMPANY_NIT, senderNit: '800197268', issueDate: '2026-11-02', documentType: '01' });
+  const invoice = await importOne('clash.xml', xml);
+  // The next number the service will use; other software sent a 030 with it for another invoice.
+  const next = Number((await world.api.database.db('dian_event_sequences').where({ company_id: world.company.id }).first())?.last_value ?? 0) + 1;
+  const otherCufe = cufeOf('other-software-invoice');
+  world.simulator.registerEvent(otherCufe, { code: '030', id: `DIS${next}`, cude: 'e'.repeat(96), senderNit: COMPANY_NIT });
+
+  const clashing = await world.call('POST', eventsPath(invoice.id), { event: '030', issuer: ISSUER });
+  t.is(clashing.status, 202, JSON.stringify(clashing.body));
+  t.is(clashing.body.number, `DIS${next}`);
+  const failed = await eventually(() => world.events('dian_event.failed').find((event) => event.data.invoice_id === invoice.id));
+  t.like(failed.data, { invoice_id: invoice.id, cufe, event: '030', succeeded: false, error: { code: 'dian_duplicate_event_number' } });
+  t.regex(failed.data.error.message, new RegExp(`numbered DIS${next} .*${'e'.repeat(96)}`));
+  t.deepEqual(world.simulator.events(cufe), [], 'nothing registered for our invoice');
+  t.is(world.events('dian_event.completed').filter((event) => event.data.invoice_id === invoice.id).length, 0);
+
+  const again = await world.call('POST', eventsPath(invoice.id), { event: '030', issuer: ISSUER });
+  t.is(again.status, 202, JSON.stringify(again.body));
+  t.is(again.body.number, `DIS${next + 1}`);
+  const completed = await eventually(() => world.events('dian_event.completed').find((event) => event.data.invoice_id === invoice.id));
+  t.like(completed.data, { event: '030', succeeded: true });
+  const list = await world.call('GET', eventsPath(invoice.id));
+  t.like(list.body.data, [{ number: `DIS${next}`, status: 'failed' }, { number: `DIS${next + 1}`, status: 'succeeded' }]);
+  t.deepEqual(world.simulator.events(cufe).map((event) => [event.code, event.id, event.cude]), [['030', `DIS${next + 1}`, list.body.data[1].cude]]);
+});
+
+test.serial('a configured event_number_prefix numbers the next events', async (t) => {
+  const put = await world.call('PUT', `/v1/companies/${world.company.id}/dian-settings`, {
+    environment: 'simulator', software_id: 'c7f0b5a4-1111-4a0e-9d8b-000000000001', software_pin: '12345',
+    certificate_p12_base64: world.certificate.p12.toString('base64'), certificate_password: world.certificate.password,
+    event_number_prefix: 'GMO-EV',
+  });
+  t.is(put.status, 200, JSON.stringify(put.body));
+  t.is(put.body.event_number_prefix, 'GMO-EV');
+  const bad = await world.call('PUT', `/v1/companies/${world.company.id}/dian-settings`, {
+    environment: 'simulator', software_id: 'x', software_pin: 'y', certificate_p12_base64: world.certificate.p12.toString('base64'),
+    certificate_password: world.certificate.password, event_number_prefix: 'no spaces',
+  });
+  t.is(bad.status, 400);
+  t.is(bad.body.error.param, 'event_number_prefix');
+  const cufe = cufeOf('prefixed');
+  const xml = demoInvoiceXml('FE-PFX-1', cufe, '800197268', COMPANY_NIT);
+  world.simulator.addDocument(cufe, xml, { receiverNit: COMPANY_NIT, senderNit: '800197268', issueDate: '2026-11-02', documentType: '01' });
+  const invoice = await importOne('prefixed.xml', xml);
+  const posted = await world.call('POST', eventsPath(invoice.id), { event: '030', issuer: ISSUER });
+  t.regex(posted.body.number, /^GMO-EV[0-9]+$/);
+  await eventually(() => world.events('dian_event.completed').find((event) => event.data.invoice_id === invoice.id));
+  t.is(world.simulator.events(cufe)[0]?.id, posted.body.number);
 });
 
 test.serial('a sale (the company is the supplier) is refused with 409 not_a_purchase', async (t) => {

@@ -11,6 +11,7 @@ import { packageEvent } from '../../domain/dian/event-package';
 import { signXadesEpes, verifyXadesSignature } from '../../domain/dian/xades';
 import { generateTestPkcs12 } from '../../testing/dian-certificates';
 import { startDianSimulator, type DianSimulator, type DianSimulatorOptions } from '../../integrations/dian/simulator/server';
+import { FIXTURES } from '../support/ingestion';
 
 function testCredentials(commonName: string) {
   const { p12, password } = generateTestPkcs12('clave-de-prueba', { commonName });
@@ -22,7 +23,6 @@ const permissive = () => ({ valid: true });
 const BUYER = '900123456';
 const CUFE = 'a'.repeat(96);
 const INVOICE_XML = '<Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2"><ID>SETP1</ID></Invoice>';
-import { FIXTURES } from '../support/ingestion';
 
 async function setup(
   t: ExecutionContext,
@@ -97,12 +97,14 @@ test('events 030 → 032 → 033 are registered and read back with GetStatusEven
   t.deepEqual(await gateway.getStatusEvent(CUFE), []);
   for (const code of ['030', '032', '033']) {
     const result = await send(gateway, code);
-    t.deepEqual(result, { accepted: true, statusCode: '00', description: 'Procesado Correctamente.', errors: [] }, code);
+    t.like(result, { accepted: true, statusCode: '00', description: 'Procesado Correctamente.', errors: [] }, code);
+    t.regex(result.documentKey ?? '', /^[0-9a-f]{96}$/);
   }
   const events = await gateway.getStatusEvent(CUFE);
   t.deepEqual(events.map((e) => e.code), ['030', '032', '033']);
   t.is(events[0]!.description, 'Acuse de recibo de Factura Electrónica de Venta');
   t.regex(events[2]!.date ?? '', /^\d{4}-\d{2}-\d{2}$/);
+  t.deepEqual(events.map((e) => e.cude), simulator.events(CUFE).map((e) => e.cude));
   t.is(simulator.events(CUFE).length, 3);
 });
 
@@ -129,11 +131,20 @@ test('event order: 032 needs a registered 030 and 033 needs 032', async (t) => {
 
 test('duplicates: the same ApplicationResponse twice is rule 90, a second 030 is refused', async (t) => {
   const { gateway } = await setup(t);
-  const event = buildTestEventZip({ cufe: CUFE, eventCode: '030', senderNit: BUYER });
+  const event = buildTestEventZip({ cufe: CUFE, eventCode: '030', senderNit: BUYER, id: 'EV-1' });
   t.true((await gateway.sendEvent(event.zip, event.fileName)).accepted);
   const again = await gateway.sendEvent(event.zip, event.fileName);
   t.false(again.accepted);
   t.deepEqual(again.errors, ['Regla: 90, Rechazo: Documento procesado anteriormente.']);
+  t.is(again.documentKey, event.cude, 'the same document: its own key');
+
+  // Same sender NIT, event type and number on ANOTHER invoice: rule 90 with the earlier key.
+  const sameNumber = buildTestEventZip({ cufe: 'f'.repeat(96), eventCode: '030', senderNit: BUYER, id: 'EV-1' });
+  const clash = await gateway.sendEvent(sameNumber.zip, sameNumber.fileName);
+  t.false(clash.accepted);
+  t.deepEqual(clash.errors, ['Regla: 90, Rechazo: Documento procesado anteriormente.']);
+  t.is(clash.documentKey, event.cude);
+  t.not(clash.documentKey, sameNumber.cude);
 
   const other = buildTestEventZip({ cufe: CUFE, eventCode: '030', senderNit: BUYER, cude: 'd'.repeat(96) });
   const second = await gateway.sendEvent(other.zip, other.fileName);
@@ -338,7 +349,7 @@ test('end to end with domain/dian: a XAdES-signed 030 built by the domain is ver
   });
   const signed = signXadesEpes(unsigned, credentials);
   const accepted = await gateway.sendEvent(packageEvent(signed, 'ar1.xml'), 'ar1.zip');
-  t.deepEqual(accepted, { accepted: true, statusCode: '00', description: 'Procesado Correctamente.', errors: [] });
+  t.like(accepted, { accepted: true, statusCode: '00', description: 'Procesado Correctamente.', errors: [] });
   t.deepEqual(simulator.events(CUFE).map((e) => e.code), ['030']);
 
   const tampered = signed.replace('Comprador S.A.S.', 'Comprador Falso S.A.S.');

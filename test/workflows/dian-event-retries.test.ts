@@ -13,9 +13,13 @@ import { eventually } from '../support/eventually';
 // through by the time-skipping server) and produce no intermediate events.
 let simulator: DianSimulator;
 let world: WebhookWorld;
+const ISSUER = { id_type: '13', id_number: '1020304050', first_name: 'Ana', family_name: 'Pérez', job_title: 'Contadora' };
 
 test.before(async () => {
-  simulator = await startDianSimulator({ verifyApplicationResponse: verifyXadesSignature, seedFiles: [path.join(FIXTURES, 'invoice-signed-setp.xml')] });
+  simulator = await startDianSimulator({
+    verifyApplicationResponse: verifyXadesSignature,
+    seedFiles: ['invoice-signed-setp.xml', 'toolbox-excluded-vat.xml'].map((name) => path.join(FIXTURES, name)),
+  });
   world = await startWebhookWorld({ DIAN_SIMULATOR_URL: simulator.url });
 });
 test.after.always(async () => {
@@ -23,36 +27,68 @@ test.after.always(async () => {
   await simulator?.close();
 });
 
-test('three HTTP 500s from DIAN, then success: exactly one dian_event.completed and no other dian_event event', async (t) => {
-  const company = await seedCompany(world.database, 'Opticas GMO Colombia S.A.S.', '900108281');
-  const { key } = await seedKey(world.database, { scopes: ['documents:read', 'documents:write'], role: 'admin' });
-  const certificate = generateTestPkcs12('clave-p12', { commonName: 'Opticas GMO firma' });
-  const json = { ...bearer(key), 'Content-Type': 'application/json' };
-  const settings = await fetch(`${world.apiUrl}/v1/companies/${company.id}/dian-settings`, {
-    method: 'PUT', headers: json,
-    body: JSON.stringify({ environment: 'simulator', software_id: 'sw-1', software_pin: '12345', certificate_p12_base64: certificate.p12.toString('base64'), certificate_password: certificate.password }),
-  });
-  t.is(settings.status, 200);
-  const accepted = await upload(world.apiUrl, key, company.id, { name: 'invoice.xml', bytes: fixture('invoice-signed-setp.xml') });
-  const file = await waitForImport(world.apiUrl, key, company.id, accepted.body.id);
-  const invoiceId = file.documents[0].id as number;
+/** The fixtures' buyer (NIT 900108281, unique) with simulator settings, made once. */
+let buyer: Promise<{ company: { id: number }; key: string }> | undefined;
+function theBuyer() {
+  buyer ??= (async () => {
+    const company = await seedCompany(world.database, 'Opticas GMO Colombia S.A.S.', '900108281');
+    const { key } = await seedKey(world.database, { scopes: ['documents:read', 'documents:write'], role: 'admin' });
+    const certificate = generateTestPkcs12('clave-p12', { commonName: 'Opticas GMO firma' });
+    const settings = await fetch(`${world.apiUrl}/v1/companies/${company.id}/dian-settings`, {
+      method: 'PUT', headers: { ...bearer(key), 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        environment: 'simulator', software_id: 'sw-1', software_pin: '12345', event_number_prefix: 'RETRY',
+        certificate_p12_base64: certificate.p12.toString('base64'), certificate_password: certificate.password,
+      }),
+    });
+    if (settings.status !== 200) throw new Error(`dian-settings: ${settings.status}`);
+    return { company, key };
+  })();
+  return buyer;
+}
 
-  simulator.failNext(3, 'http500');
-  const posted = await fetch(`${world.apiUrl}/v1/companies/${company.id}/invoices/${invoiceId}/dian-events`, { method: 'POST', headers: json, body: JSON.stringify({ event: '030', issuer: { id_type: '13', id_number: '1020304050', first_name: 'Ana', family_name: 'Pérez', job_title: 'Contadora' } }) });
+/** One imported invoice of the buyer, and a 030 POSTed for it and awaited. */
+async function postEvent(t: { is: (a: unknown, b: unknown) => void }, fixtureName: string) {
+  const { company, key } = await theBuyer();
+  const json = { ...bearer(key), 'Content-Type': 'application/json' };
+  const accepted = await upload(world.apiUrl, key, company.id, { name: 'invoice.xml', bytes: fixture(fixtureName) });
+  const file = await waitForImport(world.apiUrl, key, company.id, accepted.body.id);
+  const invoice = file.documents[0] as { id: number; cufe: string };
+  const posted = await fetch(`${world.apiUrl}/v1/companies/${company.id}/invoices/${invoice.id}/dian-events`, { method: 'POST', headers: json, body: JSON.stringify({ event: '030', issuer: ISSUER }) });
   t.is(posted.status, 202);
   const event = (await posted.json()) as { id: number };
   const result = await world.env.client.workflow.getHandle(workflowIdsFor(world.taskQueue).dianEvent(event.id)).result();
-  t.deepEqual(result, { succeeded: true });
-
-  const sends = simulator.requests.filter((request) => request.operation === 'SendEventUpdateStatus' || request.outcome === 'injected http500');
-  t.deepEqual(sends.map((request) => request.outcome), ['injected http500', 'injected http500', 'injected http500', 'StatusCode 00']);
   // publishEvents starts publishEventWorkflow, which records the event: wait for it.
-  const dianEvents = () => world.database.db('events').where({ company_id: company.id }).where('type', 'like', 'dian_event.%');
   const published = await eventually(async () => {
-    const rows = await dianEvents();
+    const rows = await world.database.db('events').where({ company_id: company.id }).where('type', 'like', 'dian_event.%')
+      .whereRaw(`data->>'invoice_id' = ?`, [String(invoice.id)]);
     return rows.length > 0 ? rows : undefined;
   });
+  return { company, invoice, event, result, published };
+}
+
+test.serial('three HTTP 500s from DIAN, then success: exactly one dian_event.completed and no other dian_event event', async (t) => {
+  simulator.failNext(3, 'http500');
+  const { invoice, result, published } = await postEvent(t, 'invoice-signed-setp.xml');
+  t.deepEqual(result, { succeeded: true });
+  const sends = simulator.requests.filter((request) => request.operation === 'SendEventUpdateStatus' || request.outcome === 'injected http500');
+  t.deepEqual(sends.map((request) => request.outcome), ['injected http500', 'injected http500', 'injected http500', 'StatusCode 00']);
   t.is(published.length, 1);
   t.is(published[0].type, 'dian_event.completed');
-  t.deepEqual(published[0].data, { invoice_id: invoiceId, cufe: file.documents[0].cufe, event: '030', succeeded: true });
+  t.deepEqual(published[0].data, { invoice_id: invoice.id, cufe: invoice.cufe, event: '030', succeeded: true });
+});
+
+test.serial('an answer lost after DIAN registered the event: the retry gets Regla 90 with OUR key and the event succeeds', async (t) => {
+  const before = simulator.requests.length;
+  // failNext counts every request: the upload's import makes none, so the event's first send is the next one.
+  simulator.failNext(1, 'lostAnswer');
+  const { invoice, event, result, published } = await postEvent(t, 'toolbox-excluded-vat.xml');
+  t.deepEqual(result, { succeeded: true });
+  const sends = simulator.requests.slice(before).filter((request) => request.operation === 'SendEventUpdateStatus');
+  t.deepEqual(sends.map((request) => request.outcome), ['answer lost after StatusCode 00', 'StatusCode 99']);
+  const row = await world.database.db('dian_events').where({ id: event.id }).first();
+  t.like(row, { status: 'succeeded' });
+  t.regex(row.number, /^RETRY[0-9]+$/);
+  t.deepEqual(simulator.events(invoice.cufe).map((registered) => registered.cude), [row.cude]);
+  t.deepEqual(published.map((p: { type: string }) => p.type), ['dian_event.completed']);
 });

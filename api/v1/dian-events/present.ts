@@ -2,7 +2,7 @@ import type { DianEventRow } from '../../../db/repositories/dian-events';
 
 /**
  * The Tax-authority event record (spec: invoice_id, cufe, event, succeeded, error on failure)
- * plus, in the API only, id, status (pending | succeeded | failed), cude and timestamps.
+ * plus, in the API only, id, number (cbc:ID sent to DIAN), status (pending | succeeded | failed), cude and timestamps.
  */
 export function presentDianEvent(row: DianEventRow, cufe: string) {
   return {
@@ -10,6 +10,7 @@ export function presentDianEvent(row: DianEventRow, cufe: string) {
     invoice_id: row.document_id,
     cufe,
     event: row.event,
+    number: row.number,
     status: row.status,
     succeeded: row.status === 'succeeded',
     cude: row.cude,

@@ -9,6 +9,7 @@ import type { DocumentRow } from '../../../db/repositories/documents';
 import type { DianEventCode, DianEventRow } from '../../../db/repositories/dian-events';
 import { startWorkflow } from '../../../temporal/start-workflow';
 import { dianEventWorkflow } from '../../../workflows/dian-event';
+import { eventNumberPrefix } from '../../../db/repositories/dian-settings';
 import { workflowIdsFor } from '../../../workflows/messages';
 import { eligibleForDianEvents } from '../../../domain/dian/event-eligibility';
 import { dianEventIn } from './schemas';
@@ -65,7 +66,8 @@ export function dianEventsRoutes(deps: ApiDependencies): Router {
     if ((input.event === '030' || input.event === '032') && !input.issuer) {
       throw invalidParameter('issuer', `Event ${input.event} must name the person who issues it: issuer {id_type, id_number, first_name, family_name, job_title, department?}.`);
     }
-    if (!(await repositories.dianSettings.find(owner.id))) {
+    const settings = await repositories.dianSettings.find(owner.id);
+    if (!settings) {
       throw new ApiError(409, 'dian_settings_missing', 'Configure the company\'s DIAN settings (PUT /v1/companies/{company_id}/dian-settings) first.');
     }
     checkEventOrder(input.event, await repositories.dianEvents.listForDocument(owner.id, invoice.id));
@@ -79,7 +81,7 @@ export function dianEventsRoutes(deps: ApiDependencies): Router {
           ...(input.issuer.department ? { department: input.issuer.department } : {}),
         }
       : null;
-    const row = await repositories.dianEvents.insert(owner.id, invoice.id, input.event, input.event === '033' ? null : issuer);
+    const row = await repositories.dianEvents.insert(owner.id, invoice.id, input.event, input.event === '033' ? null : issuer, eventNumberPrefix(settings));
     try {
       await startWorkflow({ client: deps.temporal.client, taskQueue: config.temporal.taskQueue }, dianEventWorkflow, {
         workflowId: workflowIdsFor(config.temporal.taskQueue).dianEvent(row.id),

@@ -7,7 +7,7 @@ import { ApiError, invalidParameter, notFound } from '../../errors';
 import { parseBody } from '../../validation';
 import type { LoadedCertificate } from '../../../domain/dian/certificate';
 import { CpuBudgetExceeded, loadCertificateInPool } from '../../../services/cpu/pool';
-import type { DianSettingsRow } from '../../../db/repositories/dian-settings';
+import { eventNumberPrefix, type DianSettingsRow } from '../../../db/repositories/dian-settings';
 
 const text = (field: string, max: number) =>
   z.string({ error: `${field} must be a string.` }).trim().min(1, `${field} is required.`).max(max, `${field} must be at most ${max} characters.`);
@@ -19,12 +19,18 @@ export const dianSettingsIn = z.strictObject({
   software_pin: text('software_pin', 100),
   certificate_p12_base64: text('certificate_p12_base64', 200_000).regex(/^[A-Za-z0-9+/=\s]+$/, 'certificate_p12_base64 must be base64.'),
   certificate_password: z.string({ error: 'certificate_password must be a string.' }).max(200, 'certificate_password is too long.'),
+  /** Prefix of the event numbers (cbc:ID); DEFAULT_EVENT_NUMBER_PREFIX when absent. */
+  event_number_prefix: z
+    .string({ error: 'event_number_prefix must be a string.' })
+    .regex(/^[A-Za-z0-9-]{1,20}$/, 'event_number_prefix must be 1 to 20 letters, digits or dashes.')
+    .optional(),
 });
 
 function present(row: DianSettingsRow) {
   return {
     environment: row.environment,
     software_id: row.software_id,
+    event_number_prefix: eventNumberPrefix(row),
     certificate: { subject: row.certificate_subject, issuer: row.certificate_issuer, not_after: row.certificate_not_after.toISOString() },
     updated_at: row.updated_at.toISOString(),
   };
@@ -61,6 +67,7 @@ export function dianSettingsRoutes(deps: ApiDependencies): Router {
       certificate_subject: certificate.subject,
       certificate_issuer: certificate.issuer,
       certificate_not_after: certificate.notAfter,
+      event_number_prefix: input.event_number_prefix ?? null,
     });
     ctx.body = present(row);
   });

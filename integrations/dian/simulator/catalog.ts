@@ -14,7 +14,9 @@ export type VerifyApplicationResponse = (xml: string) => { valid: boolean; reaso
 
 export type DocumentMeta = { receiverNit: string; issueDate: string; documentType: string; senderNit?: string };
 export type CatalogDocument = DocumentMeta & { cufe: string; xml: Buffer };
-export type RegisteredEvent = { code: string; description: string; cude: string; senderNit: string; date: string; time: string };
+export type RegisteredEvent = { code: string; description: string; cude: string; senderNit: string; id: string; date: string; time: string };
+/** An event registered elsewhere (DIAN's portal, another provider's software). */
+export type ForeignEvent = { code: string; id: string; senderNit: string; cude: string; date?: string; time?: string };
 
 /** Names of the buyer-side events (annex 1.9, RADIAN). */
 export const EVENT_DESCRIPTIONS: Record<string, string> = {
@@ -79,7 +81,34 @@ const rejected = (errors: string[], key: string | null = null): DianResponseFiel
 export class DianCatalog {
   readonly documents = new Map<string, CatalogDocument>();
   readonly eventsByCufe = new Map<string, RegisteredEvent[]>();
-  private readonly cudes = new Set<string>();
+  /** DIAN's duplicate key, sender NIT + event type + event number → the CUDE registered first. */
+  private readonly byNumber = new Map<string, string>();
+
+  private static numberKey(senderNit: string, code: string, id: string): string {
+    return `${senderNit}|${code}|${id}`;
+  }
+
+  /**
+   * Registers an event as if it had arrived through DIAN's portal or another provider's software
+   * (no validation): GetStatusEvent lists it and it takes its number. Simulator only.
+   */
+  registerEvent(cufe: string, event: ForeignEvent, now: Date = new Date()): void {
+    const key = cufe.toLowerCase();
+    const when = colombiaNow(now);
+    this.byNumber.set(DianCatalog.numberKey(event.senderNit, event.code, event.id), event.cude.toLowerCase());
+    this.eventsByCufe.set(key, [
+      ...this.events(key),
+      {
+        code: event.code,
+        description: EVENT_DESCRIPTIONS[event.code] ?? `Evento ${event.code}`,
+        cude: event.cude.toLowerCase(),
+        senderNit: event.senderNit,
+        id: event.id,
+        date: event.date ?? when.date,
+        time: event.time ?? when.time,
+      },
+    ]);
+  }
 
   addDocument(cufe: string, xml: string | Buffer, meta: DocumentMeta): void {
     const key = cufe.toLowerCase();
@@ -160,7 +189,10 @@ export class DianCatalog {
     }
     const verdict = verify(xml);
     if (!verdict.valid) return rejected([MSG.signature(verdict.reason ?? 'firma no válida')], event.cude);
-    if (this.cudes.has(event.cude)) return rejected([MSG.duplicateCude], event.cude);
+    // CONFIRMED behaviour: the duplicate check is keyed by sender NIT + event type + event
+    // number, and XmlDocumentKey carries the key of the document registered first.
+    const earlier = this.byNumber.get(DianCatalog.numberKey(event.senderNit, event.code, event.id));
+    if (earlier) return rejected([MSG.duplicateCude], earlier);
 
     const document = this.documents.get(event.cufe);
     if (!document) return rejected([MSG.unknownDocument(event.cufe)], event.cude);
@@ -176,11 +208,7 @@ export class DianCatalog {
     const other = EXCLUSIVE[event.code];
     if (other && has(other)) return rejected([MSG.exclusive(event.code, other)], event.cude);
 
-    this.cudes.add(event.cude);
-    this.eventsByCufe.set(event.cufe, [
-      ...registered,
-      { code: event.code, description: EVENT_DESCRIPTIONS[event.code]!, cude: event.cude, senderNit: event.senderNit, ...colombiaNow(now) },
-    ]);
+    this.registerEvent(event.cufe, event, now);
     return {
       isValid: true,
       statusCode: '00',

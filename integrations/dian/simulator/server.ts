@@ -20,7 +20,7 @@ import {
   text,
   verifySoapSecurity,
 } from '../soap';
-import { DianCatalog, type DocumentMeta, type RegisteredEvent, type VerifyApplicationResponse } from './catalog';
+import { DianCatalog, type DocumentMeta, type ForeignEvent, type RegisteredEvent, type VerifyApplicationResponse } from './catalog';
 import {
   FAULTS,
   dianResponseEnvelope,
@@ -30,9 +30,13 @@ import {
   type SoapFault,
 } from './responses';
 
-export type { VerifyApplicationResponse, DocumentMeta, RegisteredEvent } from './catalog';
+export type { VerifyApplicationResponse, DocumentMeta, RegisteredEvent, ForeignEvent } from './catalog';
 
-export type FailureKind = 'http500' | 'timeout';
+/**
+ * http500: refused before processing; timeout: never answered; lostAnswer: processed (an event
+ * is registered) but answered with HTTP 500, like an answer lost on the way back.
+ */
+export type FailureKind = 'http500' | 'timeout' | 'lostAnswer';
 
 export type DianSimulatorOptions = {
   /**
@@ -57,6 +61,8 @@ export type DianSimulator = {
   addDocument(cufe: string, xml: string | Buffer, meta: DocumentMeta): void;
   seedFromFiles(paths: readonly string[]): void;
   events(cufe: string): RegisteredEvent[];
+  /** An event registered through DIAN's portal or another provider (takes its number, listed by GetStatusEvent). */
+  registerEvent(cufe: string, event: ForeignEvent): void;
   /** The next `n` requests fail: HTTP 500 with a WCF internal fault, or no answer at all. */
   failNext(n: number, kind: FailureKind): void;
   close(): Promise<void>;
@@ -81,7 +87,14 @@ export async function startDianSimulator(options: DianSimulatorOptions = {}): Pr
   const requests: SimulatorRequest[] = [];
   let url = '';
 
+  const losing = new WeakSet<http.ServerResponse>();
   const send = (res: http.ServerResponse, status: number, body: string, operation: string | null, outcome: string) => {
+    if (losing.has(res)) {
+      requests.push({ operation, status: 500, outcome: `answer lost after ${outcome}` });
+      res.writeHead(500, { 'Content-Type': 'application/soap+xml; charset=utf-8' });
+      res.end(faultEnvelope(FAULTS.internal));
+      return;
+    }
     requests.push({ operation, status, outcome });
     res.writeHead(status, { 'Content-Type': 'application/soap+xml; charset=utf-8' });
     res.end(body);
@@ -99,6 +112,7 @@ export async function startDianSimulator(options: DianSimulatorOptions = {}): Pr
     }
     const body = await readBody(req);
     if (injected === 'http500') return fault(res, FAULTS.internal, null, 'injected http500');
+    if (injected === 'lostAnswer') losing.add(res);
     if (req.method !== 'POST' || new URL(req.url ?? '/', 'http://x').pathname !== SERVICE_PATH) {
       requests.push({ operation: null, status: 404, outcome: 'not found' });
       res.writeHead(404).end();
@@ -174,6 +188,7 @@ export async function startDianSimulator(options: DianSimulatorOptions = {}): Pr
     addDocument: (cufe, xml, meta) => catalog.addDocument(cufe, xml, meta),
     seedFromFiles: (paths) => catalog.seedFromFiles(paths),
     events: (cufe) => catalog.events(cufe),
+    registerEvent: (cufe, event) => catalog.registerEvent(cufe, event, now()),
     failNext(n, kind) {
       for (let i = 0; i < n; i++) failures.push(kind);
     },
