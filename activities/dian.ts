@@ -1,3 +1,4 @@
+import { createDianDocumentActivities } from './dian-documents';
 import { createDianEventActivities } from './dian-events';
 import { createDianImportActivities } from './dian-imports';
 import type { DianActivityDependencies as GatewayDependencies } from './dian-gateway';
@@ -7,5 +8,5 @@ import type { IngestionActivityDependencies } from './ingestion';
 export type DianActivityDependencies = GatewayDependencies & IngestionActivityDependencies;
 
 export function createDianActivities(deps: DianActivityDependencies) {
-  return { ...createDianEventActivities(deps), ...createDianImportActivities(deps) };
+  return { ...createDianEventActivities(deps), ...createDianImportActivities(deps), ...createDianDocumentActivities(deps) };
 }

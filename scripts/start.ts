@@ -8,7 +8,8 @@ import { connectDatabase, migrateToLatest } from '../db/connection';
 import { createRepositories } from '../db/repositories';
 import { startLocalServices } from './embedded/local-services';
 import { claimDataDir } from './embedded/run-record';
-import { seedDemoOnFirstRun } from './demo-seed';
+import { demoHints, seedDemoOnFirstRun } from './demo-seed';
+import { SecretBox } from '../domain/secret-box';
 import { loadMasterKey } from '../config/master-key';
 import { createBlobStore } from '../storage/create-blob-store';
 import { startDianSimulator } from '../integrations/dian/simulator/server';
@@ -44,17 +45,21 @@ async function main() {
     const db = connectDatabase(services.databaseUrl, 2);
     const applied = await migrateToLatest(db);
     if (applied.length) say(`migrations applied: ${applied.length}`);
-    const blobStore = createBlobStore(config, loadMasterKey(config), () => config.http.publicBaseUrl ?? '');
-    const demo = await seedDemoOnFirstRun(createRepositories(db), blobStore, config);
-    await db.destroy();
-
-    // Companies whose DIAN environment is 'simulator' talk to DIAN_SIMULATOR_URL, or to an embedded one.
+    // Companies whose DIAN environment is 'simulator' talk to DIAN_SIMULATOR_URL, or to an
+    // embedded one whose catalogue (documents, events) is kept under DATA_DIR like DIAN's.
     let dianSimulatorUrl = config.dian.simulatorUrl;
     if (!dianSimulatorUrl) {
-      const simulator = await startDianSimulator({ verifyApplicationResponse: verifyXadesSignature });
+      const simulator = await startDianSimulator({
+        verifyApplicationResponse: verifyXadesSignature,
+        stateFile: path.join(config.dataDir, 'dian-simulator.json'),
+      });
       stops.push(() => simulator.close());
       dianSimulatorUrl = simulator.url;
     }
+    const masterKey = loadMasterKey(config);
+    const blobStore = createBlobStore(config, masterKey, () => config.http.publicBaseUrl ?? '');
+    const demo = await seedDemoOnFirstRun(createRepositories(db), blobStore, config, { secretBox: new SecretBox(masterKey), simulatorUrl: dianSimulatorUrl });
+    await db.destroy();
 
     // Bundled once here, so a restarted worker is back in seconds instead of re-running webpack.
     let workflowBundlePath = process.env.WORKFLOW_BUNDLE_PATH;
@@ -97,7 +102,8 @@ async function main() {
     if (demo) {
       say('first run: created a demo company and an admin API key (shown only now, keep it):');
       console.log(JSON.stringify(demo, null, 2));
-      say(`try: curl -H "Authorization: Bearer ${demo.api_key.key}" ${api.url}/v1/companies/${demo.company.id}/invoices`);
+      say('try (README, "Quick start"):');
+      for (const line of demoHints(api.url, demo)) console.log(`  ${line}`);
     }
     say('press Ctrl-C to stop');
   } catch (error) {

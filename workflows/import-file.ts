@@ -1,7 +1,9 @@
-import { ActivityFailure, proxyActivities, uuid4 } from '@temporalio/workflow';
+import { ActivityFailure, patched, proxyActivities, uuid4 } from '@temporalio/workflow';
+import type { createDianDocumentActivities } from '../activities/dian-documents';
 import type { createIngestionActivities, EventToPublish } from '../activities/ingestion';
 
 type IngestionActivities = ReturnType<typeof createIngestionActivities>;
+type DianDocumentActivities = ReturnType<typeof createDianDocumentActivities>;
 
 const { importUploadedFile } = proxyActivities<IngestionActivities>({
   startToCloseTimeout: '2 minutes',
@@ -12,6 +14,20 @@ const { failUploadedFile, uploadedFileRecord, contactRecord, publishEvents, resu
   startToCloseTimeout: '1 minute',
   retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
 });
+
+const { registerImportedWithDianSimulator } = proxyActivities<DianDocumentActivities>({
+  startToCloseTimeout: '1 minute',
+  retry: { initialInterval: '2 seconds', maximumInterval: '1 minute', maximumAttempts: 5 },
+});
+
+/** DIAN's side of imported documents; never fails the import (docs/dian.md). */
+async function afterImportAtDian(fileId: number): Promise<void> {
+  try {
+    await registerImportedWithDianSimulator(fileId);
+  } catch (error) {
+    if (!(error instanceof ActivityFailure)) throw error;
+  }
+}
 
 /**
  * One uploaded file, from bytes to documents: import it (idempotently: a CUFE is stored once,
@@ -28,6 +44,7 @@ export async function importFileWorkflow(input: { fileId: number }): Promise<{ s
     await failUploadedFile(input.fileId, 'import_failed', 'The file could not be processed; it is kept and can be uploaded again.');
     outcome = { status: 'ERROR', contactChanges: [] };
   }
+  if (outcome.status === 'DONE' && patched('dian-after-import')) await afterImportAtDian(input.fileId);
 
   const record = await uploadedFileRecord(input.fileId);
   const events: EventToPublish[] = [];

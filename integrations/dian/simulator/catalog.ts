@@ -3,7 +3,8 @@
  * against them, SendEventUpdateStatus validation. Codes/texts marked CONFIRMED come from
  * DIAN's published service code; ASSUMED ones are the simulator's (see integrations/dian/README.md).
  */
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import AdmZip from 'adm-zip';
 import { XMLParser } from 'fast-xml-parser';
 import { parseUbl } from '../../../domain/ubl/parse';
@@ -78,11 +79,44 @@ function colombiaNow(now: Date): { date: string; time: string } {
 
 const rejected = (errors: string[], key: string | null = null): DianResponseFields => ({ isValid: false, statusCode: '99', ...REJECTED, errors, xmlDocumentKey: key });
 
+type CatalogState = { documents: (DocumentMeta & { cufe: string; xml: string })[]; events: Record<string, RegisteredEvent[]> };
+
 export class DianCatalog {
   readonly documents = new Map<string, CatalogDocument>();
   readonly eventsByCufe = new Map<string, RegisteredEvent[]>();
   /** DIAN's duplicate key, sender NIT + event type + event number → the CUDE registered first. */
   private readonly byNumber = new Map<string, string>();
+
+  /**
+   * stateFile: where the catalogue survives restarts (JSON, rewritten after every change), as
+   * DIAN remembers documents and events; without it the catalogue lives in memory only.
+   */
+  constructor(private readonly stateFile?: string) {
+    if (!stateFile) return;
+    let state: CatalogState;
+    try {
+      state = JSON.parse(readFileSync(stateFile, 'utf8')) as CatalogState;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw error;
+    }
+    for (const { cufe, xml, ...meta } of state.documents) this.documents.set(cufe, { ...meta, cufe, xml: Buffer.from(xml, 'base64') });
+    for (const [cufe, events] of Object.entries(state.events)) {
+      this.eventsByCufe.set(cufe, events);
+      for (const event of events) this.byNumber.set(DianCatalog.numberKey(event.senderNit, event.code, event.id), event.cude);
+    }
+  }
+
+  private save(): void {
+    if (!this.stateFile) return;
+    const state: CatalogState = {
+      documents: [...this.documents.values()].map(({ xml, ...rest }) => ({ ...rest, xml: xml.toString('base64') })),
+      events: Object.fromEntries(this.eventsByCufe),
+    };
+    mkdirSync(path.dirname(this.stateFile), { recursive: true });
+    writeFileSync(`${this.stateFile}.tmp`, JSON.stringify(state));
+    renameSync(`${this.stateFile}.tmp`, this.stateFile);
+  }
 
   private static numberKey(senderNit: string, code: string, id: string): string {
     return `${senderNit}|${code}|${id}`;
@@ -108,26 +142,35 @@ export class DianCatalog {
         time: event.time ?? when.time,
       },
     ]);
+    this.save();
   }
 
   addDocument(cufe: string, xml: string | Buffer, meta: DocumentMeta): void {
     const key = cufe.toLowerCase();
     this.documents.set(key, { ...meta, cufe: key, xml: Buffer.isBuffer(xml) ? xml : Buffer.from(xml, 'utf8') });
+    this.save();
   }
 
-  /** Seeds from UBL files (Invoice/CreditNote/DebitNote, bare or in an AttachedDocument). */
-  seedFromFiles(paths: readonly string[]): void {
+  /**
+   * Adds one UBL document (Invoice/CreditNote/DebitNote, bare or in an AttachedDocument), its
+   * parties, date and type read from the XML. Returns its CUFE/CUDE; throws UblParseError.
+   */
+  addUbl(xml: Buffer): { cufe: string; documentType: string } {
     const typeCodes = { Invoice: '01', CreditNote: '91', DebitNote: '92' } as const;
-    for (const file of paths) {
-      const xml = readFileSync(file);
-      const { document } = parseUbl(xml);
-      this.addDocument(document.cufe, xml, {
-        receiverNit: document.customer.idNumber,
-        senderNit: document.supplier.idNumber,
-        issueDate: document.issueDate,
-        documentType: document.documentType === 'Invoice' ? (document.typeCode ?? '01') : typeCodes[document.documentType],
-      });
-    }
+    const { document } = parseUbl(xml);
+    const documentType = document.documentType === 'Invoice' ? (document.typeCode ?? '01') : typeCodes[document.documentType];
+    this.addDocument(document.cufe, xml, {
+      receiverNit: document.customer.idNumber,
+      senderNit: document.supplier.idNumber,
+      issueDate: document.issueDate,
+      documentType,
+    });
+    return { cufe: document.cufe.toLowerCase(), documentType };
+  }
+
+  /** Seeds from UBL files (see addUbl). */
+  seedFromFiles(paths: readonly string[]): void {
+    for (const file of paths) this.addUbl(readFileSync(file));
   }
 
   events(cufe: string): RegisteredEvent[] {

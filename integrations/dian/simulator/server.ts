@@ -8,6 +8,12 @@
  *   document type. Only gateways created with `extensions.listReceivedDocuments` call it.
  *
  * Point `createSoapDianGateway({ url: simulator.url, ... })` at it; nothing else changes.
+ *
+ * Simulator-only administration over plain HTTP (so other processes can feed it; see
+ * admin-client.ts), never part of DIAN:
+ *   POST /simulator/documents  body: one UBL XML → 201 {cufe, document_type}; 400 if unreadable
+ *   POST /simulator/events     JSON {cufe, code, id, sender_nit, cude, date?, time?} → 201:
+ *                              an event registered elsewhere (DIAN's portal, another provider)
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -48,6 +54,10 @@ export type DianSimulatorOptions = {
   seedFiles?: readonly string[];
   /** The simulator's clock (Timestamp expiry, event dates). */
   now?: () => Date;
+  /** A JSON file keeping the catalogue (documents and events) across restarts. */
+  stateFile?: string;
+  /** Port to listen on (loopback only); 0 (default) picks a free one. */
+  port?: number;
 };
 
 export type SimulatorRequest = { operation: string | null; status: number; outcome: string };
@@ -80,7 +90,7 @@ const requireSignatureElement: VerifyApplicationResponse = (xml) =>
 export async function startDianSimulator(options: DianSimulatorOptions = {}): Promise<DianSimulator> {
   const verifyApplicationResponse = options.verifyApplicationResponse ?? requireSignatureElement;
   const now = options.now ?? (() => new Date());
-  const catalog = new DianCatalog();
+  const catalog = new DianCatalog(options.stateFile);
   if (options.seedFiles) catalog.seedFromFiles(options.seedFiles);
   const failures: FailureKind[] = [];
   const hung = new Set<http.ServerResponse>();
@@ -102,7 +112,44 @@ export async function startDianSimulator(options: DianSimulatorOptions = {}): Pr
   const fault = (res: http.ServerResponse, value: SoapFault, operation: string | null, outcome: string) =>
     send(res, 500, faultEnvelope(value), operation, outcome);
 
+  async function handleAdmin(req: http.IncomingMessage, res: http.ServerResponse, pathname: string): Promise<void> {
+    const json = (status: number, body: unknown) => {
+      requests.push({ operation: `admin ${pathname}`, status, outcome: JSON.stringify(body) });
+      res.writeHead(status, { 'Content-Type': 'application/json' });
+      res.end(JSON.stringify(body));
+    };
+    if (req.method !== 'POST') return json(405, { error: 'POST only' });
+    const body = await readBody(req);
+    if (pathname === '/simulator/documents') {
+      try {
+        const added = catalog.addUbl(Buffer.from(body, 'utf8'));
+        return json(201, { cufe: added.cufe, document_type: added.documentType });
+      } catch (error) {
+        return json(400, { error: (error as Error).message });
+      }
+    }
+    if (pathname === '/simulator/events') {
+      let event: Record<string, unknown>;
+      try {
+        event = JSON.parse(body) as Record<string, unknown>;
+      } catch {
+        return json(400, { error: 'the body is not JSON' });
+      }
+      const field = (name: string) => (typeof event[name] === 'string' && event[name] ? (event[name] as string) : undefined);
+      const [cufe, code, id, senderNit, cude] = ['cufe', 'code', 'id', 'sender_nit', 'cude'].map(field);
+      if (!cufe || !code || !id || !senderNit || !cude) return json(400, { error: 'cufe, code, id, sender_nit and cude are required' });
+      const date = field('date');
+      const time = field('time');
+      catalog.registerEvent(cufe, { code, id, senderNit, cude, ...(date ? { date } : {}), ...(time ? { time } : {}) }, now());
+      return json(201, { cufe: cufe.toLowerCase(), code, id });
+    }
+    return json(404, { error: `no simulator operation at ${pathname}` });
+  }
+
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const pathname = new URL(req.url ?? '/', 'http://x').pathname;
+    // Administration is not DIAN: injected failures do not apply to it.
+    if (pathname.startsWith('/simulator/')) return handleAdmin(req, res, pathname);
     const injected = failures.shift();
     if (injected === 'timeout') {
       requests.push({ operation: null, status: 0, outcome: 'injected timeout' });
@@ -177,7 +224,7 @@ export async function startDianSimulator(options: DianSimulatorOptions = {}): Pr
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
+    server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
   });
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}${SERVICE_PATH}`;
 
