@@ -3,7 +3,7 @@ import { detectFileType } from '../domain/files/detect';
 import { readZipSafely } from '../domain/files/zip';
 import { DianError } from '../integrations/dian/port';
 import { registerDocumentWithSimulator } from '../integrations/dian/simulator/admin-client';
-import type { DianActivityDependencies } from './dian-gateway';
+import { companyDian, type DianActivityDependencies } from './dian-gateway';
 import type { IngestionActivityDependencies } from './ingestion';
 
 /** The DIAN XMLs inside an uploaded file's bytes (a bare XML, or the XMLs of a ZIP). */
@@ -41,6 +41,44 @@ export function createDianDocumentActivities(deps: DianActivityDependencies & In
         }
       }
       return registered;
+    },
+
+    /**
+     * The file's received electronic invoices (purchases with a CUFE) whose events DIAN can tell,
+     * i.e. of a company with DIAN settings; empty otherwise.
+     */
+    async importedInvoicesForDianSync(fileId: number): Promise<number[]> {
+      const file = await repositories.uploadedFiles.findById(fileId);
+      if (!file || file.status !== 'DONE' || !(await repositories.dianSettings.find(file.company_id))) return [];
+      const documents = (await repositories.uploadedFiles.documentsOf([fileId])).get(fileId) ?? [];
+      const ids = documents.filter((document) => document.kind === 'electronic_invoice' && document.cufe).map((document) => document.id);
+      return repositories.dianRegisteredEvents.purchasesAmong(file.company_id, ids);
+    },
+
+    /**
+     * Refreshes what DIAN has registered against an invoice (GetStatusEvent), events sent through
+     * DIAN's portal or other software included, so the API's checks need no call to DIAN.
+     */
+    async syncDianEvents(documentId: number): Promise<number> {
+      const document = await repositories.dianEvents.documentOf(documentId);
+      if (!document?.cufe) return 0;
+      const dian = await companyDian(deps, document.company_id);
+      let events;
+      try {
+        events = await dian.gateway.getStatusEvent(document.cufe);
+      } catch (error) {
+        if (error instanceof DianError) {
+          if (error.retryable) throw ApplicationFailure.retryable(error.message, `dian_${error.code}`);
+          throw ApplicationFailure.create({ type: `dian_${error.code}`, message: error.message, nonRetryable: true });
+        }
+        throw error;
+      }
+      await repositories.dianRegisteredEvents.replace(
+        document.company_id,
+        documentId,
+        events.map((event) => ({ event: event.code, description: event.description, cude: event.cude, effectiveDate: event.date })),
+      );
+      return events.length;
     },
   };
 }

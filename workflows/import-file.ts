@@ -15,17 +15,30 @@ const { failUploadedFile, uploadedFileRecord, contactRecord, publishEvents, resu
   retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
 });
 
-const { registerImportedWithDianSimulator } = proxyActivities<DianDocumentActivities>({
+const { registerImportedWithDianSimulator, importedInvoicesForDianSync, syncDianEvents } = proxyActivities<DianDocumentActivities>({
   startToCloseTimeout: '1 minute',
   retry: { initialInterval: '2 seconds', maximumInterval: '1 minute', maximumAttempts: 5 },
 });
 
-/** DIAN's side of imported documents; never fails the import (docs/dian.md). */
-async function afterImportAtDian(fileId: number): Promise<void> {
+/** Runs a step of DIAN's side; a failure there never fails the import. */
+async function bestEffort<T>(step: () => Promise<T>, fallback: T): Promise<T> {
   try {
-    await registerImportedWithDianSimulator(fileId);
+    return await step();
   } catch (error) {
     if (!(error instanceof ActivityFailure)) throw error;
+    return fallback;
+  }
+}
+
+/**
+ * DIAN's side of imported documents (docs/dian.md): the simulator learns them (companies in
+ * environment simulator), then the events DIAN already has for each received invoice are read
+ * (GetStatusEvent), so the order checks see events sent elsewhere.
+ */
+async function afterImportAtDian(fileId: number): Promise<void> {
+  await bestEffort(() => registerImportedWithDianSimulator(fileId), 0);
+  for (const documentId of await bestEffort(() => importedInvoicesForDianSync(fileId), [])) {
+    await bestEffort(() => syncDianEvents(documentId), 0);
   }
 }
 

@@ -9,3 +9,4 @@ export { importFileWorkflow, resumeUnfinishedImportsWorkflow } from './import-fi
 export { exportDocumentWorkflow } from './export-document';
 export { dianEventWorkflow } from './dian-event';
 export { dianImportWorkflow } from './dian-import';
+export { dianEventsSyncWorkflow } from './dian-events-sync';

@@ -56,6 +56,7 @@ export function workflowIdsFor(taskQueue: string) {
     exportDocument: (exportId: number) => `${taskQueue}/export-${exportId}`,
     dianEvent: (eventId: number) => `${taskQueue}/dian-event-${eventId}`,
     dianImport: (importId: number) => `${taskQueue}/dian-import-${importId}`,
+    dianEventsSync: (documentId: number) => `${taskQueue}/dian-events-sync-${documentId}`,
   };
 }
 

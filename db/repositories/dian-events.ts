@@ -11,7 +11,7 @@ export type DianEventRow = {
   /** Event number (cbc:ID): the company's prefix plus `sequence`; null for events created before numbering. */
   number: string | null;
   /** Per-company consecutive (also the file name's consecutive). */
-  sequence: string | null;
+  sequence: number | null;
   /** pending → succeeded | failed */
   status: 'pending' | 'succeeded' | 'failed';
   succeeded: boolean | null;
@@ -33,7 +33,7 @@ export function createDianEventsRepository(db: Database) {
      */
     async insert(companyId: number, documentId: number, event: DianEventCode, issuer: EventIssuer | null, numberPrefix: string): Promise<DianEventRow> {
       return db.transaction(async (trx) => {
-        const allocated = await trx.raw<{ rows: { last_value: string }[] }>(
+        const allocated = await trx.raw<{ rows: { last_value: number }[] }>(
           `INSERT INTO dian_event_sequences (company_id, last_value) VALUES (?, 1)
            ON CONFLICT (company_id) DO UPDATE SET last_value = dian_event_sequences.last_value + 1
            RETURNING last_value`,
@@ -57,8 +57,8 @@ export function createDianEventsRepository(db: Database) {
     },
 
     /** The invoice an event refers to (number, CUFE and the supplier as parsed from the UBL). */
-    documentOf(documentId: number): Promise<{ id: number; number: string | null; cufe: string | null; supplier: unknown } | undefined> {
-      return db('documents').where({ id: documentId }).first('id', 'number', 'cufe', 'supplier');
+    documentOf(documentId: number): Promise<{ id: number; company_id: number; number: string | null; cufe: string | null; supplier: unknown } | undefined> {
+      return db('documents').where({ id: documentId }).first('id', 'company_id', 'number', 'cufe', 'supplier');
     },
 
     async markSucceeded(id: number, cude: string): Promise<void> {

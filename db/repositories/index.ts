@@ -14,6 +14,7 @@ import { createDianSettingsRepository } from './dian-settings';
 import { createDianEventsRepository } from './dian-events';
 import { createDianImportsRepository } from './dian-imports';
 import { createEmailMessagesRepository } from './email-messages';
+import { createDianRegisteredEventsRepository } from './dian-registered-events';
 
 export function createRepositories(db: Database) {
   return {
@@ -32,6 +33,7 @@ export function createRepositories(db: Database) {
     dianEvents: createDianEventsRepository(db),
     dianImports: createDianImportsRepository(db),
     emailMessages: createEmailMessagesRepository(db),
+    dianRegisteredEvents: createDianRegisteredEventsRepository(db),
   };
 }
 

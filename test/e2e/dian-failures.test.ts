@@ -29,11 +29,13 @@ async function importOne(name: string, bytes: Buffer): Promise<{ id: number; cuf
 const eventsPath = (invoiceId: number) => `/v1/companies/${world.company.id}/invoices/${invoiceId}/dian-events`;
 
 test.serial('DIAN rejects an event for a CUFE it does not know: one dian_event.failed with DIAN\'s code, the record failed', async (t) => {
-  // A purchase invoice the company has, but the simulator's catalog does not (rule LGC03).
+  // A purchase invoice the company has, but DIAN does not (rule LGC03). The import teaches the
+  // simulator every document of a simulator-mode company; forget it, as DIAN never knew it.
   const cufe = cufeOf('unknown-at-dian');
   const invoice = await importOne('unknown.xml', demoInvoiceXml('FE-UNK-1', cufe, '800197268', COMPANY_NIT));
   t.is(invoice.cufe, cufe);
-  t.false(world.simulator.catalog.documents.has(cufe));
+  await eventually(() => world.simulator.catalog.documents.get(cufe));
+  world.simulator.catalog.documents.delete(cufe);
 
   const posted = await world.call('POST', eventsPath(invoice.id), { event: '030', issuer: ISSUER });
   t.is(posted.status, 202, JSON.stringify(posted.body));
@@ -66,8 +68,10 @@ test.serial('a duplicate at DIAN (the event already registered there) ends dian_
   const cufe = cufeOf('duplicate-at-dian');
   const xml = demoInvoiceXml('FE-DUP-1', cufe, '800197268', COMPANY_NIT);
   world.simulator.addDocument(cufe, xml, { receiverNit: COMPANY_NIT, senderNit: '800197268', issueDate: '2026-11-02', documentType: '01' });
-  world.simulator.registerEvent(cufe, { code: '030', id: 'OTRO-1', cude: 'f'.repeat(96), senderNit: COMPANY_NIT, date: '2026-11-03', time: '10:00:00' });
   const invoice = await importOne('duplicate.xml', xml);
+  // The import read DIAN's events (none); the 030 from elsewhere arrives after that sync.
+  await eventually(async () => ((await world.call('GET', eventsPath(invoice.id))).body.registered_at_dian_synced_at ? true : undefined));
+  world.simulator.registerEvent(cufe, { code: '030', id: 'OTRO-1', cude: 'f'.repeat(96), senderNit: COMPANY_NIT, date: '2026-11-03', time: '10:00:00' });
 
   const posted = await world.call('POST', eventsPath(invoice.id), { event: '030', issuer: ISSUER });
   t.is(posted.status, 202, JSON.stringify(posted.body));
@@ -133,6 +137,66 @@ test.serial('a configured event_number_prefix numbers the next events', async (t
   t.regex(posted.body.number, /^GMO-EV[0-9]+$/);
   await eventually(() => world.events('dian_event.completed').find((event) => event.data.invoice_id === invoice.id));
   t.is(world.simulator.events(cufe)[0]?.id, posted.body.number);
+});
+
+test.serial('an import reads the events DIAN already has; a portal 030 found by POST …/sync lets 032 through', async (t) => {
+  // Invoice A: DIAN already has a 030 from the portal when the company imports it.
+  const cufeA = cufeOf('portal-before-import');
+  const xmlA = demoInvoiceXml('FE-PORTAL-A', cufeA, '800197268', COMPANY_NIT);
+  world.simulator.addDocument(cufeA, xmlA, { receiverNit: COMPANY_NIT, senderNit: '800197268', issueDate: '2026-11-02', documentType: '01' });
+  world.simulator.registerEvent(cufeA, { code: '030', id: 'PORTAL-1', senderNit: COMPANY_NIT, cude: 'a1'.repeat(48), date: '2026-11-03' });
+  const invoiceA = await importOne('portal-a.xml', xmlA);
+  const listA = await eventually(async () => {
+    const list = await world.call('GET', eventsPath(invoiceA.id));
+    return list.body.registered_at_dian.length ? list.body : undefined;
+  });
+  t.deepEqual(listA.registered_at_dian, [{ event: '030', description: 'Acuse de recibo de Factura Electrónica de Venta', cude: 'a1'.repeat(48), effective_date: '2026-11-03' }]);
+  t.deepEqual(listA.data, []);
+  const again = await world.call('POST', eventsPath(invoiceA.id), { event: '030', issuer: ISSUER });
+  t.is(again.status, 409);
+  t.is(again.body.error.code, 'event_already_registered');
+
+  // Invoice B: the portal 030 arrives after the import; the record learns it through /sync.
+  const cufeB = cufeOf('portal-after-import');
+  const xmlB = demoInvoiceXml('FE-PORTAL-B', cufeB, '800197268', COMPANY_NIT);
+  world.simulator.addDocument(cufeB, xmlB, { receiverNit: COMPANY_NIT, senderNit: '800197268', issueDate: '2026-11-02', documentType: '01' });
+  const invoiceB = await importOne('portal-b.xml', xmlB);
+  await eventually(async () => ((await world.call('GET', eventsPath(invoiceB.id))).body.registered_at_dian_synced_at ? true : undefined));
+  world.simulator.registerEvent(cufeB, { code: '030', id: 'PORTAL-2', senderNit: COMPANY_NIT, cude: 'b2'.repeat(48) });
+  const early = await world.call('POST', eventsPath(invoiceB.id), { event: '032', issuer: ISSUER });
+  t.is(early.status, 409);
+  t.is(early.body.error.code, 'event_out_of_order');
+  const sync = await world.call('POST', `${eventsPath(invoiceB.id)}/sync`);
+  t.is(sync.status, 202, JSON.stringify(sync.body));
+  t.like(sync.body, { invoice_id: invoiceB.id, cufe: cufeB, status: 'syncing' });
+  await eventually(async () => ((await world.call('GET', eventsPath(invoiceB.id))).body.registered_at_dian.length ? true : undefined));
+  const receipt = await world.call('POST', eventsPath(invoiceB.id), { event: '032', issuer: ISSUER });
+  t.is(receipt.status, 202, JSON.stringify(receipt.body));
+  const done = await eventually(() => world.events('dian_event.completed').find((event) => event.data.invoice_id === invoiceB.id));
+  t.like(done.data, { event: '032', succeeded: true });
+  t.deepEqual(world.simulator.events(cufeB).map((event) => event.code), ['030', '032']);
+
+  const sale = await world.call('POST', `/v1/companies/${world.company.id}/invoices/999999/dian-events/sync`);
+  t.is(sale.status, 404);
+});
+
+test.serial('033 after the third Colombian business day following the 032 is refused: 409 tacitly_accepted', async (t) => {
+  const cufe = cufeOf('tacit');
+  const xml = demoInvoiceXml('FE-TACIT-1', cufe, '800197268', COMPANY_NIT);
+  world.simulator.addDocument(cufe, xml, { receiverNit: COMPANY_NIT, senderNit: '800197268', issueDate: '2026-11-02', documentType: '01' });
+  const invoice = await importOne('tacit.xml', xml);
+  for (const event of ['030', '032']) {
+    const posted = await world.call('POST', eventsPath(invoice.id), { event, issuer: ISSUER });
+    t.is(posted.status, 202, JSON.stringify(posted.body));
+    await eventually(() => world.events('dian_event.completed').find((e) => e.data.invoice_id === invoice.id && e.data.event === event));
+  }
+  // The 032 was registered on Friday 13 Nov 2026 at 16:00 (Colombia): the deadline was Thursday 19 Nov
+  // (Monday 16 was a holiday).
+  await world.api.database.db('dian_events').where({ document_id: invoice.id, event: '032' }).update({ completed_at: new Date('2026-11-13T21:00:00Z') });
+  const late = await world.call('POST', eventsPath(invoice.id), { event: '033' });
+  t.is(late.status, 409);
+  t.is(late.body.error.code, 'tacitly_accepted');
+  t.regex(late.body.error.message, /until 2026-11-19 \(032 registered 2026-11-13\)/);
 });
 
 test.serial('a sale (the company is the supplier) is refused with 409 not_a_purchase', async (t) => {

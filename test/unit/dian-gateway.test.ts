@@ -1,6 +1,8 @@
 import test, { type ExecutionContext } from 'ava';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import { registerDocumentWithSimulator, registerForeignEventWithSimulator } from '../../integrations/dian/simulator/admin-client';
 import { DianError, type DianGateway } from '../../integrations/dian/port';
 import { buildSoapRequest, parseSoapEnvelope, verifySoapSecurity } from '../../integrations/dian/soap';
 import { DIAN_ENVIRONMENTS, createSoapDianGateway, type SoapDianGatewaySettings } from '../../integrations/dian/soap-gateway';
@@ -356,4 +358,34 @@ test('end to end with domain/dian: a XAdES-signed 030 built by the domain is ver
   const refused = await gateway.sendEvent(packageEvent(tampered, 'ar2.xml'), 'ar2.zip');
   t.false(refused.accepted);
   t.regex(refused.errors[0] ?? '', /^Regla: ZE02, /);
+});
+
+test('033 more than 3 Colombian business days after the 032 is refused (DC24c, tacit acceptance)', async (t) => {
+  const { simulator, gateway } = await setup(t);
+  // 030 and 032 registered through DIAN's portal on Thursday 2 May 2024: the deadline is Tuesday 7 May.
+  simulator.registerEvent(CUFE, { code: '030', id: 'P-1', senderNit: BUYER, cude: '1'.repeat(96), date: '2024-05-02' });
+  simulator.registerEvent(CUFE, { code: '032', id: 'P-2', senderNit: BUYER, cude: '2'.repeat(96), date: '2024-05-02' });
+  const late = await send(gateway, '033');
+  t.false(late.accepted);
+  t.regex(late.errors[0] ?? '', /^Regla: DC24c, Rechazo: .*2024-05-07/);
+  const events = await gateway.getStatusEvent(CUFE);
+  t.deepEqual(events.map((e) => [e.code, e.date, e.cude]), [['030', '2024-05-02', '1'.repeat(96)], ['032', '2024-05-02', '2'.repeat(96)]]);
+});
+
+test('the simulator\'s HTTP administration registers documents and foreign events; the state file survives a restart', async (t) => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'dian-sim-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const stateFile = path.join(dir, 'state.json');
+  const first = await startDianSimulator({ stateFile });
+  const xml = readFileSync(path.join(FIXTURES, 'invoice-signed-setp.xml'));
+  const cufe = await registerDocumentWithSimulator(first.url, xml);
+  t.regex(cufe ?? '', /^[0-9a-f]{96}$/);
+  t.is(await registerDocumentWithSimulator(first.url, '<NotUbl/>'), null);
+  await registerForeignEventWithSimulator(first.url, { cufe: cufe!, code: '030', id: 'OTRO-9', senderNit: '900108281', cude: '3'.repeat(96) });
+  await first.close();
+  const second = await startDianSimulator({ stateFile });
+  t.teardown(() => second.close());
+  t.true(second.catalog.documents.has(cufe!));
+  t.deepEqual(second.events(cufe!).map((e) => [e.code, e.id, e.cude]), [['030', 'OTRO-9', '3'.repeat(96)]]);
+  await t.throwsAsync(registerDocumentWithSimulator('http://127.0.0.1:9/WcfDianCustomerServices.svc', xml), { instanceOf: DianError });
 });

@@ -1,4 +1,5 @@
 import type { DianEventRow } from '../../../db/repositories/dian-events';
+import type { DianRegisteredEventRow } from '../../../db/repositories/dian-registered-events';
 
 /**
  * The Tax-authority event record (spec: invoice_id, cufe, event, succeeded, error on failure)
@@ -18,4 +19,9 @@ export function presentDianEvent(row: DianEventRow, cufe: string) {
     created_at: row.created_at.toISOString(),
     completed_at: row.completed_at ? row.completed_at.toISOString() : null,
   };
+}
+
+/** An event DIAN has registered against the invoice, as GetStatusEvent lists it. */
+export function presentRegisteredEvent(row: DianRegisteredEventRow) {
+  return { event: row.event, description: row.description, cude: row.cude, effective_date: row.effective_date };
 }

@@ -10,27 +10,57 @@ import type { DianEventCode, DianEventRow } from '../../../db/repositories/dian-
 import { startWorkflow } from '../../../temporal/start-workflow';
 import { dianEventWorkflow } from '../../../workflows/dian-event';
 import { eventNumberPrefix } from '../../../db/repositories/dian-settings';
+import type { DianRegisteredEventRow } from '../../../db/repositories/dian-registered-events';
+import { addColombianBusinessDays, colombianDate, EXPRESS_ACCEPTANCE_BUSINESS_DAYS } from '../../../domain/dian/business-days';
+import { dianEventsSyncWorkflow } from '../../../workflows/dian-events-sync';
 import { workflowIdsFor } from '../../../workflows/messages';
 import { eligibleForDianEvents } from '../../../domain/dian/event-eligibility';
 import { dianEventIn } from './schemas';
-import { presentDianEvent } from './present';
+import { presentDianEvent, presentRegisteredEvent } from './present';
 
 type InvoiceState = CompanyState & { invoice: DocumentRow };
 
 /** 032 needs a successful 030, 033 a successful 032 (RADIAN order). */
 const PREREQUISITE: Record<DianEventCode, DianEventCode | null> = { '030': null, '032': '030', '033': '032' };
 
-/** Checks the order rules against the invoice's events; throws the 409 that applies. */
-export function checkEventOrder(code: DianEventCode, existing: DianEventRow[]): void {
-  if (existing.some((row) => row.event === code && row.status === 'succeeded')) {
+/** The Colombian day an event was registered: ours when DIAN accepted it, DIAN's EffectiveDate otherwise. */
+function registeredOn(code: string, existing: DianEventRow[], atDian: DianRegisteredEventRow[]): string | null {
+  const days = [
+    ...existing.filter((row) => row.event === code && row.status === 'succeeded' && row.completed_at).map((row) => colombianDate(row.completed_at!)),
+    ...atDian.filter((row) => row.event === code && row.effective_date).map((row) => row.effective_date!),
+  ].sort();
+  return days[0] ?? null;
+}
+
+/**
+ * Checks RADIAN's rules against the invoice's events — ours and those DIAN registered from
+ * elsewhere (dian_registered_events, kept current asynchronously) — and throws the 409 that applies.
+ */
+export function checkEventOrder(code: DianEventCode, existing: DianEventRow[], atDian: DianRegisteredEventRow[] = [], now = new Date()): void {
+  const registered = (event: string) => existing.some((row) => row.event === event && row.status === 'succeeded') || atDian.some((row) => row.event === event);
+  if (registered(code)) {
     throw new ApiError(409, 'event_already_registered', `Event ${code} is already registered for this invoice.`);
   }
   if (existing.some((row) => row.event === code && row.status === 'pending')) {
     throw new ApiError(409, 'event_in_progress', `Event ${code} is already being sent for this invoice; wait for its outcome.`);
   }
   const prior = PREREQUISITE[code];
-  if (prior && !existing.some((row) => row.event === prior && row.status === 'succeeded')) {
+  if (prior && !registered(prior)) {
     throw new ApiError(409, 'event_out_of_order', `Event ${code} needs a successful event ${prior} first.`);
+  }
+  if (code !== '033') return;
+  if (registered('031')) {
+    throw new ApiError(409, 'invoice_claimed', 'The invoice has a claim (event 031, reclamo) at DIAN; it can no longer be accepted expressly.');
+  }
+  const receipt = registeredOn('032', existing, atDian);
+  if (registered('034') || (receipt && colombianDate(now) > addColombianBusinessDays(receipt, EXPRESS_ACCEPTANCE_BUSINESS_DAYS))) {
+    const deadline = receipt ? addColombianBusinessDays(receipt, EXPRESS_ACCEPTANCE_BUSINESS_DAYS) : null;
+    throw new ApiError(
+      409,
+      'tacitly_accepted',
+      `The invoice is tacitly accepted: event 033 (aceptación expresa) can be sent only within ${EXPRESS_ACCEPTANCE_BUSINESS_DAYS} Colombian business days ` +
+        `of the 032 (DIAN rule DC24c)${deadline ? `, that is until ${deadline} (032 registered ${receipt})` : ''}. No event is needed: the supplier may register 034.`,
+    );
   }
 }
 
@@ -54,23 +84,36 @@ export function dianEventsRoutes(deps: ApiDependencies): Router {
 
   const path = '/companies/:company_id/invoices/:document_id/dian-events';
 
-  router.post(path, requireScope('documents:write'), company, loadInvoice, async (ctx) => {
-    const { company: owner, invoice } = ctx.state as InvoiceState;
-    const input = parseBody(dianEventIn, ctx.request.body);
+  function requirePurchase(invoice: DocumentRow): asserts invoice is DocumentRow & { cufe: string } {
     if (invoice.kind !== 'purchase') {
       throw new ApiError(409, 'not_a_purchase', 'DIAN buyer events apply only to received (purchase) invoices.');
     }
     if (!invoice.cufe) throw new ApiError(409, 'not_a_purchase', 'This invoice has no CUFE, so DIAN does not know it.');
     const eligibility = eligibleForDianEvents(invoice);
     if (!eligibility.eligible) throw new ApiError(409, 'not_eligible_for_events', eligibility.reason);
-    if ((input.event === '030' || input.event === '032') && !input.issuer) {
-      throw invalidParameter('issuer', `Event ${input.event} must name the person who issues it: issuer {id_type, id_number, first_name, family_name, job_title, department?}.`);
-    }
-    const settings = await repositories.dianSettings.find(owner.id);
+  }
+
+  async function requireSettings(companyId: number) {
+    const settings = await repositories.dianSettings.find(companyId);
     if (!settings) {
       throw new ApiError(409, 'dian_settings_missing', 'Configure the company\'s DIAN settings (PUT /v1/companies/{company_id}/dian-settings) first.');
     }
-    checkEventOrder(input.event, await repositories.dianEvents.listForDocument(owner.id, invoice.id));
+    return settings;
+  }
+
+  router.post(path, requireScope('documents:write'), company, loadInvoice, async (ctx) => {
+    const { company: owner, invoice } = ctx.state as InvoiceState;
+    const input = parseBody(dianEventIn, ctx.request.body);
+    requirePurchase(invoice);
+    if ((input.event === '030' || input.event === '032') && !input.issuer) {
+      throw invalidParameter('issuer', `Event ${input.event} must name the person who issues it: issuer {id_type, id_number, first_name, family_name, job_title, department?}.`);
+    }
+    const settings = await requireSettings(owner.id);
+    checkEventOrder(
+      input.event,
+      await repositories.dianEvents.listForDocument(owner.id, invoice.id),
+      await repositories.dianRegisteredEvents.listForDocument(owner.id, invoice.id),
+    );
     const issuer = input.issuer
       ? {
           idType: input.issuer.id_type,
@@ -99,7 +142,32 @@ export function dianEventsRoutes(deps: ApiDependencies): Router {
   router.get(path, requireScope('documents:read'), company, loadInvoice, async (ctx) => {
     const { company: owner, invoice } = ctx.state as InvoiceState;
     const rows = await repositories.dianEvents.listForDocument(owner.id, invoice.id);
-    ctx.body = { data: rows.map((row) => presentDianEvent(row, invoice.cufe ?? '')) };
+    const atDian = await repositories.dianRegisteredEvents.listForDocument(owner.id, invoice.id);
+    ctx.body = {
+      data: rows.map((row) => presentDianEvent(row, invoice.cufe ?? '')),
+      // What DIAN last said it has registered (GetStatusEvent), events sent elsewhere included.
+      registered_at_dian: atDian.map(presentRegisteredEvent),
+      registered_at_dian_synced_at: (await repositories.dianRegisteredEvents.syncedAt(owner.id, invoice.id))?.toISOString() ?? null,
+    };
+  });
+
+  // Refreshes registered_at_dian from DIAN's GetStatusEvent in the background (202).
+  router.post(`${path}/sync`, requireScope('documents:write'), company, loadInvoice, async (ctx) => {
+    const { company: owner, invoice } = ctx.state as InvoiceState;
+    requirePurchase(invoice);
+    await requireSettings(owner.id);
+    // One sync per invoice at a time: a start while one runs joins it.
+    await startWorkflow({ client: deps.temporal.client, taskQueue: config.temporal.taskQueue }, dianEventsSyncWorkflow, {
+      workflowId: workflowIdsFor(config.temporal.taskQueue).dianEventsSync(invoice.id),
+      args: [{ documentId: invoice.id }],
+    });
+    ctx.status = 202;
+    ctx.body = {
+      invoice_id: invoice.id,
+      cufe: invoice.cufe,
+      status: 'syncing',
+      registered_at_dian_synced_at: (await repositories.dianRegisteredEvents.syncedAt(owner.id, invoice.id))?.toISOString() ?? null,
+    };
   });
 
   return router;

@@ -7,6 +7,7 @@ import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import AdmZip from 'adm-zip';
 import { XMLParser } from 'fast-xml-parser';
+import { addColombianBusinessDays, EXPRESS_ACCEPTANCE_BUSINESS_DAYS } from '../../../domain/dian/business-days';
 import { parseUbl } from '../../../domain/ubl/parse';
 import { isRecord, text } from '../soap';
 import { eventsApplicationResponse, type DianResponseFields } from './responses';
@@ -46,6 +47,9 @@ const MSG = {
   duplicateEvent: (code: string) => `Regla: LGC01, Rechazo: Solo se puede transmitir un evento ${code} por factura; evento registrado previamente.`,
   missingPrior: (code: string, prior: string) =>
     `Regla: LGC02, Rechazo: No se puede registrar el evento ${code} sin haber registrado previamente el evento ${prior} (${EVENT_DESCRIPTIONS[prior]}).`,
+  // Rule ID DC24c as the review found it in DIAN's validator; the text is the simulator's.
+  tacit: (deadline: string) =>
+    `Regla: DC24c, Rechazo: La aceptación expresa debe registrarse dentro de los 3 días hábiles siguientes al evento 032 (plazo: ${deadline}); la factura fue aceptada tácitamente.`,
   exclusive: (code: string, other: string) => `Regla: LGC04, Rechazo: No se puede registrar el evento ${code}: la factura ya tiene el evento ${other}.`,
 };
 
@@ -250,6 +254,11 @@ export class DianCatalog {
     if (prior && !has(prior)) return rejected([MSG.missingPrior(event.code, prior)], event.cude);
     const other = EXCLUSIVE[event.code];
     if (other && has(other)) return rejected([MSG.exclusive(event.code, other)], event.cude);
+    if (event.code === '033') {
+      const receipt = registered.find((e) => e.code === '032')!;
+      const deadline = addColombianBusinessDays(receipt.date, EXPRESS_ACCEPTANCE_BUSINESS_DAYS);
+      if (colombiaNow(now).date > deadline) return rejected([MSG.tacit(deadline)], event.cude);
+    }
 
     this.registerEvent(event.cufe, event, now);
     return {
