@@ -26,7 +26,10 @@ export function eventNumberPrefix(row: Pick<DianSettingsRow, 'event_number_prefi
   return row.event_number_prefix ?? DEFAULT_EVENT_NUMBER_PREFIX;
 }
 
-export type DianSettingsInput = Omit<DianSettingsRow, 'company_id' | 'created_at' | 'updated_at'>;
+export type DianSettingsInput = Omit<DianSettingsRow, 'company_id' | 'created_at' | 'updated_at' | 'event_number_prefix'> & {
+  /** Absent or null: DEFAULT_EVENT_NUMBER_PREFIX. */
+  event_number_prefix?: string | null;
+};
 
 export function createDianSettingsRepository(db: Database) {
   return {
@@ -35,7 +38,8 @@ export function createDianSettingsRepository(db: Database) {
     },
 
     /** Creates or replaces the company's settings. */
-    async upsert(companyId: number, input: DianSettingsInput): Promise<DianSettingsRow> {
+    async upsert(companyId: number, given: DianSettingsInput): Promise<DianSettingsRow> {
+      const input = { ...given, event_number_prefix: given.event_number_prefix ?? null };
       const [row] = await db<DianSettingsRow>('company_dian_settings')
         .insert({ company_id: companyId, ...input })
         .onConflict('company_id')

@@ -48,12 +48,16 @@ function theBuyer() {
 }
 
 /** One imported invoice of the buyer, and a 030 POSTed for it and awaited. */
-async function postEvent(t: { is: (a: unknown, b: unknown) => void }, fixtureName: string) {
+async function postEvent(t: { is: (a: unknown, b: unknown) => void }, fixtureName: string, beforePost: () => void) {
   const { company, key } = await theBuyer();
   const json = { ...bearer(key), 'Content-Type': 'application/json' };
   const accepted = await upload(world.apiUrl, key, company.id, { name: 'invoice.xml', bytes: fixture(fixtureName) });
   const file = await waitForImport(world.apiUrl, key, company.id, accepted.body.id);
   const invoice = file.documents[0] as { id: number; cufe: string };
+  // The import ends by reading DIAN's events for the invoice (GetStatusEvent): let it finish
+  // before injecting failures meant for the event.
+  await eventually(async () => (await world.database.db('documents').where({ id: invoice.id }).first())?.dian_events_synced_at ?? undefined);
+  beforePost();
   const posted = await fetch(`${world.apiUrl}/v1/companies/${company.id}/invoices/${invoice.id}/dian-events`, { method: 'POST', headers: json, body: JSON.stringify({ event: '030', issuer: ISSUER }) });
   t.is(posted.status, 202);
   const event = (await posted.json()) as { id: number };
@@ -68,8 +72,7 @@ async function postEvent(t: { is: (a: unknown, b: unknown) => void }, fixtureNam
 }
 
 test.serial('three HTTP 500s from DIAN, then success: exactly one dian_event.completed and no other dian_event event', async (t) => {
-  simulator.failNext(3, 'http500');
-  const { invoice, result, published } = await postEvent(t, 'invoice-signed-setp.xml');
+  const { invoice, result, published } = await postEvent(t, 'invoice-signed-setp.xml', () => simulator.failNext(3, 'http500'));
   t.deepEqual(result, { succeeded: true });
   const sends = simulator.requests.filter((request) => request.operation === 'SendEventUpdateStatus' || request.outcome === 'injected http500');
   t.deepEqual(sends.map((request) => request.outcome), ['injected http500', 'injected http500', 'injected http500', 'StatusCode 00']);
@@ -79,10 +82,11 @@ test.serial('three HTTP 500s from DIAN, then success: exactly one dian_event.com
 });
 
 test.serial('an answer lost after DIAN registered the event: the retry gets Regla 90 with OUR key and the event succeeds', async (t) => {
-  const before = simulator.requests.length;
-  // failNext counts every request: the upload's import makes none, so the event's first send is the next one.
-  simulator.failNext(1, 'lostAnswer');
-  const { invoice, event, result, published } = await postEvent(t, 'toolbox-excluded-vat.xml');
+  let before = 0;
+  const { invoice, event, result, published } = await postEvent(t, 'toolbox-excluded-vat.xml', () => {
+    before = simulator.requests.length;
+    simulator.failNext(1, 'lostAnswer');
+  });
   t.deepEqual(result, { succeeded: true });
   const sends = simulator.requests.slice(before).filter((request) => request.operation === 'SendEventUpdateStatus');
   t.deepEqual(sends.map((request) => request.outcome), ['answer lost after StatusCode 00', 'StatusCode 99']);
