@@ -1,6 +1,7 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { DianEventRow } from '../db/repositories/dian-events';
-import { buildApplicationResponse, type ApplicationResponseParty } from '../domain/dian/application-response';
+import { buildApplicationResponse, eventQrCode, organizationTypeOf, type ApplicationResponseParty } from '../domain/dian/application-response';
+import { keySegment, type BlobStore } from '../storage/blob-store';
 import { eventFileName, packageEvent } from '../domain/dian/event-package';
 import { signXadesEpes } from '../domain/dian/xades';
 import type { UblParty } from '../domain/ubl/types';
@@ -47,7 +48,7 @@ async function registeredAtDian(gateway: DianGateway, cufe: string, cude: string
   }
 }
 
-export function createDianEventActivities(deps: DianActivityDependencies) {
+export function createDianEventActivities(deps: DianActivityDependencies & { blobStore: BlobStore }) {
   const { repositories } = deps;
 
   async function load(eventId: number): Promise<DianEventRow> {
@@ -73,7 +74,17 @@ export function createDianEventActivities(deps: DianActivityDependencies) {
       }
       const dian = await companyDian(deps, event.company_id);
       const supplier = document.supplier as UblParty;
-      const receiver: ApplicationResponseParty = { name: supplier.name, nit: supplier.idNumber, idType: supplier.idType ?? '31', ...(supplier.dv ? { dv: supplier.dv } : {}) };
+      const receiverType = organizationTypeOf({ idType: supplier.idType });
+      const receiver: ApplicationResponseParty = {
+        name: supplier.name, nit: supplier.idNumber, idType: supplier.idType ?? '31',
+        ...(supplier.dv ? { dv: supplier.dv } : {}), ...(receiverType ? { organizationType: receiverType } : {}),
+      };
+      const senderType = organizationTypeOf({ personType: company.person_type });
+      const environment = dian.settings.environment === 'produccion' ? 'production' : 'testing';
+      // A technology provider's software, or the company's own (sts:ProviderID).
+      const provider = dian.settings.software_provider_nit
+        ? { providerNit: dian.settings.software_provider_nit }
+        : { providerNit: company.nit, providerDv: company.dv };
       const { date, time } = colombiaDateTime(event.created_at);
       // Events created before numbering (migration 20261123070000) keep their database id.
       const number = event.number ?? String(event.id);
@@ -84,11 +95,12 @@ export function createDianEventActivities(deps: DianActivityDependencies) {
           id: number,
           issueDate: date,
           issueTime: time,
-          environment: dian.settings.environment === 'produccion' ? 'production' : 'testing',
-          sender: { name: company.name, nit: company.nit, dv: company.dv },
+          environment,
+          sender: { name: company.name, nit: company.nit, dv: company.dv, ...(senderType ? { organizationType: senderType } : {}) },
           receiver,
-          software: { providerNit: company.nit, providerDv: company.dv, softwareId: dian.software.softwareId, pin: dian.software.pin },
+          software: { ...provider, softwareId: dian.software.softwareId, pin: dian.software.pin },
           invoice: { number: document.number, cufe: document.cufe },
+          qrCode: eventQrCode(environment, document.cufe),
           ...(event.issuer ? { issuer: event.issuer } : {}),
         });
       } catch (error) {
@@ -100,12 +112,20 @@ export function createDianEventActivities(deps: DianActivityDependencies) {
         chainPems: dian.certificate.chainPems,
       });
       const fileName = eventFileName({ senderNit: company.nit, year: Number(date.slice(0, 4)), sequence: Number(event.sequence ?? event.id) });
+      // Kept whatever DIAN answers: the exact bytes sent (the signature covers them).
+      const artefacts = `companies/${event.company_id}/dian-events/${event.id}`;
+      await deps.blobStore.put(`${artefacts}/${keySegment(fileName)}`, Buffer.from(signed, 'utf8'), 'application/xml');
+      await repositories.dianEvents.setArtifacts(eventId, { signed_xml_blob_key: `${artefacts}/${keySegment(fileName)}` });
       let result;
       try {
         result = await dian.gateway.sendEvent(packageEvent(signed, fileName), fileName.replace(/^ar/, 'z').replace(/\.xml$/, '.zip'));
       } catch (error) {
         transportFailure(error);
       }
+      // DIAN's answer to this attempt (DianResponse: StatusCode, StatusDescription, ErrorMessage, XmlDocumentKey).
+      const answerKey = `${artefacts}/dian-response.json`;
+      await deps.blobStore.put(answerKey, Buffer.from(JSON.stringify(result, null, 2), 'utf8'), 'application/json');
+      await repositories.dianEvents.setArtifacts(eventId, { dian_response_blob_key: answerKey });
       if (!result.accepted) {
         if (!result.errors.some((line) => ALREADY_PROCESSED.test(line))) {
           const detail = [result.description, ...result.errors].filter(Boolean).join(' ');

@@ -18,6 +18,9 @@ export type DianEventRow = {
   cude: string | null;
   /** The person issuing a 030/032 (EventIssuer of domain/dian/application-response.ts). */
   issuer: EventIssuer | null;
+  /** Blob keys: the signed ApplicationResponse as sent, and DIAN's last answer (JSON). */
+  signed_xml_blob_key: string | null;
+  dian_response_blob_key: string | null;
   error_code: string | null;
   error_message: string | null;
   completed_at: Date | null;
@@ -59,6 +62,10 @@ export function createDianEventsRepository(db: Database) {
     /** The invoice an event refers to (number, CUFE and the supplier as parsed from the UBL). */
     documentOf(documentId: number): Promise<{ id: number; company_id: number; number: string | null; cufe: string | null; supplier: unknown } | undefined> {
       return db('documents').where({ id: documentId }).first('id', 'company_id', 'number', 'cufe', 'supplier');
+    },
+
+    async setArtifacts(id: number, keys: Partial<Pick<DianEventRow, 'signed_xml_blob_key' | 'dian_response_blob_key'>>): Promise<void> {
+      await db('dian_events').where({ id }).update({ ...keys, updated_at: db.fn.now() });
     },
 
     async markSucceeded(id: number, cude: string): Promise<void> {

@@ -15,6 +15,8 @@ export type DianSettingsRow = {
   certificate_not_after: Date;
   /** Prefix of the company's event numbers; null = DEFAULT_EVENT_NUMBER_PREFIX. */
   event_number_prefix: string | null;
+  /** NIT (without check digit) of the technology provider whose software sends the events; null = the company's own. */
+  software_provider_nit: string | null;
   created_at: Date;
   updated_at: Date;
 };
@@ -26,9 +28,11 @@ export function eventNumberPrefix(row: Pick<DianSettingsRow, 'event_number_prefi
   return row.event_number_prefix ?? DEFAULT_EVENT_NUMBER_PREFIX;
 }
 
-export type DianSettingsInput = Omit<DianSettingsRow, 'company_id' | 'created_at' | 'updated_at' | 'event_number_prefix'> & {
+export type DianSettingsInput = Omit<DianSettingsRow, 'company_id' | 'created_at' | 'updated_at' | 'event_number_prefix' | 'software_provider_nit'> & {
   /** Absent or null: DEFAULT_EVENT_NUMBER_PREFIX. */
   event_number_prefix?: string | null;
+  /** Absent or null: the company's own NIT. */
+  software_provider_nit?: string | null;
 };
 
 export function createDianSettingsRepository(db: Database) {
@@ -39,7 +43,7 @@ export function createDianSettingsRepository(db: Database) {
 
     /** Creates or replaces the company's settings. */
     async upsert(companyId: number, given: DianSettingsInput): Promise<DianSettingsRow> {
-      const input = { ...given, event_number_prefix: given.event_number_prefix ?? null };
+      const input = { ...given, event_number_prefix: given.event_number_prefix ?? null, software_provider_nit: given.software_provider_nit ?? null };
       const [row] = await db<DianSettingsRow>('company_dian_settings')
         .insert({ company_id: companyId, ...input })
         .onConflict('company_id')

@@ -25,13 +25,35 @@ export const DIAN_NIT = '800197268';
 export const PROFILE_ID = 'DIAN 2.1: ApplicationResponse de la Factura Electrónica de Venta';
 const DIAN_AGENCY = 'schemeAgencyID="195" schemeAgencyName="CO, DIAN (Dirección de Impuestos y Aduanas Nacionales)"';
 
+/** cbc:Description of each event, worded as in DIAN's RADIAN toolbox examples. */
 const DESCRIPTIONS: Record<string, string> = {
-  '030': 'Acuse de recibo de la Factura Electrónica de Venta',
+  '030': 'Acuse de recibo de Factura Electrónica de Venta',
   '031': 'Reclamo de la Factura Electrónica de Venta',
   '032': 'Recibo del bien y/o prestación del servicio',
   '033': 'Aceptación expresa',
   '034': 'Aceptación tácita',
 };
+
+/**
+ * sts:QRCode of an event: DIAN's catalogue page of the referenced invoice (habilitación's
+ * catalogo-vpfe-hab for testing, catalogo-vpfe for production), keyed by its CUFE.
+ */
+export function eventQrCode(environment: 'production' | 'testing', cufe: string): string {
+  const host = environment === 'production' ? 'catalogo-vpfe.dian.gov.co' : 'catalogo-vpfe-hab.dian.gov.co';
+  return `https://${host}/document/searchqr?documentkey=${cufe}`;
+}
+
+/**
+ * schemeVersionID of a party (1 persona jurídica, 2 persona natural) when it can be told: a
+ * company's person type, or an identification that only natural persons have (anything but a
+ * NIT, e.g. 13 cédula). A NIT alone does not tell, so undefined.
+ */
+export function organizationTypeOf(party: { personType?: string | null; idType?: string | null }): '1' | '2' | undefined {
+  if (party.personType === 'LEGAL') return '1';
+  if (party.personType === 'NATURAL') return '2';
+  if (party.idType && party.idType !== '31') return '2';
+  return undefined;
+}
 
 /** Events whose ApplicationResponse must name the person who issues it (cac:IssuerParty/cac:Person). */
 export const EVENTS_REQUIRING_ISSUER: readonly BuyerEventCode[] = ['030', '032'];

@@ -2,6 +2,7 @@ import test from 'ava';
 import { verifyXadesSignature } from '../../domain/dian/xades';
 import { startDianWorld, type DianWorld } from '../support/dian-world';
 import { eventually } from '../support/eventually';
+import { verifyWithXmlsec1 } from '../support/xmlsec';
 import { fixture, upload, waitForImport } from '../support/ingestion';
 
 // DIAN buyer events 030 → 032 → 033 on the dev server against the simulator, which verifies
@@ -57,6 +58,34 @@ test.serial('030, 032 and 033 are signed, sent and registered; each ends with di
   const cudes = (await world.call('GET', eventsPath())).body.data.map((row: { cude: string }) => row.cude);
   t.deepEqual(world.simulator.events(invoice.cufe).map((event) => event.cude), cudes);
   t.is(world.events('dian_event.failed').length, 0);
+});
+
+test.serial('each event keeps its signed ApplicationResponse (toolbox content, verified by xmlsec1) and DIAN\'s answer, linked from the record', async (t) => {
+  const list = (await world.call('GET', eventsPath())).body.data as { id: number; event: string; cude: string; files: Record<string, string | null> }[];
+  const acceptance = list.find((row) => row.event === '033')!;
+  t.is(acceptance.files.application_response, `${eventsPath()}/${acceptance.id}/application-response`);
+  t.is(acceptance.files.dian_response, `${eventsPath()}/${acceptance.id}/dian-response`);
+  const download = async (link: string) => {
+    const redirect = await fetch(`${world.api.url}${link}`, { headers: { Authorization: `Bearer ${world.key}` }, redirect: 'manual' });
+    t.is(redirect.status, 302);
+    const file = await fetch(new URL(redirect.headers.get('location')!, world.api.url));
+    t.is(file.status, 200);
+    return Buffer.from(await file.arrayBuffer());
+  };
+  const signed = (await download(acceptance.files.application_response!)).toString('utf8');
+  t.true(signed.includes(`<cbc:UUID schemeID="2" schemeName="CUDE-SHA384">${acceptance.cude}</cbc:UUID>`));
+  t.true(signed.includes(`<sts:QRCode>https://catalogo-vpfe-hab.dian.gov.co/document/searchqr?documentkey=${invoice.cufe}</sts:QRCode>`));
+  // The company is a persona jurídica (schemeVersionID 1); the supplier's NIT alone does not tell.
+  t.regex(signed, /<cac:SenderParty><cac:PartyTaxScheme><cbc:RegistrationName>[^<]*<\/cbc:RegistrationName><cbc:CompanyID [^>]*schemeVersionID="1"/);
+  t.regex(signed, /<sts:ProviderID [^>]*>900108281<\/sts:ProviderID>/);
+  const verdict = await verifyWithXmlsec1(signed, world.certificate.certificatePem);
+  t.true(verdict.valid, verdict.output);
+  const tampered = await verifyWithXmlsec1(signed.replace('Aceptación expresa', 'Aceptación tácita'), world.certificate.certificatePem);
+  t.false(tampered.valid, tampered.output);
+  const answer = JSON.parse((await download(acceptance.files.dian_response!)).toString('utf8'));
+  t.like(answer, { accepted: true, statusCode: '00', documentKey: acceptance.cude });
+  const receipt = list.find((row) => row.event === '030')!;
+  t.true((await download(receipt.files.application_response!)).toString('utf8').includes('<cbc:Description>Acuse de recibo de Factura Electrónica de Venta</cbc:Description>'));
 });
 
 test.serial('a repeated successful event is refused with 409 event_already_registered', async (t) => {

@@ -119,10 +119,10 @@ test.serial('a configured event_number_prefix numbers the next events', async (t
   const put = await world.call('PUT', `/v1/companies/${world.company.id}/dian-settings`, {
     environment: 'simulator', software_id: 'c7f0b5a4-1111-4a0e-9d8b-000000000001', software_pin: '12345',
     certificate_p12_base64: world.certificate.p12.toString('base64'), certificate_password: world.certificate.password,
-    event_number_prefix: 'GMO-EV',
+    event_number_prefix: 'GMO-EV', software_provider_nit: '901245780',
   });
   t.is(put.status, 200, JSON.stringify(put.body));
-  t.is(put.body.event_number_prefix, 'GMO-EV');
+  t.like(put.body, { event_number_prefix: 'GMO-EV', software_provider_nit: '901245780' });
   const bad = await world.call('PUT', `/v1/companies/${world.company.id}/dian-settings`, {
     environment: 'simulator', software_id: 'x', software_pin: 'y', certificate_p12_base64: world.certificate.p12.toString('base64'),
     certificate_password: world.certificate.password, event_number_prefix: 'no spaces',
@@ -137,6 +137,10 @@ test.serial('a configured event_number_prefix numbers the next events', async (t
   t.regex(posted.body.number, /^GMO-EV[0-9]+$/);
   await eventually(() => world.events('dian_event.completed').find((event) => event.data.invoice_id === invoice.id));
   t.is(world.simulator.events(cufe)[0]?.id, posted.body.number);
+  // A technology provider's software: its NIT is the ProviderID.
+  const row = await world.api.database.db('dian_events').where({ id: posted.body.id }).first();
+  const signed = (await world.api.dependencies.blobStore.get(row.signed_xml_blob_key)).toString('utf8');
+  t.regex(signed, /<sts:ProviderID [^>]*schemeID="[0-9]" schemeName="31">901245780<\/sts:ProviderID>/);
 });
 
 test.serial('an import reads the events DIAN already has; a portal 030 found by POST …/sync lets 032 through', async (t) => {

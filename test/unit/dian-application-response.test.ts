@@ -115,7 +115,7 @@ test('sender is the buyer, receiver the supplier, both with DV, type 31 and IVA'
 test('document response: code, description, referenced invoice and its CUFE', (t) => {
   const doc = parse(buildApplicationResponse(ACUSE));
   t.deepEqual(texts(doc, NS.cbc, 'ResponseCode'), ['030']);
-  t.deepEqual(texts(doc, NS.cbc, 'Description'), ['Acuse de recibo de la Factura Electrónica de Venta']);
+  t.deepEqual(texts(doc, NS.cbc, 'Description'), ['Acuse de recibo de Factura Electrónica de Venta']);
   const reference = only(doc, NS.cac, 'DocumentReference');
   t.is(reference.getElementsByTagNameNS(NS.cbc, 'ID')[0].textContent, 'SETP990000002');
   const cufe = reference.getElementsByTagNameNS(NS.cbc, 'UUID')[0];
@@ -182,7 +182,7 @@ test('an explicit offset in IssueTime is kept, and hashed as written', (t) => {
 });
 
 test('eventDescription names the RADIAN events and rejects others', (t) => {
-  t.is(eventDescription('030'), 'Acuse de recibo de la Factura Electrónica de Venta');
+  t.is(eventDescription('030'), 'Acuse de recibo de Factura Electrónica de Venta');
   t.is(eventDescription('032'), 'Recibo del bien y/o prestación del servicio');
   t.is(eventDescription('033'), 'Aceptación expresa');
   t.throws(() => eventDescription('099'), { instanceOf: RangeError });

@@ -5,6 +5,8 @@ import type { DianRegisteredEventRow } from '../../../db/repositories/dian-regis
  * The Tax-authority event record (spec: invoice_id, cufe, event, succeeded, error on failure)
  * plus, in the API only, id, number (cbc:ID sent to DIAN), status (pending | succeeded | failed), cude and timestamps.
  */
+const eventPath = (row: DianEventRow) => `/v1/companies/${row.company_id}/invoices/${row.document_id}/dian-events/${row.id}`;
+
 export function presentDianEvent(row: DianEventRow, cufe: string) {
   return {
     id: row.id,
@@ -16,6 +18,11 @@ export function presentDianEvent(row: DianEventRow, cufe: string) {
     succeeded: row.status === 'succeeded',
     cude: row.cude,
     ...(row.status === 'failed' ? { error: { code: row.error_code ?? 'failed', message: row.error_message ?? '' } } : {}),
+    // Links (API paths, redirecting to signed downloads), null until the file exists.
+    files: {
+      application_response: row.signed_xml_blob_key ? `${eventPath(row)}/application-response` : null,
+      dian_response: row.dian_response_blob_key ? `${eventPath(row)}/dian-response` : null,
+    },
     created_at: row.created_at.toISOString(),
     completed_at: row.completed_at ? row.completed_at.toISOString() : null,
   };

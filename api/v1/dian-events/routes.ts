@@ -17,6 +17,7 @@ import { workflowIdsFor } from '../../../workflows/messages';
 import { eligibleForDianEvents } from '../../../domain/dian/event-eligibility';
 import { dianEventIn } from './schemas';
 import { presentDianEvent, presentRegisteredEvent } from './present';
+import { redirectToSignedUrl } from '../documents/routes';
 
 type InvoiceState = CompanyState & { invoice: DocumentRow };
 
@@ -150,6 +151,23 @@ export function dianEventsRoutes(deps: ApiDependencies): Router {
       registered_at_dian_synced_at: (await repositories.dianRegisteredEvents.syncedAt(owner.id, invoice.id))?.toISOString() ?? null,
     };
   });
+
+  // The signed ApplicationResponse as sent, and DIAN's last answer: 302 to a signed download.
+  const artefacts = [
+    { suffix: 'application-response', column: 'signed_xml_blob_key', contentType: 'application/xml', name: (row: DianEventRow) => `${row.number ?? row.id}-application-response.xml` },
+    { suffix: 'dian-response', column: 'dian_response_blob_key', contentType: 'application/json', name: (row: DianEventRow) => `${row.number ?? row.id}-dian-response.json` },
+  ] as const;
+  for (const artefact of artefacts) {
+    router.get(`${path}/:event_id/${artefact.suffix}`, requireScope('documents:read'), company, loadInvoice, async (ctx) => {
+      const { company: owner, invoice } = ctx.state as InvoiceState;
+      const id = parseIdParam(ctx.params.event_id, 'event_id');
+      const row = (await repositories.dianEvents.listForDocument(owner.id, invoice.id)).find((event) => event.id === id);
+      if (!row) throw notFound(`DIAN event ${id}`);
+      const key = row[artefact.column];
+      if (!key) throw new ApiError(404, 'file_not_available', 'This event has no such file yet.');
+      redirectToSignedUrl(ctx, await deps.blobStore.signedDownloadUrl(key, { fileName: artefact.name(row), contentType: artefact.contentType }));
+    });
+  }
 
   // Refreshes registered_at_dian from DIAN's GetStatusEvent in the background (202).
   router.post(`${path}/sync`, requireScope('documents:write'), company, loadInvoice, async (ctx) => {

@@ -24,6 +24,11 @@ export const dianSettingsIn = z.strictObject({
     .string({ error: 'event_number_prefix must be a string.' })
     .regex(/^[A-Za-z0-9-]{1,20}$/, 'event_number_prefix must be 1 to 20 letters, digits or dashes.')
     .optional(),
+  /** NIT of the technology provider whose software sends the events (sts:ProviderID); the company's own when absent. */
+  software_provider_nit: z
+    .string({ error: 'software_provider_nit must be a string.' })
+    .regex(/^[0-9]{5,15}$/, 'software_provider_nit must be the NIT without check digit: 5 to 15 digits.')
+    .optional(),
 });
 
 function present(row: DianSettingsRow) {
@@ -31,6 +36,7 @@ function present(row: DianSettingsRow) {
     environment: row.environment,
     software_id: row.software_id,
     event_number_prefix: eventNumberPrefix(row),
+    software_provider_nit: row.software_provider_nit,
     certificate: { subject: row.certificate_subject, issuer: row.certificate_issuer, not_after: row.certificate_not_after.toISOString() },
     updated_at: row.updated_at.toISOString(),
   };
@@ -68,6 +74,7 @@ export function dianSettingsRoutes(deps: ApiDependencies): Router {
       certificate_issuer: certificate.issuer,
       certificate_not_after: certificate.notAfter,
       event_number_prefix: input.event_number_prefix ?? null,
+      software_provider_nit: input.software_provider_nit ?? null,
     });
     ctx.body = present(row);
   });
