@@ -103,7 +103,7 @@ async function main() {
       say('first run: created a demo company and an admin API key (shown only now, keep it):');
       console.log(JSON.stringify(demo, null, 2));
       say('try (README, "Quick start"):');
-      for (const line of demoHints(api.url, demo)) console.log(`  ${line}`);
+      for (const line of demoHints(api.url ?? config.http.publicBaseUrl ?? '', demo)) console.log(`  ${line}`);
     }
     say('press Ctrl-C to stop');
   } catch (error) {
