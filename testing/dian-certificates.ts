@@ -5,7 +5,7 @@
 import forge from 'node-forge';
 import { COUNTED_ALGORITHMS } from '../domain/dian/pkcs12-iterations';
 
-export { generateTestPkcs12, type TestPkcs12, type TestPkcs12Options } from '../../admin/test-certificate';
+export { generateTestPkcs12, type TestPkcs12, type TestPkcs12Options } from '../admin/test-certificate';
 
 /**
  * A copy of a PKCS#12 whose MAC and/or PBE iteration counts are rewritten in its ASN.1 (without
