@@ -26,6 +26,17 @@ async function importOne(name: string, bytes: Buffer): Promise<{ id: number; cuf
   return file.documents[0];
 }
 
+/**
+ * A purchase invoice imported by the company; the import teaches the simulator (DIAN) the
+ * document, as for every company in environment simulator.
+ */
+async function purchaseKnownAtDian(label: string, number: string) {
+  const cufe = cufeOf(label);
+  const invoice = await importOne(`${label}.xml`, demoInvoiceXml(number, cufe, '800197268', COMPANY_NIT));
+  await eventually(() => world.simulator.catalog.documents.get(cufe));
+  return { cufe, invoice };
+}
+
 const eventsPath = (invoiceId: number) => `/v1/companies/${world.company.id}/invoices/${invoiceId}/dian-events`;
 
 test.serial('DIAN rejects an event for a CUFE it does not know: one dian_event.failed with DIAN\'s code, the record failed', async (t) => {
@@ -65,10 +76,7 @@ test.serial('DIAN rejects an event for a CUFE it does not know: one dian_event.f
 
 test.serial('a duplicate at DIAN (the event already registered there) ends dian_event.failed, never completed', async (t) => {
   // The company has the invoice and no event for it; DIAN already holds a 030 from elsewhere.
-  const cufe = cufeOf('duplicate-at-dian');
-  const xml = demoInvoiceXml('FE-DUP-1', cufe, '800197268', COMPANY_NIT);
-  world.simulator.addDocument(cufe, xml, { receiverNit: COMPANY_NIT, senderNit: '800197268', issueDate: '2026-11-02', documentType: '01' });
-  const invoice = await importOne('duplicate.xml', xml);
+  const { cufe, invoice } = await purchaseKnownAtDian('duplicate-at-dian', 'FE-DUP-1');
   // The import read DIAN's events (none); the 030 from elsewhere arrives after that sync.
   await eventually(async () => ((await world.call('GET', eventsPath(invoice.id))).body.registered_at_dian_synced_at ? true : undefined));
   world.simulator.registerEvent(cufe, { code: '030', id: 'OTRO-1', cude: 'f'.repeat(96), senderNit: COMPANY_NIT, date: '2026-11-03', time: '10:00:00' });
@@ -87,10 +95,7 @@ test.serial('a duplicate at DIAN (the event already registered there) ends dian_
 test.serial('an event number another program already used (Regla 90 with the earlier key) fails dian_duplicate_event_number; the next number succeeds', async (t) => {
   const settings = await world.call('GET', `/v1/companies/${world.company.id}/dian-settings`);
   t.is(settings.body.event_number_prefix, 'DIS');
-  const cufe = cufeOf('number-clash');
-  const xml = demoInvoiceXml('FE-CLASH-1', cufe, '800197268', COMPANY_NIT);
-  world.simulator.addDocument(cufe, xml, { receiverNit: COMPANY_NIT, senderNit: '800197268', issueDate: '2026-11-02', documentType: '01' });
-  const invoice = await importOne('clash.xml', xml);
+  const { cufe, invoice } = await purchaseKnownAtDian('number-clash', 'FE-CLASH-1');
   // The next number the service will use; other software sent a 030 with it for another invoice.
   const next = Number((await world.api.database.db('dian_event_sequences').where({ company_id: world.company.id }).first())?.last_value ?? 0) + 1;
   const otherCufe = cufeOf('other-software-invoice');
@@ -129,10 +134,7 @@ test.serial('a configured event_number_prefix numbers the next events', async (t
   });
   t.is(bad.status, 400);
   t.is(bad.body.error.param, 'event_number_prefix');
-  const cufe = cufeOf('prefixed');
-  const xml = demoInvoiceXml('FE-PFX-1', cufe, '800197268', COMPANY_NIT);
-  world.simulator.addDocument(cufe, xml, { receiverNit: COMPANY_NIT, senderNit: '800197268', issueDate: '2026-11-02', documentType: '01' });
-  const invoice = await importOne('prefixed.xml', xml);
+  const { cufe, invoice } = await purchaseKnownAtDian('prefixed', 'FE-PFX-1');
   const posted = await world.call('POST', eventsPath(invoice.id), { event: '030', issuer: ISSUER });
   t.regex(posted.body.number, /^GMO-EV[0-9]+$/);
   await eventually(() => world.events('dian_event.completed').find((event) => event.data.invoice_id === invoice.id));
@@ -146,10 +148,8 @@ test.serial('a configured event_number_prefix numbers the next events', async (t
 test.serial('an import reads the events DIAN already has; a portal 030 found by POST …/sync lets 032 through', async (t) => {
   // Invoice A: DIAN already has a 030 from the portal when the company imports it.
   const cufeA = cufeOf('portal-before-import');
-  const xmlA = demoInvoiceXml('FE-PORTAL-A', cufeA, '800197268', COMPANY_NIT);
-  world.simulator.addDocument(cufeA, xmlA, { receiverNit: COMPANY_NIT, senderNit: '800197268', issueDate: '2026-11-02', documentType: '01' });
   world.simulator.registerEvent(cufeA, { code: '030', id: 'PORTAL-1', senderNit: COMPANY_NIT, cude: 'a1'.repeat(48), date: '2026-11-03' });
-  const invoiceA = await importOne('portal-a.xml', xmlA);
+  const { invoice: invoiceA } = await purchaseKnownAtDian('portal-before-import', 'FE-PORTAL-A');
   const listA = await eventually(async () => {
     const list = await world.call('GET', eventsPath(invoiceA.id));
     return list.body.registered_at_dian.length ? list.body : undefined;
@@ -161,10 +161,7 @@ test.serial('an import reads the events DIAN already has; a portal 030 found by 
   t.is(again.body.error.code, 'event_already_registered');
 
   // Invoice B: the portal 030 arrives after the import; the record learns it through /sync.
-  const cufeB = cufeOf('portal-after-import');
-  const xmlB = demoInvoiceXml('FE-PORTAL-B', cufeB, '800197268', COMPANY_NIT);
-  world.simulator.addDocument(cufeB, xmlB, { receiverNit: COMPANY_NIT, senderNit: '800197268', issueDate: '2026-11-02', documentType: '01' });
-  const invoiceB = await importOne('portal-b.xml', xmlB);
+  const { cufe: cufeB, invoice: invoiceB } = await purchaseKnownAtDian('portal-after-import', 'FE-PORTAL-B');
   await eventually(async () => ((await world.call('GET', eventsPath(invoiceB.id))).body.registered_at_dian_synced_at ? true : undefined));
   world.simulator.registerEvent(cufeB, { code: '030', id: 'PORTAL-2', senderNit: COMPANY_NIT, cude: 'b2'.repeat(48) });
   const early = await world.call('POST', eventsPath(invoiceB.id), { event: '032', issuer: ISSUER });
@@ -185,10 +182,7 @@ test.serial('an import reads the events DIAN already has; a portal 030 found by 
 });
 
 test.serial('033 after the third Colombian business day following the 032 is refused: 409 tacitly_accepted', async (t) => {
-  const cufe = cufeOf('tacit');
-  const xml = demoInvoiceXml('FE-TACIT-1', cufe, '800197268', COMPANY_NIT);
-  world.simulator.addDocument(cufe, xml, { receiverNit: COMPANY_NIT, senderNit: '800197268', issueDate: '2026-11-02', documentType: '01' });
-  const invoice = await importOne('tacit.xml', xml);
+  const { invoice } = await purchaseKnownAtDian('tacit', 'FE-TACIT-1');
   for (const event of ['030', '032']) {
     const posted = await world.call('POST', eventsPath(invoice.id), { event, issuer: ISSUER });
     t.is(posted.status, 202, JSON.stringify(posted.body));
