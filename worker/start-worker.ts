@@ -9,6 +9,7 @@ import { SecretBox } from '../domain/secret-box';
 import type { ActivityDependencies } from '../activities';
 import { createWorker } from './create-worker';
 import { ensureSchedules } from './schedules';
+import { registerSearchAttributes } from '../temporal/register-search-attributes';
 import { createBlobStore } from '../storage/create-blob-store';
 
 export type RunningWorker = { done: Promise<void>; shutdown(): Promise<void> };
@@ -27,6 +28,8 @@ export async function startWorker(options: {
   const clientConnection = await Connection.connect({ address: options.temporalAddress });
   const client = new Client({ connection: clientConnection, namespace: config.temporal.namespace });
   const dependencies = buildActivityDependencies(config, db, client);
+  const registered = await registerSearchAttributes(client, config.temporal.namespace);
+  if (registered.length) logger.info({ searchAttributes: registered }, 'search attributes registered');
   await ensureSchedules(client, config.temporal.taskQueue);
   const worker = await createWorker({
     connection,
