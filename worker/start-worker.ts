@@ -9,6 +9,7 @@ import { SecretBox } from '../domain/secret-box';
 import type { ActivityDependencies } from '../activities';
 import { createWorker } from './create-worker';
 import { ensureSchedules } from './schedules';
+import { startMetricsServer } from '../config/metrics';
 import { registerSearchAttributes } from '../temporal/register-search-attributes';
 import { createBlobStore } from '../storage/create-blob-store';
 
@@ -38,6 +39,8 @@ export async function startWorker(options: {
     dependencies,
     workflowBundlePath: options.workflowBundlePath,
   });
+  const metrics = await startMetricsServer({ port: config.metrics.workerPort, host: config.http.host });
+  if (metrics) logger.info({ url: metrics.url }, 'worker metrics');
   const done = worker
     .run()
     .catch((error: unknown) => {
@@ -45,6 +48,7 @@ export async function startWorker(options: {
       throw error;
     })
     .finally(async () => {
+      await metrics?.close();
       await connection.close();
       await clientConnection.close();
       await db.destroy();
