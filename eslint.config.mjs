@@ -64,7 +64,7 @@ export default tseslint.config(
   // Layers (docs/architecture.md): api/intake → services → db/domain/storage/integrations/temporal;
   // workflows → activities → services. Workflows reference activities as types only.
   layer('domain', { forbidden: others('domain') }),
-  layer('temporal', { forbidden: others() }),
+  layer('temporal', { forbidden: others('domain') }),
   layer('config', { forbidden: [...others('config', 'domain', 'worker'), { folder: 'worker', except: ['task-queues'] }] }),
   layer('db', { forbidden: others('db', 'domain', 'config') }),
   layer('storage', { forbidden: others('storage', 'domain', 'config') }),

@@ -91,9 +91,9 @@ export function createIngestionActivities(deps: IngestionActivityDependencies) {
      * file was stored) or ended without an outcome gets its import (re)started. Returns how many.
      */
     async resumeUnfinishedImports(): Promise<number> {
-      const ids = await repositories.uploadedFiles.unfinishedIds(120);
-      for (const id of ids) await startImport(deps, id);
-      return ids.length;
+      const files = await repositories.uploadedFiles.unfinished(120);
+      for (const file of files) await startImport(deps, file.id, file.companyId);
+      return files.length;
     },
 
     /** Publishes events (ids chosen by the calling workflow, so a retry publishes nothing twice). */
@@ -101,6 +101,7 @@ export function createIngestionActivities(deps: IngestionActivityDependencies) {
       for (const event of events) {
         await startWorkflow(deps.temporal, publishEventWorkflow, {
           workflowId: workflowIdsFor(deps.temporal.taskQueue).publishEvent(event.id),
+          subject: { companyId: event.companyId, eventType: event.type },
           args: [{ event }],
         });
       }

@@ -49,7 +49,13 @@ export function createWebhookActivities(deps: WebhookActivityDependencies) {
         input.onlyEndpointId !== undefined ? endpoint.id === input.onlyEndpointId : isSubscribed(endpoint.events, event.type),
       );
       const deliveries = await repositories.webhookDeliveries.createForEvent(event, targets.map((endpoint) => endpoint.id));
-      return deliveries.map((delivery) => ({ deliveryId: delivery.id, endpointId: delivery.endpoint_id, eventId: event.id }));
+      return deliveries.map((delivery) => ({
+        deliveryId: delivery.id,
+        endpointId: delivery.endpoint_id,
+        eventId: event.id,
+        companyId: event.company_id,
+        eventType: event.type,
+      }));
     },
 
     /** Starts one delivery workflow per delivery (idempotent, see startDeliveryWorkflows). */
@@ -119,8 +125,11 @@ export function createWebhookActivities(deps: WebhookActivityDependencies) {
 
     /** Tells the endpoint's entity workflow, starting it if it is not running. */
     async reportAttemptOutcome(endpointId: number, outcome: AttemptOutcome): Promise<void> {
+      // The company is only needed when this starts the entity (its search attributes).
+      const endpoint = await repositories.webhookEndpoints.findById(endpointId);
       await signalWithStartWorkflow(deps.temporal, webhookEndpointWorkflow, {
         workflowId: workflowIdsFor(deps.temporal.taskQueue).endpoint(endpointId),
+        subject: { companyId: endpoint?.company_id, endpointId },
         args: [{ endpointId }],
         signal: attemptOutcomeSignal,
         signalArgs: [outcome],

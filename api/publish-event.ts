@@ -16,6 +16,7 @@ export async function emitEvent(
   const id = randomUUID();
   await startWorkflow(temporal, publishEventWorkflow, {
     workflowId: workflowIdsFor(temporal.taskQueue).publishEvent(id),
+    subject: { companyId: event.companyId, eventType: event.type, endpointId: onlyEndpointId },
     args: [{ event: { id, ...event }, onlyEndpointId }],
   });
   return { id };

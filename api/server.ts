@@ -2,6 +2,7 @@ import Koa from 'koa';
 import Router from '@koa/router';
 import type { ApiDependencies } from './app-context';
 import { requestId } from './middleware/request-id';
+import { httpMetrics } from './middleware/metrics';
 import { errorHandler } from './middleware/error-handler';
 import { accessLog } from './middleware/access-log';
 import { authenticate } from './middleware/authenticate';
@@ -49,6 +50,7 @@ export function createApp(deps: ApiDependencies): { app: Koa; routes: RouteEntry
     v1.use(resource.routes(), resource.allowedMethods());
   }
 
+  app.use(httpMetrics());
   app.use(requestId());
   app.use(accessLog(deps.logger));
   app.use(errorHandler(deps.logger));

@@ -6,6 +6,7 @@ import { connectDatabase } from '../db/connection';
 import { buildApiDependencies } from './app-context';
 import { createHttpServer } from './http-server';
 import { createApp } from './server';
+import { startMetricsServer } from '../config/metrics';
 
 /** With Postgres unreachable, a request fails within this with 503 service_unavailable. */
 export const DATABASE_ACQUIRE_TIMEOUT_MS = 3_000;
@@ -44,6 +45,8 @@ export async function startApi(options: {
   const host = config.http.host === '0.0.0.0' ? '127.0.0.1' : config.http.host;
   const url = config.http.publicBaseUrl ?? `http://${host}:${port}`;
   publicBaseUrl = url;
+  const metrics = await startMetricsServer({ port: config.metrics.apiPort, host: config.http.host });
+  if (metrics) logger.info({ url: metrics.url }, 'API metrics');
 
   return {
     url,
@@ -52,6 +55,7 @@ export async function startApi(options: {
         server.close(() => resolve());
         server.closeIdleConnections();
       });
+      await metrics?.close();
       await connection.close();
       await db.destroy();
     },

@@ -16,6 +16,8 @@ const environmentSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   HOST: z.string().default('127.0.0.1'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
+  WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9465),
   PUBLIC_BASE_URL: z.string().url().optional(),
   DATA_DIR: z.string().default(path.join(projectRoot, '.data')),
   DATABASE_URL: z.string().url().optional(),
@@ -66,6 +68,8 @@ const environmentSchema = z.object({
 export type AppConfig = {
   env: 'development' | 'production' | 'test';
   http: { host: string; port: number; publicBaseUrl?: string; trustProxy: boolean; bodyLimitBytes: number };
+  /** Prometheus /metrics ports (0: off), never the public API port (docs/operations.md). */
+  metrics: { apiPort: number; workerPort: number };
   dataDir: string;
   /** Undefined means "run the embedded Postgres under dataDir". */
   databaseUrl?: string;
@@ -123,6 +127,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       trustProxy: e.TRUST_PROXY,
       bodyLimitBytes: e.REQUEST_BODY_LIMIT_BYTES,
     },
+    metrics: { apiPort: e.METRICS_PORT, workerPort: e.WORKER_METRICS_PORT },
     dataDir: path.resolve(e.DATA_DIR),
     databaseUrl: e.DATABASE_URL,
     databasePoolMax: e.DATABASE_POOL_MAX,

@@ -5,7 +5,7 @@ import { workflowsPath } from '../worker/create-worker';
 
 /** Bundles workflows/index.ts (webpack) into `output`; returns its size in bytes. */
 export async function writeWorkflowBundle(output: string): Promise<number> {
-  const { code } = await bundleWorkflowCode({ workflowsPath, logger: new DefaultLogger('WARN') });
+  const { code } = await bundleWorkflowCode({ workflowsPath, workflowInterceptorModules: [workflowsPath], logger: new DefaultLogger('WARN') });
   await mkdir(path.dirname(output), { recursive: true });
   await writeFile(output, code);
   return Buffer.byteLength(code);

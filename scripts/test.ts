@@ -59,6 +59,9 @@ async function main(): Promise<number> {
       TEMPORAL_CLI_PATH: cliPath,
       TEST_MINIO_PATH: minioPath,
       TEST_WORKFLOW_BUNDLE: workflowBundle,
+      // Processes the tests spawn (api/main.ts, worker/main.ts) in parallel must not share metrics ports.
+      METRICS_PORT: process.env.METRICS_PORT ?? '0',
+      WORKER_METRICS_PORT: process.env.WORKER_METRICS_PORT ?? '0',
     });
   } catch (error) {
     console.error(`[test] could not run the suite: ${error instanceof Error ? error.stack : String(error)}`);

@@ -90,7 +90,7 @@ export async function acceptFile(deps: IntakeDependencies, incoming: IncomingFil
     if (earlier) return { file: await replay(deps, earlier, sha256, incoming.startImport !== false), replayed: true };
     throw error;
   }
-  if (incoming.startImport !== false) await startImport(deps, file.id);
+  if (incoming.startImport !== false) await startImport(deps, file.id, file.company_id);
   return { file, replayed: false };
 }
 
@@ -98,7 +98,7 @@ async function replay(deps: IntakeDependencies, earlier: UploadedFileRow, sha256
   if (earlier.sha256 !== sha256) {
     throw new IntakeError(409, 'idempotency_key_reused', 'This Idempotency-Key was already used for a different file.');
   }
-  if (start) await startImport(deps, earlier.id); // a first attempt may have stored the file but not started its import
+  if (start) await startImport(deps, earlier.id, earlier.company_id); // a first attempt may have stored the file but not started its import
   return earlier;
 }
 

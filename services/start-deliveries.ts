@@ -18,6 +18,7 @@ export async function startDeliveryWorkflows(temporal: TemporalTarget, deliverie
       startWorkflow(temporal, webhookDeliveryWorkflow, {
         workflowId: deliveryWorkflowId(temporal.taskQueue, delivery),
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        subject: { companyId: delivery.companyId, endpointId: delivery.endpointId, eventType: delivery.eventType },
         args: [delivery],
       }),
     ),

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities, type ActivityDependencies } from '../activities';
+import { requestIdActivityInterceptor } from './activity-interceptors';
 
 export const workflowsPath = path.resolve(__dirname, '../workflows/index.ts');
 
@@ -26,6 +27,8 @@ export function createWorker(setup: WorkerSetup): Promise<Worker> {
     taskQueue: setup.taskQueue,
     activities: createActivities(setup.dependencies),
     ...workflowSource,
+    // workflowModules only matter when the worker bundles; a prebuilt bundle includes them (scripts/bundle-workflows.ts).
+    interceptors: { workflowModules: [workflowsPath], activity: [requestIdActivityInterceptor] },
     ...setup.overrides,
   });
 }

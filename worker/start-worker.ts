@@ -9,6 +9,8 @@ import { SecretBox } from '../domain/secret-box';
 import type { ActivityDependencies } from '../activities';
 import { createWorker } from './create-worker';
 import { ensureSchedules } from './schedules';
+import { startMetricsServer } from '../config/metrics';
+import { registerSearchAttributes } from '../temporal/register-search-attributes';
 import { createBlobStore } from '../storage/create-blob-store';
 
 export type RunningWorker = { done: Promise<void>; shutdown(): Promise<void> };
@@ -27,6 +29,8 @@ export async function startWorker(options: {
   const clientConnection = await Connection.connect({ address: options.temporalAddress });
   const client = new Client({ connection: clientConnection, namespace: config.temporal.namespace });
   const dependencies = buildActivityDependencies(config, db, client);
+  const registered = await registerSearchAttributes(client, config.temporal.namespace);
+  if (registered.length) logger.info({ searchAttributes: registered }, 'search attributes registered');
   await ensureSchedules(client, config.temporal.taskQueue);
   const worker = await createWorker({
     connection,
@@ -35,6 +39,8 @@ export async function startWorker(options: {
     dependencies,
     workflowBundlePath: options.workflowBundlePath,
   });
+  const metrics = await startMetricsServer({ port: config.metrics.workerPort, host: config.http.host });
+  if (metrics) logger.info({ url: metrics.url }, 'worker metrics');
   const done = worker
     .run()
     .catch((error: unknown) => {
@@ -42,6 +48,7 @@ export async function startWorker(options: {
       throw error;
     })
     .finally(async () => {
+      await metrics?.close();
       await connection.close();
       await clientConnection.close();
       await db.destroy();

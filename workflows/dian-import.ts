@@ -3,6 +3,7 @@ import type { createDianImportActivities } from '../activities/dian-imports';
 import type { createIngestionActivities } from '../activities/ingestion';
 import { importFileWorkflow } from './import-file';
 import { workflowIdsFor } from './messages';
+import { searchAttributePairs, searchAttributes } from '../domain/search-attributes';
 
 type DianImportActivities = ReturnType<typeof createDianImportActivities>;
 type IngestionActivities = ReturnType<typeof createIngestionActivities>;
@@ -50,6 +51,12 @@ async function importOne(importId: number, cufe: string): Promise<void> {
   try {
     await executeChild(importFileWorkflow, {
       workflowId: workflowIdsFor(workflowInfo().taskQueue).importFile(fileId),
+      // The child is found by the same attributes as an upload's import, in the run's company.
+      typedSearchAttributes: searchAttributePairs({
+        companyId: workflowInfo().typedSearchAttributes.get(searchAttributes.CompanyId),
+        uploadedFileId: fileId,
+        cufe,
+      }),
       args: [{ fileId }],
     });
   } catch (error) {

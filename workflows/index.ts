@@ -10,3 +10,8 @@ export { exportDocumentWorkflow } from './export-document';
 export { dianEventWorkflow } from './dian-event';
 export { dianImportWorkflow } from './dian-import';
 export { dianEventsSyncWorkflow } from './dian-events-sync';
+
+// Interceptors of every workflow (the bundle is built with this module as an interceptor module).
+import type { WorkflowInterceptorsFactory } from '@temporalio/workflow';
+import { requestIdInterceptors } from './interceptors';
+export const interceptors: WorkflowInterceptorsFactory = () => requestIdInterceptors();

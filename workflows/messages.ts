@@ -20,6 +20,9 @@ export type DeliveryInput = {
   eventId: string;
   /** Set on a resend: the failed delivery it resends (the workflow id then names the resend). */
   resendOf?: number;
+  /** The event's company and type (search attributes; absent on runs started before they were added). */
+  companyId?: number;
+  eventType?: string;
 };
 
 export type EndpointWorkflowInput = {

@@ -3,6 +3,7 @@ import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporal
 import type { AppConfig } from '../../config';
 import { createWorker } from '../../worker/create-worker';
 import { buildActivityDependencies } from '../../worker/start-worker';
+import { registerSearchAttributes } from '../../temporal/register-search-attributes';
 import type { TestDatabase } from './database';
 import { testTemporalAddress } from './database';
 import { sharedWorkflowBundle } from './workflow-bundle';
@@ -33,6 +34,7 @@ export async function startTestWorker(database: TestDatabase, config: AppConfig)
   const clientConnection = await Connection.connect({ address });
   const client = new Client({ connection: clientConnection, namespace: config.temporal.namespace });
   const taskQueue = config.temporal.taskQueue;
+  await registerSearchAttributes(client, config.temporal.namespace);
   const worker = await createWorker({
     connection,
     namespace: config.temporal.namespace,

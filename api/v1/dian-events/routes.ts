@@ -129,6 +129,7 @@ export function dianEventsRoutes(deps: ApiDependencies): Router {
     try {
       await startWorkflow({ client: deps.temporal.client, taskQueue: config.temporal.taskQueue }, dianEventWorkflow, {
         workflowId: workflowIdsFor(config.temporal.taskQueue).dianEvent(row.id),
+        subject: { companyId: owner.id, documentId: invoice.id, cufe: invoice.cufe ?? undefined, dianEventCode: input.event },
         args: [{ eventId: row.id }],
       });
     } catch (error) {

@@ -62,6 +62,7 @@ export function dianImportsRoutes(deps: ApiDependencies): Router {
     try {
       await startWorkflow({ client: deps.temporal.client, taskQueue: config.temporal.taskQueue }, dianImportWorkflow, {
         workflowId: workflowIdsFor(config.temporal.taskQueue).dianImport(run.id),
+        subject: { companyId: owner.id },
         args: [{ importId: run.id }],
       });
     } catch (error) {

@@ -53,6 +53,7 @@ export function exportsRoutes(deps: ApiDependencies): Router {
     try {
       await startWorkflow(temporal, exportDocumentWorkflow, {
         workflowId: ids.exportDocument(row.id),
+        subject: { companyId: owner.id, documentId, exportId: row.id },
         args: [{ exportId: row.id }],
       });
     } catch (error) {

@@ -116,6 +116,7 @@ export function webhooksRoutes(deps: ApiDependencies): Router {
       // endpoint whose entity still counts it as disabled, with no retry that would fix it.
       await signalWithStartWorkflow(temporal, webhookEndpointWorkflow, {
         workflowId: workflowIdsFor(temporal.taskQueue).endpoint(endpoint.id),
+        subject: { companyId: endpoint.company_id, endpointId: endpoint.id },
         args: [{ endpointId: endpoint.id }],
         signal: endpointReenabledSignal,
         signalArgs: [],

@@ -1,0 +1,53 @@
+import test from 'ava';
+import parsePrometheusTextFormat from 'parse-prometheus-text-format';
+import { startMetricsServer, type MetricsServer } from '../../config/metrics';
+import { bearer, seedCompany, seedKey, startTestApi, type TestApi } from '../support/api';
+
+// GET /metrics (Prometheus text format) on its own port; the API's counters move with traffic.
+let api: TestApi;
+let metrics: MetricsServer;
+
+test.before(async () => {
+  api = await startTestApi();
+  metrics = (await startMetricsServer({ port: 0, host: '127.0.0.1', listenPort: 0 }))!;
+});
+test.after.always(async () => {
+  await metrics?.close();
+  await api?.close();
+});
+
+type Family = { name: string; type: string; metrics: { labels?: Record<string, string>; value?: string; count?: string }[] };
+
+async function scrape(): Promise<Family[]> {
+  const response = await fetch(metrics.url);
+  if (response.status !== 200) throw new Error(`metrics answered ${response.status}`);
+  return parsePrometheusTextFormat(await response.text()) as Family[];
+}
+
+function requestCount(families: Family[], labels: Record<string, string>): number {
+  const family = families.find((f) => f.name === 'http_requests_total');
+  const sample = family?.metrics.find((m) => Object.entries(labels).every(([k, v]) => m.labels?.[k] === v));
+  return sample ? Number(sample.value) : 0;
+}
+
+test('metrics parse, counters move with real requests, by route template and status', async (t) => {
+  const company = await seedCompany(api.database);
+  const { key } = await seedKey(api.database, { scopes: ['documents:read'], role: 'admin' });
+  const route = '/v1/companies/:company_id/invoices';
+  const before = await scrape();
+  const okBefore = requestCount(before, { method: 'GET', route, status: '200' });
+  const deniedBefore = requestCount(before, { method: 'GET', route: 'unmatched', status: '401' });
+
+  for (let i = 0; i < 3; i += 1) t.is((await fetch(`${api.url}/v1/companies/${company.id}/invoices`, { headers: bearer(key) })).status, 200);
+  t.is((await fetch(`${api.url}/v1/companies/${company.id}/invoices`, { headers: bearer('inv_bogus') })).status, 401);
+
+  const after = await scrape();
+  t.is(requestCount(after, { method: 'GET', route, status: '200' }) - okBefore, 3);
+  // Authentication answers before routing: no template, and the path (with ids) is never a label.
+  t.true(requestCount(after, { method: 'GET', status: '401' }) >= deniedBefore + 1);
+  t.false(JSON.stringify(after).includes(`/v1/companies/${company.id}/invoices`));
+  const histogram = after.find((f) => f.name === 'http_request_duration_seconds');
+  t.is(histogram?.type, 'HISTOGRAM');
+  t.truthy(after.find((f) => f.name === 'nodejs_eventloop_lag_seconds'), 'default metrics include event-loop lag');
+  t.is((await fetch(metrics.url.replace('/metrics', '/other'))).status, 404);
+});
