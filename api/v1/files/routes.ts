@@ -10,9 +10,9 @@ import { PDF_KINDS } from '../../../domain/ingestion/plan-import';
 import { redirectToSignedUrl } from '../documents/routes';
 import { readMultipartFile } from './multipart';
 import { presentUploadedFile } from '../../../services/presenters/uploaded-file';
+import { IDEMPOTENCY_KEY } from './schemas';
 
-const FILE_PAGE = { defaultLimit: 50, maxLimit: 200 };
-const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+export const FILE_PAGE = { defaultLimit: 50, maxLimit: 200 };
 
 /**
  * Uploaded files: POST (multipart, field `file`, optional `kind`) answers 202 once the bytes

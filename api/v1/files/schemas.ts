@@ -1,0 +1,21 @@
+import { z } from 'zod';
+import { PDF_KINDS } from '../../../domain/ingestion/plan-import';
+
+/** Idempotency-Key of POST /files: 1 to 255 printable ASCII characters. */
+export const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+
+export const uploadHeaders = z.object({
+  'Idempotency-Key': z
+    .string()
+    .regex(/^[!-~]{1,255}$/)
+    .optional()
+    .meta({ description: 'Repeating an upload with the same key returns the first file (header Idempotent-Replayed: true).' }),
+});
+
+/** The multipart body of POST /files. */
+export const uploadIn = z
+  .object({
+    file: z.string().meta({ format: 'binary', description: 'The XML, ZIP or PDF file (detected from its content, not its name), at most 20 MB.' }),
+    kind: z.enum(PDF_KINDS).optional().meta({ description: 'For a PDF: which kind of document it is.' }),
+  })
+  .meta({ id: 'FileUpload' });
