@@ -15,5 +15,5 @@ export const dianImportIn = z
 
 /** The multipart form of the same request: the fields plus DIAN's "documentos recibidos" export. */
 export const dianImportUpload = z
-  .object({ ...fields, file: z.string().meta({ format: 'binary', description: 'DIAN\'s "documentos recibidos" export, CSV or XLSX.' }) })
+  .strictObject({ ...fields, file: z.string().min(1).meta({ format: 'binary', description: 'DIAN\'s "documentos recibidos" export, CSV or XLSX.' }) })
   .meta({ id: 'DianImportUpload' });

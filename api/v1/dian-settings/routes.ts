@@ -77,7 +77,7 @@ export function dianSettingsRoutes(deps: ApiDependencies): Router {
         throw new ApiError(400, 'certificate_iterations_exceeded', `The certificate cannot be used: ${(error as Error).message}.`, 'certificate_p12_base64');
       }
       const param = code === 'wrong_password' ? 'certificate_password' : 'certificate_p12_base64';
-      throw invalidParameter(param, `The certificate cannot be used: ${(error as Error).message}.`);
+      throw invalidParameter(param, `The certificate cannot be used: ${(error as Error).message.replace(/\.$/, '')}.`);
     }
     const row = await repositories.dianSettings.upsert(company.id, {
       environment: input.environment,

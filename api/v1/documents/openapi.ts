@@ -65,7 +65,7 @@ export const documentsOpenApi: ZodOpenApiPathsObject = {
         status: 201,
         description: 'The document; it has no original file, so no PDF.',
         schema: documentOut,
-        links: linksTo('document_id', 'id', ['getPaymentClaimAccount', 'getPaymentClaimAccountOriginal', 'getPaymentClaimAccountPdf'], { company_id: '$request.path.company_id' }),
+        links: linksTo('document_id', 'id', ['getPaymentClaimAccount'], { company_id: '$request.path.company_id' }),
       },
       errors: { 404: 'not_found: no such company, or contact_id names no contact of the company.' },
     }),

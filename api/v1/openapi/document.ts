@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { createDocument, type ZodOpenApiPathsObject } from 'zod-openapi';
 import { errorResponse } from './common';
+import { healthQuery } from '../../health';
 import { meOpenApi } from '../me/openapi';
 import { companiesOpenApi } from '../companies/openapi';
 import { contactsOpenApi } from '../contacts/openapi';
@@ -28,11 +29,7 @@ const publicOpenApi: ZodOpenApiPathsObject = {
       summary: 'Reachability of Postgres and Temporal (no authentication)',
       tags: ['Operations'],
       security: [],
-      requestParams: {
-        query: z.object({
-          deep: z.enum(['true', 'false']).optional().meta({ description: 'With true, also runs a workflow end to end (a worker must be polling); adds checks.worker.' }),
-        }),
-      },
+      requestParams: { query: healthQuery },
       responses: {
         '200': { description: 'Every dependency answered.', content: { 'application/json': { schema: health } } },
         '400': errorResponse(400),

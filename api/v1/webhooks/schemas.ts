@@ -6,8 +6,9 @@ const OCTET = '(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])';
 const LABEL = '[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?';
 const HOST = `(?:${OCTET}(?:\\.${OCTET}){3}|(?:${LABEL}\\.)*[A-Za-z](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)`;
 const PORT = '(?::(?:6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[1-9][0-9]{0,3}))?';
-const PATH = "(?:/[A-Za-z0-9._~!$&'()*+,;=:@%/-]*)?";
-const QUERY = "(?:\\?[A-Za-z0-9._~!$&'()*+,;=:@%/?-]*)?";
+const PCHAR = "(?:[A-Za-z0-9._~!$&'()*+,;=:@-]|%[0-9A-Fa-f]{2})";
+const PATH = `(?:/(?:${PCHAR}|/)*)?`;
+const QUERY = `(?:\\?(?:${PCHAR}|[/?])*)?`;
 /** An absolute http(s) URL with a host name or IPv4 address, no credentials and no fragment. */
 export const HTTP_URL = new RegExp(`^https?://${HOST}${PORT}${PATH}${QUERY}$`);
 
