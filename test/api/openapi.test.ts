@@ -58,6 +58,16 @@ test('every operation has an id, a success answer and every error status of its 
   }
 });
 
+test('every link names an operation that exists (the stateful fuzzer follows them)', (t) => {
+  const operations = [...documentedOperations().values()];
+  const ids = new Set(operations.map((operation) => operation.operationId));
+  const linked = operations.flatMap((operation) =>
+    Object.values(operation.responses ?? {}).flatMap((response) => Object.values((response as { links?: Record<string, { operationId: string }> }).links ?? {})),
+  );
+  t.true(linked.length > 20);
+  for (const link of linked) t.true(ids.has(link.operationId), link.operationId);
+});
+
 test('docs/openapi.yaml is the generated document (npm run openapi)', (t) => {
   t.is(readFileSync(OPENAPI_YAML, 'utf8'), renderOpenApiYaml());
 });

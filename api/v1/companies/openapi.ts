@@ -5,6 +5,13 @@ import { companyOut } from '../../../services/presenters/company';
 
 const tags = ['Companies'];
 
+/** Operations on one company: the stateful fuzzer reaches them from the company list. */
+const COMPANY_OPERATIONS = [
+  'getCompany', 'listContacts', 'listInvoices', 'listCreditNotes', 'listDebitNotes', 'listForeignInvoices', 'listPaymentClaimAccounts',
+  'createPaymentClaimAccount', 'uploadFile', 'listFiles', 'createWebhookEndpoint', 'listWebhookEndpoints', 'createIntegration',
+  'listIntegrations', 'exportInvoices', 'listExports', 'putDianSettings', 'getDianSettings', 'startDianImport', 'listDianImports',
+];
+
 export const companiesOpenApi: ZodOpenApiPathsObject = {
   '/v1/companies': {
     get: operation({
@@ -15,14 +22,7 @@ export const companiesOpenApi: ZodOpenApiPathsObject = {
         status: 200,
         description: 'JSON array of companies, ordered by id.',
         schema: z.array(companyOut),
-        links: {
-          getCompany: { operationId: 'getCompany', parameters: { company_id: '$response.body#/0/id' } },
-          listWebhookEndpoints: { operationId: 'listWebhookEndpoints', parameters: { company_id: '$response.body#/0/id' } },
-          createWebhookEndpoint: { operationId: 'createWebhookEndpoint', parameters: { company_id: '$response.body#/0/id' } },
-          createIntegration: { operationId: 'createIntegration', parameters: { company_id: '$response.body#/0/id' } },
-          createPaymentClaimAccount: { operationId: 'createPaymentClaimAccount', parameters: { company_id: '$response.body#/0/id' } },
-          uploadFile: { operationId: 'uploadFile', parameters: { company_id: '$response.body#/0/id' } },
-        },
+        links: Object.fromEntries(COMPANY_OPERATIONS.map((operationId) => [operationId, { operationId, parameters: { company_id: '$response.body#/0/id' } }])),
       },
     }),
   },

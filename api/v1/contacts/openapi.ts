@@ -1,5 +1,5 @@
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
-import { operation, pageOf, pageQuery, pathIds } from '../openapi/common';
+import { linksTo, operation, pageOf, pageQuery, pathIds } from '../openapi/common';
 import { CONTACT_PAGE } from './routes';
 import { contactOut } from '../../../services/presenters/contact';
 
@@ -14,7 +14,7 @@ export const contactsOpenApi: ZodOpenApiPathsObject = {
       restricted: true,
       path: pathIds('company_id'),
       query: pageQuery(CONTACT_PAGE),
-      success: { status: 200, description: 'A page of contacts.', schema: pageOf(contactOut) },
+      success: { status: 200, description: 'A page of contacts.', schema: pageOf(contactOut), links: linksTo('contact_id', 'data/0/id', ['getContact']) },
     }),
   },
   '/v1/contacts/{contact_id}': {

@@ -20,7 +20,7 @@ const alegra = z.strictObject({
   name,
   provider: z.literal('alegra'),
   credentials: z.strictObject({
-    email: z.email('credentials.email must be an e-mail address.').max(254).meta({ description: 'E-mail of the Alegra user the API token belongs to.' }),
+    email: z.string().regex(z.regexes.email, 'credentials.email must be an e-mail address.').max(254).meta({ description: 'E-mail of the Alegra user the API token belongs to.' }),
     token: text('credentials.token', 500).meta({ description: 'Alegra API token of that user.' }),
   }),
   settings: z.strictObject({
