@@ -54,7 +54,7 @@ test('validation names the offending field; documents:write is required', async 
   const unknownContact = await create({ number: 'x', issue_date: '2026-11-20', total: '1', contact_id: 99999 });
   t.is(unknownContact.status, 404);
   t.is(unknownContact.body.error.param, 'contact_id');
-  t.is((await create({ number: 'leap', issue_date: '2028-02-29', total: 12.5 })).status, 201);
+  t.is((await create({ number: 'leap', issue_date: '2028-02-29', total: '12.5' })).status, 201);
   const reader = (await seedKey(api.database, { scopes: ['documents:read'] })).key;
   t.is((await create({ number: 'x', issue_date: '2026-11-20', total: '1' }, reader)).status, 403);
 });

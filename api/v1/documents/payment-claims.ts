@@ -8,15 +8,18 @@ import { calendarDate, id, text } from '../openapi/common';
 import { parseBody } from '../../validation';
 import { presentDocument } from './present';
 
-/** A non-negative amount with at most 2 decimals, as a string or a JSON number; stored as a decimal string. */
+/**
+ * A non-negative amount with at most 2 decimals: a decimal string, or a JSON integer (binary
+ * fractions such as 0.07 are not exact, so fractional amounts travel as strings).
+ */
 const amount = (field: string) =>
   z
     .union(
       [
         z.string().regex(/^[0-9]{1,16}(\.[0-9]{1,2})?$/, `${field} must be a non-negative amount with at most 16 digits and 2 decimals.`),
-        z.number().min(0, `${field} must not be negative.`).max(1e15, `${field} is too large.`).multipleOf(0.01, `${field} must have at most 2 decimals.`),
+        z.int(`${field} must be a string for a fractional amount, such as "12.50".`).min(0, `${field} must not be negative.`).max(999_999_999_999_999, `${field} is too large.`),
       ],
-      { error: `${field} must be a decimal amount (string or number).` },
+      { error: `${field} must be a decimal amount (string) or an integer.` },
     )
     .transform((value) => (typeof value === 'number' ? value.toFixed(2) : value));
 
