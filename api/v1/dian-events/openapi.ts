@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
-import { operation, pathIds } from '../openapi/common';
+import { operation, pathIds, signedRedirect } from '../openapi/common';
 import { dianEventIn, dianEventOut } from './schemas';
 
 const tags = ['DIAN'];
@@ -26,7 +26,52 @@ export const dianEventsOpenApi: ZodOpenApiPathsObject = {
       tags,
       restricted: true,
       path: invoice,
-      success: { status: 200, description: 'The events.', schema: z.object({ data: z.array(dianEventOut) }) },
+      success: {
+        status: 200,
+        description: 'The events sent, and what DIAN last said it has registered for the invoice.',
+        schema: z.object({
+          data: z.array(dianEventOut),
+          registered_at_dian: z.array(z.object({ event: z.string(), description: z.string().nullable(), cude: z.string().nullable(), effective_date: z.string().nullable() })),
+          registered_at_dian_synced_at: z.string().nullable(),
+        }),
+      },
+    }),
+  },
+  '/v1/companies/{company_id}/invoices/{document_id}/dian-events/sync': {
+    post: operation({
+      operationId: 'syncDianEvents',
+      summary: "Refresh the invoice's registered_at_dian from DIAN's GetStatusEvent in the background (scope documents:write)",
+      tags,
+      restricted: true,
+      path: invoice,
+      success: {
+        status: 202,
+        description: 'The sync started (or joined the one running).',
+        schema: z.object({ invoice_id: z.int(), cufe: z.string().nullable(), status: z.literal('syncing'), registered_at_dian_synced_at: z.string().nullable() }),
+      },
+      errors: { 409: 'not_a_purchase or dian_settings_missing.' },
+    }),
+  },
+  '/v1/companies/{company_id}/invoices/{document_id}/dian-events/{event_id}/application-response': {
+    get: operation({
+      operationId: 'getDianEventApplicationResponse',
+      summary: 'The signed ApplicationResponse of an event, as sent',
+      tags,
+      restricted: true,
+      path: pathIds('company_id', 'document_id', 'event_id'),
+      success: signedRedirect('The XML.'),
+      errors: { 404: 'not_found, or file_not_available (not produced yet).' },
+    }),
+  },
+  '/v1/companies/{company_id}/invoices/{document_id}/dian-events/{event_id}/dian-response': {
+    get: operation({
+      operationId: 'getDianEventDianResponse',
+      summary: "DIAN's last answer to an event",
+      tags,
+      restricted: true,
+      path: pathIds('company_id', 'document_id', 'event_id'),
+      success: signedRedirect('The JSON answer.'),
+      errors: { 404: 'not_found, or file_not_available (no answer yet).' },
     }),
   },
 };

@@ -1,7 +1,8 @@
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
 import { linksTo, operation, pageOf, pageQuery, pathIds } from '../openapi/common';
 import { DELIVERY_PAGE, ENDPOINT_PAGE, MAX_ENDPOINTS_PER_COMPANY } from './routes';
-import { deliveryOut, endpointIn, endpointOut, endpointPatch, testEventOut } from './schemas';
+import { z } from 'zod';
+import { deliveryOut, endpointIn, endpointOut, endpointPatch, recoverIn, testEventOut } from './schemas';
 
 const tags = ['Webhooks'];
 const manage = '(scope webhooks:manage, admin role)';
@@ -86,6 +87,45 @@ export const webhooksOpenApi: ZodOpenApiPathsObject = {
       path: endpoint,
       query: pageQuery(DELIVERY_PAGE),
       success: { status: 200, description: 'A page of deliveries.', schema: pageOf(deliveryOut) },
+    }),
+  },
+  '/v1/webhooks/{webhook_id}/deliveries/{delivery_id}': {
+    get: operation({
+      operationId: 'getWebhookDelivery',
+      summary: `One delivery with every attempt made ${manage}`,
+      tags,
+      restricted: true,
+      path: pathIds('webhook_id', 'delivery_id'),
+      success: {
+        status: 200,
+        description: 'The delivery and its attempts.',
+        schema: deliveryOut.extend({
+          attempt_history: z.array(z.object({ attempt: z.int(), started_at: z.string(), status_code: z.int().nullable(), duration_ms: z.number().nullable(), error: z.string().nullable() })),
+        }),
+      },
+    }),
+  },
+  '/v1/webhooks/{webhook_id}/deliveries/{delivery_id}/retry': {
+    post: operation({
+      operationId: 'retryWebhookDelivery',
+      summary: `Resend one failed delivery now, as a new delivery of the same event ${manage}`,
+      tags,
+      restricted: true,
+      path: pathIds('webhook_id', 'delivery_id'),
+      success: { status: 202, description: 'The new delivery (asking again answers the same one).', schema: deliveryOut },
+      errors: { 409: 'delivery_not_failed, or endpoint_disabled.' },
+    }),
+  },
+  '/v1/webhooks/{webhook_id}/recover': {
+    post: operation({
+      operationId: 'recoverWebhookDeliveries',
+      summary: `Resend every delivery that failed since a time (at most 30 days back), once each ${manage}`,
+      tags,
+      restricted: true,
+      path: endpoint,
+      body: recoverIn,
+      success: { status: 202, description: 'How many deliveries are being resent.', schema: z.object({ since: z.string(), resending: z.int().min(0) }) },
+      errors: { 409: 'endpoint_disabled: re-enable the endpoint first.' },
     }),
   },
 };
