@@ -1,6 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
-import { nonPublicHost, publicOnlyLookup } from '../integrations/outbound/public-targets';
+import { blockedTarget, outboundLookup } from '../integrations/outbound/public-targets';
 
 export type PostOutcome = { statusCode: number | null; error: string | null; succeeded: boolean; durationMs: number };
 
@@ -19,7 +19,7 @@ export function postWebhook(
 ): Promise<PostOutcome> {
   const started = performance.now();
   const target = new URL(url);
-  const blocked = options.allowPrivateTargets ? null : nonPublicHost(target);
+  const blocked = blockedTarget(target, options.allowPrivateTargets);
   if (blocked) {
     return Promise.resolve({ statusCode: null, error: `ETARGETBLOCKED: the url points at ${blocked}`, succeeded: false, durationMs: 0 });
   }
@@ -40,7 +40,7 @@ export function postWebhook(
     const request = transport.request(target, {
       method: 'POST',
       headers: { ...headers, 'content-length': String(payload.length), 'user-agent': 'document-invoicing-webhooks/1' },
-      lookup: options.allowPrivateTargets ? undefined : publicOnlyLookup,
+      lookup: outboundLookup(options.allowPrivateTargets),
       agent: false,
     });
     const deadline = setTimeout(() => finish(null, `timed out after ${options.timeoutMs / 1000} s`), options.timeoutMs);

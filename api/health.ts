@@ -1,8 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import Router from '@koa/router';
+import { z } from 'zod';
+import { parseQuery } from './validation';
 import type { ApiDependencies } from './app-context';
 import { executeWorkflow } from '../temporal/start-workflow';
 import { systemCheckWorkflow } from '../workflows/system-check';
+
+/** GET /healthz's query, as the OpenAPI document shows it. */
+export const healthQuery = z.object({
+  deep: z
+    .enum(['true', 'false', '1', '0'], { error: 'deep must be true or false.' })
+    .optional()
+    .meta({ description: 'With true, also runs a workflow end to end (a worker must be polling); adds checks.worker.' }),
+});
 
 type CheckResult = { status: 'ok' | 'unavailable'; latency_ms: number; error?: string };
 
@@ -33,7 +43,8 @@ export function healthRoutes({ config, db, temporal }: ApiDependencies): Router 
     DEEP_RESULT_TTL_MS,
   );
   router.get('/healthz', async (ctx) => {
-    const deep = ctx.query.deep === 'true' || ctx.query.deep === '1';
+    const query = parseQuery(healthQuery, ctx.query);
+    const deep = query.deep === 'true' || query.deep === '1';
     const [postgres, temporalCheck, worker] = await Promise.all([
       timed(() => db.raw('select 1')),
       timed(() =>

@@ -1,38 +1,34 @@
 import { decodeCursor, encodeCursor, InvalidCursorError } from '../domain/cursor';
-import { ApiError, invalidParameter } from './errors';
+import { ApiError } from './errors';
+import { parseQuery } from './validation';
+import { cursorParam, pageQuery, type LimitRule } from './v1/openapi/common';
 
 /** The list envelope of the spec: {data, next_cursor, has_more}. */
 export type Page<T> = { data: T[]; next_cursor: string | null; has_more: boolean };
 
 export type PageRequest = { limit: number; after?: (string | number)[] };
 
-export type LimitRule = { defaultLimit: number; maxLimit: number };
+export type { LimitRule };
 
 /**
  * Reads `limit` and `cursor` for a list whose cursors belong to `scope` (e.g. the company and
- * collection), answering 400 invalid_parameter / invalid_cursor on bad input.
+ * collection), answering 400 invalid_parameter / invalid_cursor on bad input. The rules are the
+ * schema of pageQuery(rule), which the OpenAPI document shows.
  */
 export function readPageRequest(query: Record<string, unknown>, cursorKey: Buffer, scope: string, rule: LimitRule): PageRequest {
-  const limit = parseLimit(query.limit, rule);
-  const cursor = query.cursor;
-  if (cursor === undefined || cursor === '') return { limit };
-  if (typeof cursor !== 'string') throw new ApiError(400, 'invalid_cursor', 'cursor must be given once.', 'cursor');
+  if (typeof query.cursor !== 'undefined' && typeof query.cursor !== 'string') {
+    throw new ApiError(400, 'invalid_cursor', 'cursor must be given once.', 'cursor');
+  }
+  const { cursor } = query;
+  if (cursor !== undefined && !cursorParam.safeParse(cursor).success) throw new ApiError(400, 'invalid_cursor', 'The cursor is malformed.', 'cursor');
+  const { limit = rule.defaultLimit } = parseQuery(pageQuery(rule), query);
+  if (cursor === undefined) return { limit };
   try {
     return { limit, after: decodeCursor(cursorKey, cursor, scope) };
   } catch (error) {
     if (error instanceof InvalidCursorError) throw new ApiError(400, 'invalid_cursor', error.message, 'cursor');
     throw error;
   }
-}
-
-function parseLimit(value: unknown, rule: LimitRule): number {
-  if (value === undefined || value === '') return rule.defaultLimit;
-  if (typeof value !== 'string' || !/^[0-9]{1,6}$/.test(value)) {
-    throw invalidParameter('limit', `limit must be an integer from 1 to ${rule.maxLimit}.`);
-  }
-  const limit = Number(value);
-  if (limit < 1 || limit > rule.maxLimit) throw invalidParameter('limit', `limit must be an integer from 1 to ${rule.maxLimit}.`);
-  return limit;
 }
 
 /**

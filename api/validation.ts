@@ -6,14 +6,38 @@ export function parseBody<Schema extends z.ZodType>(schema: Schema, body: unknow
   if (body === undefined) throw new ApiError(400, 'invalid_parameter', 'This request needs a JSON body.');
   const result = schema.safeParse(body);
   if (result.success) return result.data;
-  const issue = result.error.issues[0];
-  const param = issue.path.length > 0 ? issue.path.join('.') : undefined;
+  throw invalidInput(result.error);
+}
+
+/**
+ * Validates query parameters against a schema (the one the OpenAPI document shows): each may be
+ * given once; parameters the schema does not name are ignored.
+ */
+export function parseQuery<Schema extends z.ZodObject>(schema: Schema, query: Record<string, unknown>): z.output<Schema> {
+  const picked: Record<string, string> = {};
+  for (const name of Object.keys(schema.shape)) {
+    const value = query[name];
+    if (value === undefined) continue;
+    if (typeof value !== 'string') throw new ApiError(400, 'invalid_parameter', `${name} must be given once.`, name);
+    picked[name] = value;
+  }
+  const result = schema.safeParse(picked);
+  if (result.success) return result.data;
+  throw invalidInput(result.error);
+}
+
+function invalidInput(error: z.ZodError): ApiError {
+  const issue = error.issues[0];
+  // The field, not the list index: events.3 is events.
+  const firstIndex = issue.path.findIndex((part) => typeof part === 'number');
+  const named = firstIndex === -1 ? issue.path : issue.path.slice(0, firstIndex);
+  const param = named.length > 0 ? named.join('.') : undefined;
   const unknownKeys = issue.code === 'unrecognized_keys' ? issue.keys : undefined;
   if (unknownKeys) {
-    throw new ApiError(400, 'invalid_parameter', `Unknown parameter(s): ${unknownKeys.join(', ')}.`, unknownKeys[0]);
+    return new ApiError(400, 'invalid_parameter', `Unknown parameter(s): ${unknownKeys.join(', ')}.`, unknownKeys[0]);
   }
-  const message = /[.!?]$/.test(issue.message) ? issue.message : `${param ?? 'body'}: ${issue.message}.`;
-  throw new ApiError(400, 'invalid_parameter', message, param);
+  const message = /[.!?]$/.test(issue.message) && (!param || issue.message.startsWith(param.split('.')[0])) ? issue.message : `${param ?? 'body'}: ${issue.message}`;
+  return new ApiError(400, 'invalid_parameter', /[.!?]$/.test(message) ? message : `${message}.`, param);
 }
 
 /** One query-string parameter: undefined when absent or empty, 400 when given more than once. */

@@ -1,6 +1,7 @@
 import { ensureTemporalCli } from './provision/temporal-cli';
 import { ensureTestServer } from './provision/test-server';
 import { ensureMinio } from './provision/minio';
+import { ensureSchemathesis } from './provision/schemathesis';
 
 /** `npm run provision`: fetch/build the offline tools once; later runs return at once. */
 async function main() {
@@ -10,6 +11,7 @@ async function main() {
   const testServer = await ensureTestServer(log);
   log(`time-skipping test server: ${testServer}`);
   log(`MinIO (S3 tests): ${await ensureMinio(log)}`);
+  log(`Schemathesis (fuzz test): ${await ensureSchemathesis(log)}`);
 }
 
 main().catch((error) => {

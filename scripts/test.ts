@@ -9,6 +9,7 @@ import { startTemporalDevServer } from './embedded/temporal-dev-server';
 import { ensureTemporalCli } from './provision/temporal-cli';
 import { ensureTestServer } from './provision/test-server';
 import { ensureMinio } from './provision/minio';
+import { ensureSchemathesis } from './provision/schemathesis';
 import { summariseTap, type TapSummary } from './tap-summary';
 import { writeWorkflowBundle } from './bundle-workflows';
 
@@ -32,7 +33,7 @@ async function main(): Promise<number> {
     const workflowBundle = path.join(workDir, 'workflow-bundle.js');
     const bundled = writeWorkflowBundle(workflowBundle);
     bundled.catch(() => undefined); // awaited below; not unhandled while the services start
-    const [cliPath, testServerPath, minioPath] = await Promise.all([ensureTemporalCli(say), ensureTestServer(say), ensureMinio(say)]);
+    const [cliPath, testServerPath, minioPath, schemathesisPath] = await Promise.all([ensureTemporalCli(say), ensureTestServer(say), ensureMinio(say), ensureSchemathesis(say)]);
 
     const postgres = await startEmbeddedPostgres({ dataDir: path.join(workDir, 'postgres'), port: await freePort(), throwaway: true });
     stops.unshift(() => postgres.stop());
@@ -62,6 +63,7 @@ async function main(): Promise<number> {
       // Processes the tests spawn (api/main.ts, worker/main.ts) in parallel must not share metrics ports.
       METRICS_PORT: process.env.METRICS_PORT ?? '0',
       WORKER_METRICS_PORT: process.env.WORKER_METRICS_PORT ?? '0',
+      TEST_SCHEMATHESIS_PATH: schemathesisPath,
     });
   } catch (error) {
     console.error(`[test] could not run the suite: ${error instanceof Error ? error.stack : String(error)}`);

@@ -2,17 +2,15 @@ import type { Middleware } from 'koa';
 import type { CompaniesRepository, CompanyRow } from '../../db/repositories/companies';
 import type { AuthState } from './authenticate';
 import { ApiError, notFound } from '../errors';
+import { MAX_ID, readId } from '../v1/openapi/common';
 
 export type CompanyState = AuthState & { company: CompanyRow };
 
-const POSITIVE_ID = /^[1-9][0-9]{0,15}$/;
-
 /** Parses a positive integer id path parameter, naming it in the 400 when it is not one. */
 export function parseIdParam(value: string | undefined, param: string): number {
-  if (value === undefined || !POSITIVE_ID.test(value)) {
-    throw new ApiError(400, 'invalid_parameter', `${param} must be a positive integer.`, param);
-  }
-  return Number(value);
+  const id = readId(value);
+  if (id === undefined) throw new ApiError(400, 'invalid_parameter', `${param} must be a positive integer of at most ${MAX_ID}.`, param);
+  return id;
 }
 
 /**

@@ -54,6 +54,7 @@
  *  - Alegra takes no idempotency key: a timeout on POST /bills is ambiguous (the bill may
  *    exist); the retry then gets either a new bill or a duplicate error.
  */
+import { allowedUnderLoopbackOnly } from '../outbound/public-targets';
 import { nitCheckDigit, isValidNit } from '../../domain/nit';
 import { errorFromAnswer, excerpt, parseResetSeconds } from './http-errors';
 import { ExportError, type AccountingIntegration, type ExportInput, type ExportResult } from './port';
@@ -126,6 +127,7 @@ export function createAlegraIntegration(settings: AlegraSettings): AccountingInt
     let response: Response;
     let text: string;
     try {
+      if (!allowedUnderLoopbackOnly(baseUrl)) throw new Error(`${baseUrl} is not a loopback address (OUTBOUND_ALLOW_ONLY_LOOPBACK)`);
       response = await fetch(`${baseUrl}${path}`, {
         method,
         headers: {

@@ -15,7 +15,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { webhookHeaders } from '../../domain/webhooks/signature';
-import { nonPublicHost, publicOnlyLookup } from '../outbound/public-targets';
+import { blockedTarget, outboundLookup } from '../outbound/public-targets';
 import { errorFromAnswer, excerpt } from './http-errors';
 import { ExportError, type AccountingIntegration, type ExportInput, type ExportResult } from './port';
 
@@ -85,7 +85,7 @@ function parseJson(text: string): unknown {
 type Answer = { status: number; header: (name: string) => string | null; text: string };
 
 function post(target: URL, headers: Record<string, string>, body: string, options: { timeoutMs: number; allowPrivateTargets: boolean }): Promise<Answer> {
-  const blocked = options.allowPrivateTargets ? null : nonPublicHost(target);
+  const blocked = blockedTarget(target, options.allowPrivateTargets);
   if (blocked) {
     return Promise.reject(new ExportError('validation_failed', `The ERP url points at ${blocked}.`));
   }
@@ -105,7 +105,7 @@ function post(target: URL, headers: Record<string, string>, body: string, option
     const request = transport.request(target, {
       method: 'POST',
       headers: { ...headers, 'content-length': String(payload.length) },
-      lookup: options.allowPrivateTargets ? undefined : publicOnlyLookup,
+      lookup: outboundLookup(options.allowPrivateTargets),
       agent: false,
     });
     const deadline = setTimeout(

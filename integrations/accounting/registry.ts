@@ -72,7 +72,7 @@ const schemas = {
           message: 'must be whsec_ followed by a base64 key of at least 18 bytes',
         }),
     }),
-    settings: z.strictObject({ url: nonEmpty.max(2048, 'is too long') }),
+    settings: z.strictObject({ url: z.string().trim().min(1, 'is required').max(2048, 'is too long') }),
   },
 } as const;
 

@@ -1,16 +1,26 @@
+import { z } from 'zod';
 import type { CompanyRow } from '../../db/repositories/companies';
 import { inboxAddress } from '../../domain/email-address';
+import { id, timestamp } from './fields';
 
-export type CompanyOut = {
-  id: number;
-  name: string;
-  nit: string;
-  dv: string;
-  person_type: string;
-  /** Where the company's suppliers can e-mail documents (docs/email-intake.md). */
-  inbox_email: string;
-  created_at: string;
-};
+/** The Company object (GET /v1/companies, /v1/companies/{company_id}, /v1/me). */
+export const companyOut = z
+  .object({
+    id,
+    name: z.string(),
+    nit: z.string().meta({ description: 'Tax id without check digit.' }),
+    dv: z.string().meta({ description: 'DIAN check digit.' }),
+    person_type: z.string().meta({ examples: ['LEGAL'] }),
+    inbox_email: z.string().meta({
+      format: 'email',
+      description:
+        "The company's inbox: e-mail sent here has its XML, ZIP and PDF attachments imported as uploaded files of type EMAIL. Scheme `<inbox_token>@<INBOX_DOMAIN>`; see docs/email-intake.md.",
+    }),
+    created_at: timestamp,
+  })
+  .meta({ id: 'Company' });
+
+export type CompanyOut = z.infer<typeof companyOut>;
 
 /** The Company object; `inboxDomain` is config.email.domain (INBOX_DOMAIN). */
 export function presentCompany(row: CompanyRow, inboxDomain: string): CompanyOut {

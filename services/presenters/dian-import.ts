@@ -1,7 +1,26 @@
+import { z } from 'zod';
 import type { DianImportRow } from '../../db/repositories/dian-imports';
+import { id } from './fields';
 
 /** The Tax-authority import record, exactly the spec's fields (API bodies and webhook data). */
-export function presentDianImport(row: DianImportRow) {
+export const dianImportOut = z
+  .object({
+    id,
+    status: z.enum(['PENDING', 'PROCESSING', 'DONE', 'ERROR']),
+    source: z.enum(['dian_web_service', 'dian_export_file']),
+    document_type: z.enum(['invoice', 'credit_note', 'all']),
+    begin_date: z.string().meta({ format: 'date' }),
+    end_date: z.string().meta({ format: 'date' }),
+    found_count: z.int().min(0),
+    electronic_invoices_count: z.int().min(0),
+    credit_notes_count: z.int().min(0),
+    skipped_count: z.int().min(0),
+  })
+  .meta({ id: 'DianImport' });
+
+export type DianImportOut = z.infer<typeof dianImportOut>;
+
+export function presentDianImport(row: DianImportRow): DianImportOut {
   return {
     id: row.id,
     status: row.status,

@@ -1,11 +1,34 @@
+import { z } from 'zod';
 import type { ImportedDocumentRef, UploadedFileRow } from '../../db/repositories/uploaded-files';
+import { documentEntryOut, id, nullableTimestamp, timestamp } from './fields';
 
 /**
  * The spec's Uploaded file record (also the data of document.imported / document.import_failed):
  * id, status, type, file_name, dian_importation_id, documents [{kind, id, cufe}], plus
  * skipped documents, the error of a failed import, and timestamps.
  */
-export function presentUploadedFile(row: UploadedFileRow, documents: ImportedDocumentRef[]) {
+export const uploadedFileOut = z
+  .object({
+    id,
+    status: z.string().meta({ description: 'PENDING, PROCESSING, DONE or ERROR.', examples: ['PENDING', 'PROCESSING', 'DONE', 'ERROR'] }),
+    type: z.enum(['API', 'UPLOAD', 'EMAIL', 'DIAN']),
+    file_name: z.string(),
+    dian_importation_id: id.nullable(),
+    documents: z.array(documentEntryOut),
+    skipped: z
+      .array(z.object({ cufe: z.string(), existing_document_id: id, kind: z.string() }))
+      .meta({ description: 'Documents not created because their CUFE was already stored.' }),
+    error: z.object({ code: z.string().nullable(), message: z.string().nullable() }).nullable().meta({ description: 'When status is ERROR; codes in docs/ingestion.md.' }),
+    content_type: z.string(),
+    size: z.int().min(0),
+    created_at: timestamp,
+    processed_at: nullableTimestamp,
+  })
+  .meta({ id: 'UploadedFile' });
+
+export type UploadedFileRecord = z.infer<typeof uploadedFileOut>;
+
+export function presentUploadedFile(row: UploadedFileRow, documents: ImportedDocumentRef[]): UploadedFileRecord {
   return {
     id: row.id,
     status: row.status,
@@ -21,5 +44,3 @@ export function presentUploadedFile(row: UploadedFileRow, documents: ImportedDoc
     processed_at: row.processed_at ? row.processed_at.toISOString() : null,
   };
 }
-
-export type UploadedFileRecord = ReturnType<typeof presentUploadedFile>;

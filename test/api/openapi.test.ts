@@ -1,5 +1,7 @@
+import { readFileSync } from 'node:fs';
 import test from 'ava';
 import { loadOpenApiDocument } from '../../api/v1/openapi/document';
+import { OPENAPI_YAML, renderOpenApiYaml } from '../../scripts/openapi';
 import { startTestApi, type TestApi } from '../support/api';
 
 let api: TestApi;
@@ -10,29 +12,73 @@ test.after.always(async () => api?.close());
 
 const HTTP_METHODS = ['get', 'post', 'put', 'patch', 'delete'];
 
+type Operation = { operationId?: string; security?: unknown[]; requestBody?: unknown; responses?: Record<string, { content?: Record<string, { schema?: { $ref?: string } }> }> };
+
 /** Koa's `/companies/:company_id` is OpenAPI's `/companies/{company_id}`. */
 function toOpenApiPath(koaPath: string): string {
   return koaPath.replace(/[:*]([A-Za-z_]+)/g, '{$1}');
 }
 
-test('every route of the router is in docs/openapi.yaml, and every documented operation is routed', (t) => {
-  const document = loadOpenApiDocument();
-  const routed = new Set(api.routes.map((route) => `${route.method} ${toOpenApiPath(route.path)}`));
-  const documented = new Set<string>();
-  for (const [path, item] of Object.entries(document.paths)) {
-    for (const method of Object.keys(item)) {
-      if (HTTP_METHODS.includes(method)) documented.add(`${method.toUpperCase()} ${path}`);
+function documentedOperations(): Map<string, Operation> {
+  const operations = new Map<string, Operation>();
+  for (const [path, item] of Object.entries(loadOpenApiDocument().paths ?? {})) {
+    for (const [method, operation] of Object.entries(item as Record<string, Operation>)) {
+      if (HTTP_METHODS.includes(method)) operations.set(`${method.toUpperCase()} ${path}`, operation);
     }
   }
+  return operations;
+}
+
+test('every route of the router has its operation, and every operation is routed', (t) => {
+  const routed = new Set(api.routes.map((route) => `${route.method} ${toOpenApiPath(route.path)}`));
+  const documented = documentedOperations();
   t.deepEqual([...routed].filter((entry) => !documented.has(entry)).sort(), [], 'routed but undocumented');
-  t.deepEqual([...documented].filter((entry) => !routed.has(entry)).sort(), [], 'documented but not routed');
-  t.true(routed.size >= 5);
+  t.deepEqual([...documented.keys()].filter((entry) => !routed.has(entry)).sort(), [], 'documented but not routed');
+  t.true(routed.size >= 50);
+});
+
+test('every operation has an id, a success answer and every error status of its kind, with the error body', (t) => {
+  const ids = new Set<string>();
+  for (const [name, operation] of documentedOperations()) {
+    t.truthy(operation.operationId, name);
+    t.false(ids.has(operation.operationId!), `${name}: duplicate operationId`);
+    ids.add(operation.operationId!);
+    const statuses = Object.keys(operation.responses ?? {});
+    t.true(statuses.some((status) => /^[23]/.test(status)), `${name}: no success answer`);
+    const authenticated = operation.security === undefined;
+    if (authenticated) for (const status of ['401', '429', '503']) t.true(statuses.includes(status), `${name} lacks ${status}`);
+    if (name.includes('{') && authenticated) for (const status of ['400', '404']) t.true(statuses.includes(status), `${name} lacks ${status}`);
+    if (operation.requestBody && authenticated) {
+      for (const status of ['413', '415']) t.true(statuses.includes(status), `${name} lacks ${status}`);
+    }
+    for (const [status, response] of Object.entries(operation.responses ?? {})) {
+      if (!/^[45]/.test(status) || name === 'GET /healthz' && status === '503') continue;
+      t.is(response.content?.['application/json']?.schema?.$ref, '#/components/schemas/Error', `${name} ${status}`);
+    }
+  }
+});
+
+test('every link names an operation that exists (the stateful fuzzer follows them)', (t) => {
+  const operations = [...documentedOperations().values()];
+  const ids = new Set(operations.map((operation) => operation.operationId));
+  const linked = operations.flatMap((operation) =>
+    Object.values(operation.responses ?? {}).flatMap((response) => Object.values((response as { links?: Record<string, { operationId: string }> }).links ?? {})),
+  );
+  t.true(linked.length > 20);
+  for (const link of linked) t.true(ids.has(link.operationId), link.operationId);
+});
+
+test('docs/openapi.yaml is the generated document (npm run openapi)', (t) => {
+  t.is(readFileSync(OPENAPI_YAML, 'utf8'), renderOpenApiYaml());
 });
 
 test('GET /v1/openapi.json serves the document without authentication', async (t) => {
   const response = await fetch(`${api.url}/v1/openapi.json`);
   t.is(response.status, 200);
-  const body = (await response.json()) as { openapi: string; paths: Record<string, unknown> };
+  const body = (await response.json()) as { openapi: string; paths: Record<string, unknown>; components: { schemas: Record<string, { pattern?: string }> } };
   t.is(body.openapi, '3.1.0');
   t.truthy(body.paths['/v1/companies']);
+  t.deepEqual(body, JSON.parse(JSON.stringify(loadOpenApiDocument())));
+  // The Money pattern is a regular expression a JSON Schema validator reads as such (no double escaping).
+  t.true(new RegExp(body.components.schemas.Money.pattern!).test('1250.00'));
 });

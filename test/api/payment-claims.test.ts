@@ -38,13 +38,23 @@ test('validation names the offending field; documents:write is required', async 
     [{ number: 'x', issue_date: '2026-11-20', total: '-5' }, 'total'],
     [{ number: 'x', issue_date: '2026-11-20', total: '1.234' }, 'total'],
     [{ number: 'x', issue_date: '2026-11-20', total: '1', currency: 'pesos' }, 'currency'],
-    [{ number: 'x', issue_date: '2026-11-20', total: '1', contact_id: 99999 }, 'contact_id'],
     [{ number: 'x', issue_date: '2026-11-20', total: '1', colour: 'blue' }, 'colour'],
+    [{ number: 'x', issue_date: '2026-02-31', total: '1' }, 'issue_date'],
+    [{ number: 'x', issue_date: '2026-11-20', due_date: '2026-02-29', total: '1' }, 'due_date'],
+    [{ number: 'x', issue_date: '0000-01-01', total: '1' }, 'issue_date'],
+    [{ number: 'x\u0000', issue_date: '2026-11-20', total: '1' }, 'number'],
+    [{ number: '   ', issue_date: '2026-11-20', total: '1' }, 'number'],
+    [{ number: 'x', issue_date: '2026-11-20', total: 1.234 }, 'total'],
   ] as const) {
     const result = await create(body);
     t.is(result.status, 400, JSON.stringify(body));
     t.is(result.body.error.param, param, JSON.stringify(body));
   }
+  // A schema-valid request naming a contact the company does not have: 404, as for any unknown id.
+  const unknownContact = await create({ number: 'x', issue_date: '2026-11-20', total: '1', contact_id: 99999 });
+  t.is(unknownContact.status, 404);
+  t.is(unknownContact.body.error.param, 'contact_id');
+  t.is((await create({ number: 'leap', issue_date: '2028-02-29', total: '12.5' })).status, 201);
   const reader = (await seedKey(api.database, { scopes: ['documents:read'] })).key;
   t.is((await create({ number: 'x', issue_date: '2026-11-20', total: '1' }, reader)).status, 403);
 });

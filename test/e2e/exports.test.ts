@@ -186,7 +186,7 @@ test.serial('one pending export per document: 409 export_in_progress', async (t)
 test.serial('bad requests: unknown integration, not an electronic invoice, bad body', async (t) => {
   const id = await insertInvoice();
   const unknown = await call('POST', `/v1/companies/${company.id}/invoices/${id}/export`, { integration: 'siigo' });
-  t.is(unknown.status, 400);
+  t.is(unknown.status, 404, 'a schema-valid name the company does not have is an unknown resource');
   t.is(unknown.body.error.param, 'integration');
   t.is((await call('POST', `/v1/companies/${company.id}/invoices/99999999/export`, { integration: 'alegra' })).status, 404);
   const [note] = await api.database.db('documents').insert({ company_id: company.id, document_type: 'credit_note', issued_at: new Date() }).returning('id');

@@ -6,7 +6,7 @@ import { notFound } from '../../errors';
 import { buildPage, readPageRequest } from '../../pagination';
 import { presentContact } from '../../../services/presenters/contact';
 
-const CONTACT_PAGE = { defaultLimit: 50, maxLimit: 200 };
+export const CONTACT_PAGE = { defaultLimit: 50, maxLimit: 200 };
 
 /** Contacts (third parties): scope contacts:read; a contact of a company the key cannot see is 404. */
 export function contactsRoutes({ repositories, cursorKey }: ApiDependencies): Router {

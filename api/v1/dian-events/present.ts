@@ -1,3 +1,4 @@
+import type { DianEventOut } from './schemas';
 import type { DianEventRow } from '../../../db/repositories/dian-events';
 import type { DianRegisteredEventRow } from '../../../db/repositories/dian-registered-events';
 
@@ -7,7 +8,7 @@ import type { DianRegisteredEventRow } from '../../../db/repositories/dian-regis
  */
 const eventPath = (row: DianEventRow) => `/v1/companies/${row.company_id}/invoices/${row.document_id}/dian-events/${row.id}`;
 
-export function presentDianEvent(row: DianEventRow, cufe: string) {
+export function presentDianEvent(row: DianEventRow, cufe: string): DianEventOut {
   return {
     id: row.id,
     invoice_id: row.document_id,

@@ -15,7 +15,7 @@ import { readMultipartFile } from '../files/multipart';
 import { dianImportIn } from './schemas';
 import { presentDianImport } from '../../../services/presenters/dian-import';
 
-const IMPORT_PAGE = { defaultLimit: 20, maxLimit: 100 };
+export const IMPORT_PAGE = { defaultLimit: 20, maxLimit: 100 };
 
 /**
  * Tax-authority import runs (docs/dian.md): POST answers 202 with the record and starts

@@ -1,16 +1,19 @@
 import { z } from 'zod';
+import { calendarDate } from '../openapi/common';
 
-const date = (field: string) =>
-  z
-    .string({ error: `${field} must be a date (YYYY-MM-DD).` })
-    .regex(/^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/, `${field} must be a date (YYYY-MM-DD).`)
-    .refine((value) => !Number.isNaN(Date.parse(`${value}T00:00:00Z`)) && new Date(`${value}T00:00:00Z`).toISOString().startsWith(value), `${field} is not a calendar date.`);
+const fields = {
+  begin_date: calendarDate('begin_date'),
+  end_date: calendarDate('end_date').meta({ description: 'Not before begin_date.' }),
+  document_type: z.enum(['invoice', 'credit_note', 'all'], { error: 'document_type must be invoice, credit_note or all.' }).default('all'),
+};
 
 /** POST /v1/companies/{company_id}/dian-imports (JSON, or the same fields as multipart text fields). */
 export const dianImportIn = z
-  .strictObject({
-    begin_date: date('begin_date'),
-    end_date: date('end_date'),
-    document_type: z.enum(['invoice', 'credit_note', 'all'], { error: 'document_type must be invoice, credit_note or all.' }).default('all'),
-  })
-  .refine((input) => input.begin_date <= input.end_date, { message: 'end_date must not be before begin_date.', path: ['end_date'] });
+  .strictObject(fields)
+  .refine((input) => input.begin_date <= input.end_date, { message: 'end_date must not be before begin_date.', path: ['end_date'] })
+  .meta({ id: 'DianImportIn' });
+
+/** The multipart form of the same request: the fields plus DIAN's "documentos recibidos" export. */
+export const dianImportUpload = z
+  .strictObject({ ...fields, file: z.string().min(1).meta({ format: 'binary', description: 'DIAN\'s "documentos recibidos" export, CSV or XLSX.' }) })
+  .meta({ id: 'DianImportUpload' });

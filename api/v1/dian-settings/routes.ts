@@ -8,30 +8,45 @@ import { parseBody } from '../../validation';
 import type { LoadedCertificate } from '../../../domain/dian/certificate';
 import { CpuBudgetExceeded, loadCertificateInPool } from '../../../services/cpu/pool';
 import { eventNumberPrefix, type DianSettingsRow } from '../../../db/repositories/dian-settings';
-
-const text = (field: string, max: number) =>
-  z.string({ error: `${field} must be a string.` }).trim().min(1, `${field} is required.`).max(max, `${field} must be at most ${max} characters.`);
+import { plainString, text, timestamp } from '../openapi/common';
 
 /** PUT /v1/companies/{company_id}/dian-settings (docs/dian.md). */
-export const dianSettingsIn = z.strictObject({
-  environment: z.enum(['habilitacion', 'produccion', 'simulator'], { error: 'environment must be habilitacion, produccion or simulator.' }),
-  software_id: text('software_id', 100),
-  software_pin: text('software_pin', 100),
-  certificate_p12_base64: text('certificate_p12_base64', 200_000).regex(/^[A-Za-z0-9+/=\s]+$/, 'certificate_p12_base64 must be base64.'),
-  certificate_password: z.string({ error: 'certificate_password must be a string.' }).max(200, 'certificate_password is too long.'),
-  /** Prefix of the event numbers (cbc:ID); DEFAULT_EVENT_NUMBER_PREFIX when absent. */
-  event_number_prefix: z
-    .string({ error: 'event_number_prefix must be a string.' })
-    .regex(/^[A-Za-z0-9-]{1,20}$/, 'event_number_prefix must be 1 to 20 letters, digits or dashes.')
-    .optional(),
-  /** NIT of the technology provider whose software sends the events (sts:ProviderID); the company's own when absent. */
-  software_provider_nit: z
-    .string({ error: 'software_provider_nit must be a string.' })
-    .regex(/^[0-9]{5,15}$/, 'software_provider_nit must be the NIT without check digit: 5 to 15 digits.')
-    .optional(),
-});
+export const dianSettingsIn = z
+  .strictObject({
+    environment: z.enum(['habilitacion', 'produccion', 'simulator'], { error: 'environment must be habilitacion, produccion or simulator.' }),
+    software_id: text('software_id', 100),
+    software_pin: text('software_pin', 100).meta({ writeOnly: true }),
+    certificate_p12_base64: z
+      .string({ error: 'certificate_p12_base64 must be a string.' })
+      .max(65_536, 'certificate_p12_base64 must be at most 65536 characters.')
+      .regex(/^[A-Za-z0-9+/=\s]*[A-Za-z0-9+/=][A-Za-z0-9+/=\s]*$/, 'certificate_p12_base64 must be base64.')
+      .meta({ writeOnly: true, description: 'The PKCS#12 (.p12/.pfx) in base64; it must open with the password.' }),
+    certificate_password: plainString('certificate_password', 200).meta({ writeOnly: true }),
+    /** Prefix of the event numbers (cbc:ID); DEFAULT_EVENT_NUMBER_PREFIX when absent. */
+    event_number_prefix: z
+      .string({ error: 'event_number_prefix must be a string.' })
+      .regex(/^[A-Za-z0-9-]{1,20}$/, 'event_number_prefix must be 1 to 20 letters, digits or dashes.')
+      .optional(),
+    /** NIT of the technology provider whose software sends the events (sts:ProviderID); the company's own when absent. */
+    software_provider_nit: z
+      .string({ error: 'software_provider_nit must be a string.' })
+      .regex(/^[0-9]{5,15}$/, 'software_provider_nit must be the NIT without check digit: 5 to 15 digits.')
+      .optional(),
+  })
+  .meta({ id: 'DianSettingsIn' });
 
-function present(row: DianSettingsRow) {
+export const dianSettingsOut = z
+  .object({
+    environment: z.enum(['habilitacion', 'produccion', 'simulator']),
+    software_id: z.string(),
+    event_number_prefix: z.string(),
+    software_provider_nit: z.string().nullable(),
+    certificate: z.object({ subject: z.string(), issuer: z.string(), not_after: timestamp }),
+    updated_at: timestamp,
+  })
+  .meta({ id: 'DianSettings' });
+
+function present(row: DianSettingsRow): z.infer<typeof dianSettingsOut> {
   return {
     environment: row.environment,
     software_id: row.software_id,
@@ -62,7 +77,7 @@ export function dianSettingsRoutes(deps: ApiDependencies): Router {
         throw new ApiError(400, 'certificate_iterations_exceeded', `The certificate cannot be used: ${(error as Error).message}.`, 'certificate_p12_base64');
       }
       const param = code === 'wrong_password' ? 'certificate_password' : 'certificate_p12_base64';
-      throw invalidParameter(param, `The certificate cannot be used: ${(error as Error).message}.`);
+      throw invalidParameter(param, `The certificate cannot be used: ${(error as Error).message.replace(/\.$/, '')}.`);
     }
     const row = await repositories.dianSettings.upsert(company.id, {
       environment: input.environment,

@@ -3,28 +3,39 @@ import { z } from 'zod';
 import type { ApiDependencies } from '../../app-context';
 import { requireScope } from '../../middleware/authenticate';
 import { loadCompany, type CompanyState } from '../../middleware/company-scope';
-import { invalidParameter } from '../../errors';
+import { ApiError } from '../../errors';
+import { calendarDate, id, text } from '../openapi/common';
 import { parseBody } from '../../validation';
 import { presentDocument } from './present';
 
-const money = z
-  .union([z.string(), z.number()], { error: 'must be a decimal amount.' })
-  .transform((value) => String(value).trim())
-  .refine((value) => /^\d{1,16}(\.\d{1,2})?$/.test(value), 'must be a non-negative amount with at most 2 decimals.');
-
-const date = z.string({ error: 'must be a date as YYYY-MM-DD.' }).regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date as YYYY-MM-DD.');
+/**
+ * A non-negative amount with at most 2 decimals: a decimal string, or a JSON integer (binary
+ * fractions such as 0.07 are not exact, so fractional amounts travel as strings).
+ */
+const amount = (field: string) =>
+  z
+    .union(
+      [
+        z.string().regex(/^[0-9]{1,16}(\.[0-9]{1,2})?$/, `${field} must be a non-negative amount with at most 16 digits and 2 decimals.`),
+        z.int(`${field} must be a string for a fractional amount, such as "12.50".`).min(0, `${field} must not be negative.`).max(999_999_999_999_999, `${field} is too large.`),
+      ],
+      { error: `${field} must be a decimal amount (string) or an integer.` },
+    )
+    .transform((value) => (typeof value === 'number' ? value.toFixed(2) : value));
 
 /** A cuenta de cobro created by hand: no original file, so no PDF (files: available false / none). */
-export const paymentClaimIn = z.strictObject({
-  number: z.string().trim().min(1, 'number is required.').max(100),
-  issue_date: date,
-  due_date: date.optional(),
-  contact_id: z.number({ error: 'contact_id must be an integer.' }).int().positive().optional(),
-  sub_total: money.optional(),
-  vat: money.optional(),
-  total: money,
-  currency: z.string().regex(/^[A-Z]{3}$/, 'currency must be an ISO 4217 code such as COP.').default('COP'),
-});
+export const paymentClaimIn = z
+  .strictObject({
+    number: text('number', 100),
+    issue_date: calendarDate('issue_date'),
+    due_date: calendarDate('due_date').optional(),
+    contact_id: id.optional().meta({ description: 'A contact of the same company; another id is 404.' }),
+    sub_total: amount('sub_total').optional().meta({ description: 'Defaults to total.' }),
+    vat: amount('vat').optional().meta({ description: 'Defaults to 0.00.' }),
+    total: amount('total'),
+    currency: z.string({ error: 'currency must be a string.' }).regex(/^[A-Z]{3}$/, 'currency must be an ISO 4217 code such as COP.').default('COP'),
+  })
+  .meta({ id: 'PaymentClaimIn' });
 
 export function paymentClaimRoutes({ repositories }: ApiDependencies): Router {
   const router = new Router();
@@ -32,11 +43,9 @@ export function paymentClaimRoutes({ repositories }: ApiDependencies): Router {
     const { company } = ctx.state as CompanyState;
     const input = parseBody(paymentClaimIn, ctx.request.body);
     const issuedAt = new Date(`${input.issue_date}T12:00:00-05:00`);
-    if (Number.isNaN(issuedAt.getTime())) throw invalidParameter('issue_date', 'issue_date is not a calendar date.');
-    if (input.due_date && Number.isNaN(Date.parse(input.due_date))) throw invalidParameter('due_date', 'due_date is not a calendar date.');
     if (input.contact_id !== undefined) {
       const contact = await repositories.contacts.findVisible({ allCompanies: false, companyIds: [company.id] }, input.contact_id);
-      if (!contact) throw invalidParameter('contact_id', `No contact ${input.contact_id} in this company.`);
+      if (!contact) throw new ApiError(404, 'not_found', `Contact ${input.contact_id} was not found in this company.`, 'contact_id');
     }
     const id = await repositories.documents.insert({
       company_id: company.id,

@@ -2,6 +2,8 @@ import type { DocumentRow } from '../../../db/repositories/documents';
 import { filesObject } from '../../../domain/documents/files-object';
 import { originalOf } from '../../../services/link-document-files';
 import { documentAccounting, type DocumentAccounting } from '../../../domain/documents/accounting';
+import type { z } from 'zod';
+import type { accountingOut, DocumentOut } from './schemas';
 
 const ZERO = '0.00';
 
@@ -12,7 +14,7 @@ function integerIdNumber(value: string | null): number | null {
 }
 
 /** The spec's Invoice object; the other kinds share it, with referenced_document on notes. */
-export function presentDocument(row: DocumentRow) {
+export function presentDocument(row: DocumentRow): DocumentOut {
   const isNote = row.document_type === 'credit_note' || row.document_type === 'debit_note';
   return {
     id: row.id,
@@ -56,7 +58,7 @@ function presentDianType(row: DocumentRow) {
 }
 
 /** Withholdings, allowances/charges, prepayments, exchange rate and COP equivalents (docs/ingestion.md). */
-export function presentAccounting(accounting: DocumentAccounting) {
+export function presentAccounting(accounting: DocumentAccounting): z.infer<typeof accountingOut> {
   return {
     withholdings: accounting.withholdings.map((entry) => ({
       type: entry.type,

@@ -9,7 +9,7 @@ import { COLLECTIONS, DOCUMENT_TYPES, type DocumentType } from '../../../domain/
 import { readDocumentFilters } from './filters';
 import { presentDocument } from './present';
 
-const DOCUMENT_PAGE = { defaultLimit: 50, maxLimit: 200 };
+export const DOCUMENT_PAGE = { defaultLimit: 50, maxLimit: 200 };
 
 export const fileNotAvailable = () =>
   new ApiError(404, 'file_not_available', 'This file variant does not exist for the document (or could not be produced); retrying will not help.');

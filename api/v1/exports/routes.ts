@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import type { ApiDependencies } from '../../app-context';
 import { requireScope } from '../../middleware/authenticate';
 import { loadCompany, parseIdParam, type CompanyState } from '../../middleware/company-scope';
-import { ApiError, invalidParameter, notFound } from '../../errors';
+import { ApiError, notFound } from '../../errors';
 import { buildPage, readPageRequest } from '../../pagination';
 import { parseBody } from '../../validation';
 import type { CompanyRow } from '../../../db/repositories/companies';
@@ -14,7 +14,7 @@ import { presentDocument } from '../documents/present';
 import { bulkExportIn, exportIn, manualExportIn } from './schemas';
 import { presentExport } from '../../../services/presenters/export';
 
-const EXPORT_PAGE = { defaultLimit: 50, maxLimit: 200 };
+export const EXPORT_PAGE = { defaultLimit: 50, maxLimit: 200 };
 
 /**
  * Exports of electronic invoices to the company's accounting integrations (docs/exports.md).
@@ -32,7 +32,7 @@ export function exportsRoutes(deps: ApiDependencies): Router {
 
   const requireIntegration = async (companyId: number, name: string) => {
     const integration = await repositories.integrations.findByName(companyId, name);
-    if (!integration) throw invalidParameter('integration', `The company has no integration named ${JSON.stringify(name)}.`);
+    if (!integration) throw new ApiError(404, 'not_found', `The company has no integration named ${JSON.stringify(name)}.`, 'integration');
     return integration;
   };
 

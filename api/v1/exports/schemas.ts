@@ -1,27 +1,39 @@
 import { z } from 'zod';
+import { id, text } from '../openapi/common';
 import { integrationName } from '../integrations/schemas';
+import { exportOut } from '../../../services/presenters/export';
 
-const force = z.boolean({ error: 'force must be true or false.' }).default(false);
-const text = (name: string) => z.string({ error: `${name} must be a string.` }).trim().min(1, `${name} is required.`).max(200, `${name} must be at most 200 characters.`);
+const force = z.boolean({ error: 'force must be true or false.' }).default(false).meta({ description: 'Export even if the document was already exported.' });
 
 /** POST /v1/companies/{company_id}/invoices/{document_id}/export */
-export const exportIn = z.strictObject({ integration: integrationName, force });
+export const exportIn = z.strictObject({ integration: integrationName, force }).meta({ id: 'ExportIn' });
 
 /** POST /v1/companies/{company_id}/exports */
-export const bulkExportIn = z.strictObject({
-  integration: integrationName,
-  document_ids: z
-    .array(z.number({ error: 'document_ids must be a list of document ids.' }).int().positive(), { error: 'document_ids must be a list of document ids.' })
-    .min(1, 'document_ids must list at least one document.')
-    .max(100, 'document_ids may list at most 100 documents.')
-    .transform((ids) => [...new Set(ids)]),
-  force,
-});
+export const bulkExportIn = z
+  .strictObject({
+    integration: integrationName,
+    document_ids: z
+      .array(id, { error: 'document_ids must be a list of document ids.' })
+      .min(1, 'document_ids must list at least one document.')
+      .max(100, 'document_ids may list at most 100 documents.')
+      .transform((ids) => [...new Set(ids)]),
+    force,
+  })
+  .meta({ id: 'BulkExportIn' });
 
 /** POST /v1/companies/{company_id}/invoices/{document_id}/export/manual */
-export const manualExportIn = z.strictObject({
-  integration: integrationName,
-  external_id: text('external_id'),
-  external_number: text('external_number'),
-  external_name: text('external_name').nullable().optional(),
-});
+export const manualExportIn = z
+  .strictObject({
+    integration: integrationName,
+    external_id: text('external_id', 200),
+    external_number: text('external_number', 200),
+    external_name: text('external_name', 200).nullable().optional(),
+  })
+  .meta({ id: 'ManualExportIn' });
+
+export const bulkExportOut = z
+  .object({
+    data: z.array(exportOut),
+    errors: z.array(z.object({ document_id: id, code: z.string().meta({ examples: ['already_exported', 'export_in_progress', 'not_found'] }), message: z.string() })),
+  })
+  .meta({ id: 'BulkExportResult' });

@@ -6,13 +6,13 @@ import { loadCompany, parseIdParam, type CompanyState } from '../../middleware/c
 import { ApiError, invalidParameter, notFound } from '../../errors';
 import { buildPage, readPageRequest } from '../../pagination';
 import { acceptFile, IntakeError, MAX_FILE_BYTES } from '../../../services/accept-file';
-import { PDF_KINDS } from '../../../domain/ingestion/plan-import';
 import { redirectToSignedUrl } from '../documents/routes';
 import { readMultipartFile } from './multipart';
 import { presentUploadedFile } from '../../../services/presenters/uploaded-file';
+import { IDEMPOTENCY_KEY, uploadFields } from './schemas';
+import { parseBody } from '../../validation';
 
-const FILE_PAGE = { defaultLimit: 50, maxLimit: 200 };
-const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+export const FILE_PAGE = { defaultLimit: 50, maxLimit: 200 };
 
 /**
  * Uploaded files: POST (multipart, field `file`, optional `kind`) answers 202 once the bytes
@@ -31,10 +31,7 @@ export function filesRoutes(deps: ApiDependencies): Router {
       throw invalidParameter('Idempotency-Key', 'Idempotency-Key must be 1 to 255 printable ASCII characters.');
     }
     const upload = await readMultipartFile(ctx.req, ctx.get('Content-Type'), MAX_FILE_BYTES);
-    const kind = upload.fields.kind ?? null;
-    if (kind !== null && !(PDF_KINDS as readonly string[]).includes(kind)) {
-      throw invalidParameter('kind', `kind must be one of ${PDF_KINDS.join(', ')}.`);
-    }
+    const kind = parseBody(uploadFields, upload.fields).kind ?? null;
     try {
       const { file, replayed } = await acceptFile(intake, {
         companyId: owner.id, type: 'API', fileName: upload.fileName, bytes: upload.bytes, kindHint: kind, idempotencyKey,

@@ -1,7 +1,8 @@
+import type { IntegrationOut } from './schemas';
 import type { IntegrationRow } from '../../../db/repositories/integrations';
 
 /** An integration as the API shows it: never its credentials. */
-export function presentIntegration(row: IntegrationRow) {
+export function presentIntegration(row: IntegrationRow): IntegrationOut {
   return {
     id: row.id,
     company_id: row.company_id,

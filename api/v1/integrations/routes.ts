@@ -10,7 +10,7 @@ import { createIntegration, IntegrationConfigError, type IntegrationProvider } f
 import { integrationIn } from './schemas';
 import { presentIntegration } from './present';
 
-const INTEGRATION_PAGE = { defaultLimit: 20, maxLimit: 100 };
+export const INTEGRATION_PAGE = { defaultLimit: 20, maxLimit: 100 };
 
 /**
  * Accounting integrations of a company (docs/exports.md). Reading needs documents:read;

@@ -2,13 +2,14 @@ import Router from '@koa/router';
 import type { ApiDependencies } from '../../app-context';
 import type { AuthState } from '../../middleware/authenticate';
 import { presentCompany } from '../../../services/presenters/company';
+import type { CurrentKeyOut } from './schemas';
 
 export function meRoutes({ repositories, config }: ApiDependencies): Router {
   const router = new Router();
   router.get('/me', async (ctx) => {
     const { apiKey } = ctx.state as AuthState;
     const companies = await repositories.companies.listVisible(apiKey.access);
-    ctx.body = {
+    const body: CurrentKeyOut = {
       id: apiKey.id,
       name: apiKey.name,
       prefix: apiKey.prefix,
@@ -18,6 +19,7 @@ export function meRoutes({ repositories, config }: ApiDependencies): Router {
       created_at: apiKey.createdAt.toISOString(),
       companies: companies.map((company) => presentCompany(company, config.email.domain)),
     };
+    ctx.body = body;
   });
   return router;
 }

@@ -1,12 +1,129 @@
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
-import { parse } from 'yaml';
+import { z } from 'zod';
+import { createDocument, type ZodOpenApiPathsObject } from 'zod-openapi';
+import { errorResponse } from './common';
+import { healthQuery } from '../../health';
+import { meOpenApi } from '../me/openapi';
+import { companiesOpenApi } from '../companies/openapi';
+import { contactsOpenApi } from '../contacts/openapi';
+import { documentsOpenApi } from '../documents/openapi';
+import { filesOpenApi } from '../files/openapi';
+import { webhooksOpenApi } from '../webhooks/openapi';
+import { integrationsOpenApi } from '../integrations/openapi';
+import { exportsOpenApi } from '../exports/openapi';
+import { dianSettingsOpenApi } from '../dian-settings/openapi';
+import { dianEventsOpenApi } from '../dian-events/openapi';
+import { dianImportsOpenApi } from '../dian-imports/openapi';
 
-export const openApiPath = path.resolve(__dirname, '../../../docs/openapi.yaml');
+export type OpenApiDocument = ReturnType<typeof createDocument>;
 
-export type OpenApiDocument = { openapi: string; paths: Record<string, Record<string, unknown>> };
+const healthCheck = z.object({ status: z.enum(['ok', 'unavailable']), latency_ms: z.int().min(0), error: z.string().optional() }).meta({ id: 'HealthCheck' });
+const health = z
+  .object({ status: z.enum(['ok', 'degraded']), checks: z.object({ postgres: healthCheck, temporal: healthCheck, worker: healthCheck.optional() }) })
+  .meta({ id: 'Health' });
 
-/** docs/openapi.yaml is the single source; it is parsed once at start-up. */
+/** The routes outside /v1's authentication: health, this document, signed blob downloads. */
+const publicOpenApi: ZodOpenApiPathsObject = {
+  '/healthz': {
+    get: {
+      operationId: 'getHealth',
+      summary: 'Reachability of Postgres and Temporal (no authentication)',
+      tags: ['Operations'],
+      security: [],
+      requestParams: { query: healthQuery },
+      responses: {
+        '200': { description: 'Every dependency answered.', content: { 'application/json': { schema: health } } },
+        '400': errorResponse(400),
+        '429': errorResponse(429),
+        '503': { description: 'At least one dependency did not answer.', content: { 'application/json': { schema: health } } },
+      },
+    },
+  },
+  '/v1/openapi.json': {
+    get: {
+      operationId: 'getOpenApi',
+      summary: 'This document, as JSON (no authentication)',
+      tags: ['Operations'],
+      security: [],
+      responses: { '200': { description: 'The OpenAPI 3.1 document.', content: { 'application/json': { schema: z.looseObject({ openapi: z.string() }) } } } },
+    },
+  },
+  '/blobs/{key}': {
+    get: {
+      operationId: 'downloadBlob',
+      summary: 'A signed download (the Location of a file redirect); no Authorization',
+      tags: ['Files'],
+      security: [],
+      requestParams: {
+        path: z.object({ key: z.string().meta({ description: 'The blob key (may contain /).' }) }),
+        query: z.object({ expires: z.string().optional(), name: z.string().optional(), type: z.string().optional(), signature: z.string().optional() }),
+      },
+      responses: {
+        '200': { description: 'The file, with the Content-Type and name it was signed with.', content: { 'application/octet-stream': { schema: z.string().meta({ format: 'binary' }) } } },
+        '403': errorResponse(403, 'invalid_signature or url_expired: ask the API for a new link.'),
+        '404': errorResponse(404, 'not_found: the file no longer exists, or files are served by object storage.'),
+        '503': errorResponse(503),
+      },
+    },
+  },
+};
+
+/**
+ * Every operation's OpenAPI, in one place: each resource declares its operations next to its
+ * routes (api/v1/<resource>/openapi.ts); a new route adds its operation there and that object here.
+ * test/api/openapi.test.ts fails when a route has no operation or an operation no route.
+ */
+export const OPERATIONS: ZodOpenApiPathsObject[] = [
+  publicOpenApi,
+  meOpenApi,
+  companiesOpenApi,
+  contactsOpenApi,
+  documentsOpenApi,
+  filesOpenApi,
+  webhooksOpenApi,
+  integrationsOpenApi,
+  exportsOpenApi,
+  dianSettingsOpenApi,
+  dianEventsOpenApi,
+  dianImportsOpenApi,
+];
+
+const DESCRIPTION = `Stores the accounting documents a Colombian company receives, posts them to accounting
+software, emits the buyer's DIAN events and pushes signed webhooks. Every /v1 route except
+/v1/openapi.json takes \`Authorization: Bearer <prefix>_live_<key_id>_<secret>\`.
+Errors are \`{"error": {"code", "message", "param"?}}\` with an \`X-Request-Id\` header
+(see docs/errors.md). A method a path does not declare answers 405 with \`Allow\`.
+Generated from the zod schemas the routes validate with (api/v1/*/openapi.ts); do not edit by hand.
+`;
+
+function mergePaths(parts: ZodOpenApiPathsObject[]): ZodOpenApiPathsObject {
+  const paths: ZodOpenApiPathsObject = {};
+  for (const part of parts) {
+    for (const [path, item] of Object.entries(part)) {
+      for (const method of Object.keys(item)) {
+        if (paths[path] && method in paths[path]) throw new Error(`OpenAPI: ${method.toUpperCase()} ${path} is declared twice.`);
+      }
+      paths[path] = { ...paths[path], ...item };
+    }
+  }
+  return paths;
+}
+
+/** Builds the OpenAPI 3.1 document from the operations (once per process; it is pure). */
+export function buildOpenApiDocument(): OpenApiDocument {
+  return createDocument({
+    openapi: '3.1.0',
+    info: { title: 'Document Invoicing Service API', version: '1.0.0', description: DESCRIPTION },
+    servers: [{ url: 'http://127.0.0.1:3000' }],
+    security: [{ apiKey: [] }],
+    paths: mergePaths(OPERATIONS),
+    components: {
+      securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: '`<prefix>_live_<key_id>_<secret>`, shown once at creation.' } },
+    },
+  });
+}
+
+let cached: OpenApiDocument | undefined;
 export function loadOpenApiDocument(): OpenApiDocument {
-  return parse(readFileSync(openApiPath, 'utf8')) as OpenApiDocument;
+  cached ??= buildOpenApiDocument();
+  return cached;
 }

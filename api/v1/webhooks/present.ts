@@ -1,7 +1,8 @@
+import type { DeliveryOut, EndpointOut } from './schemas';
 import type { WebhookAttemptRow, WebhookDeliveryRow } from '../../../db/repositories/webhook-deliveries';
 import type { WebhookEndpointRow } from '../../../db/repositories/webhook-endpoints';
 
-export function presentEndpoint(row: WebhookEndpointRow, secret?: string) {
+export function presentEndpoint(row: WebhookEndpointRow, secret?: string): EndpointOut {
   return {
     id: row.id,
     company_id: row.company_id,
@@ -15,7 +16,7 @@ export function presentEndpoint(row: WebhookEndpointRow, secret?: string) {
   };
 }
 
-export function presentDelivery(row: WebhookDeliveryRow) {
+export function presentDelivery(row: WebhookDeliveryRow): DeliveryOut {
   return {
     id: row.id,
     event_id: row.event_id,

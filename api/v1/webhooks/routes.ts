@@ -23,8 +23,8 @@ import { parseSince, readDeliveryFilters } from './delivery-filters';
 type EndpointState = AuthState & { endpoint: WebhookEndpointRow };
 
 export const MAX_ENDPOINTS_PER_COMPANY = 50;
-const ENDPOINT_PAGE = { defaultLimit: 20, maxLimit: 100 };
-const DELIVERY_PAGE = { defaultLimit: 25, maxLimit: 100 };
+export const ENDPOINT_PAGE = { defaultLimit: 20, maxLimit: 100 };
+export const DELIVERY_PAGE = { defaultLimit: 25, maxLimit: 100 };
 
 /**
  * Webhook endpoints (spec: Webhook endpoint, Events). Every route needs the scope

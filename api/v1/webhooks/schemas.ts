@@ -1,26 +1,84 @@
 import { z } from 'zod';
 import { EVENT_TYPES } from '../../../domain/webhooks/event-types';
+import { id, nullableTimestamp, timestamp } from '../openapi/common';
 
-const url = z.string({ error: 'url must be a string.' }).min(1, 'url is required.').max(2048, 'url must be at most 2048 characters.');
+const OCTET = '(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])';
+const LABEL = '[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?';
+const HOST = `(?:${OCTET}(?:\\.${OCTET}){3}|(?:${LABEL}\\.)*[A-Za-z](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)`;
+const PORT = '(?::(?:6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[1-9][0-9]{0,3}))?';
+const PCHAR = "(?:[A-Za-z0-9._~!$&'()*+,;=:@-]|%[0-9A-Fa-f]{2})";
+const PATH = `(?:/(?:${PCHAR}|/)*)?`;
+const QUERY = `(?:\\?(?:${PCHAR}|[/?])*)?`;
+/** An absolute http(s) URL with a host name or IPv4 address, no credentials and no fragment. */
+export const HTTP_URL = new RegExp(`^https?://${HOST}${PORT}${PATH}${QUERY}$`);
+
+/**
+ * A client URL we will POST to (webhook endpoints, generic_http ERPs). The deployment's policy
+ * (https only and public addresses in production) is checked again by parseWebhookUrl.
+ */
+export const clientUrl = (field: string) =>
+  z
+    .string({ error: `${field} must be a string.` })
+    .max(2048, `${field} must be at most 2048 characters.`)
+    .regex(HTTP_URL, `${field} must be an absolute http(s) URL without credentials or fragment.`)
+    .meta({ format: 'uri', description: 'Absolute http(s) URL; in production https and a public address.' });
+
+export const eventType = z.enum(EVENT_TYPES, { error: `Unknown event type. Known: ${EVENT_TYPES.join(', ')}.` }).meta({ id: 'EventType' });
 
 const events = z
-  .array(z.string({ error: 'events must be a list of event type names.' }), { error: 'events must be a list of event type names.' })
+  .array(eventType, { error: 'events must be a list of event type names.' })
   .max(EVENT_TYPES.length * 2, 'events lists too many types.')
-  .superRefine((list, ctx) => {
-    const unknown = list.filter((type) => !(EVENT_TYPES as readonly string[]).includes(type));
-    if (unknown.length > 0) {
-      ctx.addIssue({ code: 'custom', message: `Unknown event type(s): ${unknown.join(', ')}. Known: ${EVENT_TYPES.join(', ')}.` });
-    }
-  })
   .transform((list) => [...new Set(list)]);
 
 /** POST /v1/companies/{company_id}/webhooks. An empty events list subscribes to every type, present and future. */
-export const endpointIn = z.strictObject({ url, events: events.default([]) });
+export const endpointIn = z
+  .strictObject({
+    url: clientUrl('url'),
+    events: events.default([]).meta({ description: 'Subscribed event types; empty means all, including types added later.' }),
+  })
+  .meta({ id: 'WebhookEndpointIn' });
 
 /** PATCH /v1/webhooks/{webhook_id}: any of enabled, url, events. */
 export const endpointPatch = z
-  .strictObject({ enabled: z.boolean({ error: 'enabled must be true or false.' }).optional(), url: url.optional(), events: events.optional() })
-  .refine((patch) => Object.keys(patch).length > 0, 'Send at least one of enabled, url, events.');
+  .strictObject({ enabled: z.boolean({ error: 'enabled must be true or false.' }).optional(), url: clientUrl('url').optional(), events: events.optional() })
+  .refine((patch) => Object.keys(patch).length > 0, 'Send at least one of enabled, url, events.')
+  .meta({ id: 'WebhookEndpointPatch', minProperties: 1 });
+
+export const endpointOut = z
+  .object({
+    id,
+    company_id: id,
+    url: z.string(),
+    events: z.array(z.string()).meta({ description: 'Subscribed event types; empty means all.' }),
+    enabled: z.boolean().meta({ description: 'false after automatic deactivation (20 consecutive failed attempts) or PATCH.' }),
+    consecutive_failures: z.int().min(0),
+    created_at: timestamp,
+    updated_at: timestamp,
+    secret: z.string().regex(/^whsec_/).optional().meta({ description: 'whsec_ + base64 of 32 random bytes; only in the answers of creation and rotation.' }),
+  })
+  .meta({ id: 'WebhookEndpoint' });
+
+export const deliveryOut = z
+  .object({
+    id,
+    event_id: z.string().meta({ format: 'uuid', description: 'Equals the webhook-id header and the body id.' }),
+    event_type: z.string(),
+    status: z.enum(['pending', 'delivered', 'failed']),
+    attempts: z.int().min(0),
+    next_attempt_at: nullableTimestamp,
+    last_status_code: z.int().nullable(),
+    last_error: z.string().nullable(),
+    resend_of: id.nullable().meta({ description: 'The delivery this one resends, if any.' }),
+    resent_as: id.nullable().meta({ description: 'The delivery that resent this one, if any.' }),
+    created_at: timestamp,
+    updated_at: timestamp,
+  })
+  .meta({ id: 'WebhookDelivery' });
+
+export const testEventOut = z.object({ event_id: z.string().meta({ format: 'uuid' }), type: z.literal('webhook.test') });
+
+export type EndpointOut = z.infer<typeof endpointOut>;
+export type DeliveryOut = z.infer<typeof deliveryOut>;
 
 /** POST /v1/webhooks/{webhook_id}/recover: resend the deliveries that failed since this time. */
 export const recoverIn = z.strictObject({

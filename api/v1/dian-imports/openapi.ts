@@ -1,0 +1,55 @@
+import type { ZodOpenApiPathsObject } from 'zod-openapi';
+import { linksTo, operation, pageOf, pageQuery, pathIds } from '../openapi/common';
+import { IMPORT_PAGE } from './routes';
+import { dianImportOut } from '../../../services/presenters/dian-import';
+import { dianImportIn, dianImportUpload } from './schemas';
+
+const tags = ['DIAN'];
+
+const start = operation({
+  operationId: 'startDianImport',
+  summary: 'Import the documents DIAN holds for the company in a date range (scope documents:write)',
+  description: "JSON for DIAN's web service (simulator environment), or multipart/form-data with DIAN's \"documentos recibidos\" export as `file`.",
+  tags,
+  restricted: true,
+  path: pathIds('company_id'),
+  body: dianImportIn,
+  success: {
+    status: 202,
+    description: 'The import run, PENDING; dian_import.completed or dian_import.failed tells the outcome.',
+    schema: dianImportOut,
+    links: linksTo('import_id', 'id', ['getDianImport'], { company_id: '$request.path.company_id' }),
+  },
+  errors: {
+    400: 'invalid_parameter: a malformed field, end_date before begin_date, or an export file that cannot be read.',
+    409: "dian_settings_missing, or listing_not_supported (DIAN's web service cannot list received documents: upload the export).",
+    507: 'insufficient_storage: the blob store cannot take the file now; retry later.',
+  },
+});
+// The same operation also takes the multipart form.
+start.requestBody = { required: true, content: { ...start.requestBody!.content, 'multipart/form-data': { schema: dianImportUpload } } };
+
+export const dianImportsOpenApi: ZodOpenApiPathsObject = {
+  '/v1/companies/{company_id}/dian-imports': {
+    post: start,
+    get: operation({
+      operationId: 'listDianImports',
+      summary: "The company's DIAN import runs, newest first (scope documents:read)",
+      tags,
+      restricted: true,
+      path: pathIds('company_id'),
+      query: pageQuery(IMPORT_PAGE),
+      success: { status: 200, description: 'A page of import runs.', schema: pageOf(dianImportOut) },
+    }),
+  },
+  '/v1/companies/{company_id}/dian-imports/{import_id}': {
+    get: operation({
+      operationId: 'getDianImport',
+      summary: 'One DIAN import run (scope documents:read)',
+      tags,
+      restricted: true,
+      path: pathIds('company_id', 'import_id'),
+      success: { status: 200, description: 'The import run.', schema: dianImportOut },
+    }),
+  },
+};

@@ -1,0 +1,25 @@
+import { z } from 'zod';
+import { PDF_KINDS } from '../../../domain/ingestion/plan-import';
+
+/** Idempotency-Key of POST /files: 1 to 255 printable ASCII characters. */
+export const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+
+export const uploadHeaders = z.object({
+  'Idempotency-Key': z
+    .string()
+    .regex(/^[!-~]{1,255}$/)
+    .optional()
+    .meta({ description: 'Repeating an upload with the same key returns the first file (header Idempotent-Replayed: true).' }),
+});
+
+/** The text fields of POST /files' multipart body (validated by the route). */
+export const uploadFields = z.strictObject({
+  kind: z.enum(PDF_KINDS, { error: `kind must be one of ${PDF_KINDS.join(', ')}.` }).optional().meta({ description: 'For a PDF: which kind of document it is.' }),
+});
+
+/** The multipart body of POST /files: the file and the text fields. */
+export const uploadIn = uploadFields
+  .extend({
+    file: z.string().min(1).meta({ format: 'binary', description: 'The XML, ZIP or PDF file (detected from its content, not its name), at most 20 MB.' }),
+  })
+  .meta({ id: 'FileUpload' });
