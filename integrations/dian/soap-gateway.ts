@@ -4,6 +4,7 @@
  */
 import { XMLParser } from 'fast-xml-parser';
 import { DianError, type DianGateway, type DianReceivedDocument, type DianRegisteredEvent, type DianSendResult } from './port';
+import { allowedUnderLoopbackOnly } from '../outbound/public-targets';
 import { buildSoapRequest, isRecord, parseSoapEnvelope, text, type SoapCredentials, type SoapOperation, type SoapRequest } from './soap';
 
 export const DIAN_ENVIRONMENTS = {
@@ -52,6 +53,11 @@ export function createSoapDianGateway(settings: SoapDianGatewaySettings): DianGa
   if (!settings.wsSecurity && !credentials) throw new Error('createSoapDianGateway needs credentials or a wsSecurity signer');
 
   async function call(operation: SoapOperation, params: Record<string, string>): Promise<Result> {
+    // Under a fuzzer (OUTBOUND_ALLOW_ONLY_LOOPBACK) a company switched to habilitación or
+    // producción must not make the service contact DIAN's real hosts.
+    if (!allowedUnderLoopbackOnly(settings.url)) {
+      throw new DianError('unavailable', `DIAN ${operation}: ${settings.url} is not a loopback address (OUTBOUND_ALLOW_ONLY_LOOPBACK)`, false);
+    }
     const request = await sign(operation, params, settings.url);
     let status: number;
     let body: string;
