@@ -12,7 +12,7 @@ test('with OUTBOUND_ALLOW_ONLY_LOOPBACK the SOAP gateway never contacts DIAN, an
     contacted.push(String(url));
     return new Response('not a SOAP envelope', { status: 503 });
   }) as typeof fetch;
-  const signer = () => ({ envelope: '<Envelope/>', contentType: 'application/soap+xml' });
+  const signer = () => ({ action: 'http://wcf.dian.colombia/IWcfDianCustomerServices/GetStatusEvent', envelope: '<Envelope/>', contentType: 'application/soap+xml' });
 
   for (const url of Object.values(DIAN_ENVIRONMENTS)) {
     const gateway = createSoapDianGateway({ url, wsSecurity: signer, fetch: recordingFetch });
