@@ -25,27 +25,24 @@ export class FilesystemBlobStore implements BlobStore {
   }
 
   async put(key: string, data: Buffer): Promise<void> {
-    const target = this.pathOf(key);
-    await mkdir(path.dirname(target), { recursive: true });
-    // Write then rename, so a reader never sees half a file; concurrent writers of one key
-    // (idempotent uploads) each have their own temporary file.
-    const temporary = `${target}.${randomUUID()}.tmp`;
-    try {
-      await writeFile(temporary, data);
-      await rename(temporary, target);
-    } catch (error) {
-      // A full disk (ENOSPC) leaves no half-written file behind.
-      await rm(temporary, { force: true });
-      throw error;
-    }
+    await this.writeAtomically(key, (temporary) => writeFile(temporary, data));
   }
 
   async putFile(key: string, filePath: string): Promise<void> {
+    await this.writeAtomically(key, (temporary) => copyFile(filePath, temporary));
+  }
+
+  /**
+   * Write then rename, so a reader never sees half a file; concurrent writers of one key
+   * (idempotent uploads) each have their own temporary file, and a failed write (ENOSPC)
+   * leaves nothing behind.
+   */
+  private async writeAtomically(key: string, write: (temporary: string) => Promise<void>): Promise<void> {
     const target = this.pathOf(key);
     await mkdir(path.dirname(target), { recursive: true });
     const temporary = `${target}.${randomUUID()}.tmp`;
     try {
-      await copyFile(filePath, temporary);
+      await write(temporary);
       await rename(temporary, target);
     } catch (error) {
       await rm(temporary, { force: true });
