@@ -20,6 +20,7 @@ import { parseShortAndJson, runMain, warnIfBusy } from './support/cli';
 import { startBenchEnvironment } from './support/environment';
 import { emitJsonReport, fixed, machineInfo, markdownTable } from './support/report';
 import { runBounded, summarise, waitUntil, type LatencySummary } from './support/stats';
+import { formatCostTable, measureTemporalCost, perUnit, type CostRow, type TemporalCost } from './support/temporal-cost';
 import type { NoopActivities, noopWorkflow } from './webhooks/noop-workflow';
 import { waitForPollers } from './webhooks/pollers';
 import { startBenchReceiver, type BenchReceiver } from './webhooks/receiver';
@@ -31,7 +32,8 @@ import { startBenchReceiver, type BenchReceiver } from './webhooks/receiver';
  * receiver; events are emitted exactly as the API does (api/publish-event.ts emitEvent). For
  * E = 1 and 10 endpoints it reports events/s emitted, deliveries/s sustained, emit→receipt
  * p50/p99 and the worker's peak RSS, next to a baseline on the same Temporal server: as many
- * no-op workflows (one no-op activity each) on an in-process worker.
+ * no-op workflows (one no-op activity each) on an in-process worker. After each run it prints the
+ * Temporal cost per delivery and per event, read from the histories (bench/support/temporal-cost.ts).
  *
  * N events per E (default 300; 50 with --short or BENCH_SHORT=1; BENCH_EVENTS overrides),
  * BENCH_CONCURRENCY starts in flight (default 32). Starts its own Postgres and Temporal dev
@@ -77,7 +79,13 @@ type BaselineRun = {
   latencyMs: LatencySummary;
 };
 
-type Row = { webhooks: WebhookRun; baseline: BaselineRun; throughputRatio: number };
+type Row = {
+  webhooks: WebhookRun;
+  baseline: BaselineRun;
+  throughputRatio: number;
+  /** What the engine did on the worker's queue from the first emit until the queue settled (docs/performance.md). */
+  temporalCost: { total: TemporalCost; perDelivery: TemporalCost; perEvent: TemporalCost; byWorkflowType: Record<string, TemporalCost> };
+};
 
 const log = (line: string) => console.error(`[bench:webhooks] ${line}`);
 
@@ -213,6 +221,7 @@ async function main(): Promise<number> {
 
     const rows: Row[] = [];
     for (const scenario of scenarios) {
+      const window = { from: new Date(), to: new Date() };
       const webhooks = await runWebhooks(phase, scenario, options.events);
       log(
         `E=${scenario.endpoints}: ${webhooks.deliveries} deliveries, ${fixed(webhooks.eventsPerSecond, 0)} events/s emitted, ` +
@@ -221,13 +230,24 @@ async function main(): Promise<number> {
       );
       await settle(client, taskQueue);
       problems.push(...(await checkDeliveryRows(db, scenario, options.events)));
+      // Everything on the worker's queue in the window: publish and delivery runs, and the endpoint
+      // entities' share of their long histories (their signals and mirror activities of this run).
+      window.to = new Date();
+      const cost = await measureTemporalCost(client, { taskQueue, window });
+      const temporalCost = {
+        total: cost.total,
+        perDelivery: perUnit(cost.total, webhooks.deliveries),
+        perEvent: perUnit(cost.total, webhooks.events),
+        byWorkflowType: Object.fromEntries(cost.byWorkflowType),
+      };
+      log(`E=${scenario.endpoints}: ${cost.total.executions} executions, ${cost.total.actions} Cloud actions, ${cost.total.historyEvents} history events`);
 
       const baseline = await runBaseline(client, baselineQueue, webhooks.deliveries, options);
       log(
         `baseline ×${baseline.workflows}: ${fixed(baseline.workflowsPerSecond, 1)} workflows/s, ` +
           `p50 ${fixed(baseline.latencyMs.p50, 0)} ms, p99 ${fixed(baseline.latencyMs.p99, 0)} ms`,
       );
-      rows.push({ webhooks, baseline, throughputRatio: webhooks.deliveriesPerSecond / baseline.workflowsPerSecond });
+      rows.push({ webhooks, baseline, throughputRatio: webhooks.deliveriesPerSecond / baseline.workflowsPerSecond, temporalCost });
     }
     if (receiver.duplicates > 0) log(`note: ${receiver.duplicates} deliveries arrived more than once (at-least-once delivery)`);
     if (receiver.malformed > 0) problems.push(`${receiver.malformed} requests to the receiver had no webhook-id or were not POSTs`);
@@ -254,6 +274,8 @@ async function main(): Promise<number> {
         `1-min load average ${report.machine.loadAverageAtStart} at start, ${report.machine.loadAverageAtEnd} at end\n`,
     );
     console.log(renderTable(rows));
+    console.log('\nTemporal cost per unit (from the histories of every execution on the worker\'s queue during each run)\n');
+    console.log(formatCostTable(rows.flatMap(costRows)));
     await emitJsonReport(report, options.jsonPath, log);
     if (problems.length > 0) log(`FAILED:\n  ${problems.join('\n  ')}`);
   } catch (error) {
@@ -476,6 +498,15 @@ async function checkDeliveryRows(db: Database, scenario: Scenario, events: numbe
   return [
     `E=${scenario.endpoints}: expected ${expected} deliveries delivered at the first attempt, found ${rows.length} rows ` +
       `(${good} delivered at once; by status: ${await deliveryStatuses(db, scenario.companyId)})`,
+  ];
+}
+
+/** Per delivery and per event of one run (with E endpoints, one event makes E deliveries). */
+function costRows(row: Row): CostRow[] {
+  const { webhooks, temporalCost } = row;
+  return [
+    { label: `per delivery, E=${webhooks.endpoints}`, cost: temporalCost.total, units: webhooks.deliveries },
+    { label: `per event, E=${webhooks.endpoints}`, cost: temporalCost.total, units: webhooks.events },
   ];
 }
 
