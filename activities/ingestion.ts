@@ -7,9 +7,8 @@ import type { EventType } from '../domain/webhooks/event-types';
 import type { BlobStore } from '../storage/blob-store';
 import { presentUploadedFile, type UploadedFileRecord } from '../services/presenters/uploaded-file';
 import { presentContact } from '../services/presenters/contact';
-import { startWorkflow, type TemporalTarget } from '../temporal/start-workflow';
-import { workflowIdsFor } from '../workflows/messages';
-import { publishEventWorkflow } from '../workflows/publish-event';
+import type { TemporalTarget } from '../temporal/start-workflow';
+import { publishEvent } from '../services/publish-events';
 import { startImport } from '../services/start-import';
 
 export type IngestionActivityDependencies = {
@@ -96,15 +95,13 @@ export function createIngestionActivities(deps: IngestionActivityDependencies) {
       return files.length;
     },
 
-    /** Publishes events (ids chosen by the calling workflow, so a retry publishes nothing twice). */
+    /**
+     * Publishes events: records each with its pending deliveries and starts the delivery
+     * workflows (services/publish-events.ts). Ids are chosen by the calling workflow, so a retry
+     * records and starts nothing twice, and finishes what an interrupted attempt began.
+     */
     async publishEvents(events: EventToPublish[]): Promise<void> {
-      for (const event of events) {
-        await startWorkflow(deps.temporal, publishEventWorkflow, {
-          workflowId: workflowIdsFor(deps.temporal.taskQueue).publishEvent(event.id),
-          subject: { companyId: event.companyId, eventType: event.type },
-          args: [{ event }],
-        });
-      }
+      for (const event of events) await publishEvent(deps, { event });
     },
   };
 }

@@ -1,6 +1,5 @@
 import type { Repositories } from '../db/repositories';
 import type { SecretBox } from '../domain/secret-box';
-import { isSubscribed } from '../domain/webhooks/event-types';
 import type { AttemptOutcome } from '../domain/webhooks/endpoint-health';
 import { signingSecrets } from '../domain/webhooks/endpoint-secrets';
 import { ATTEMPT_TIMEOUT_MS, MAX_ATTEMPTS } from '../domain/webhooks/retry-schedule';
@@ -10,6 +9,7 @@ import { signalWithStartWorkflow, type TemporalTarget } from '../temporal/start-
 import { webhookEndpointWorkflow } from '../workflows/webhook-endpoint';
 import { endPendingDeliveries } from '../services/end-pending-deliveries';
 import { startDeliveryWorkflows } from '../services/start-deliveries';
+import { recordEventDeliveries } from '../services/publish-events';
 import { postWebhook } from './webhook-http';
 
 export type WebhookActivityDependencies = {
@@ -41,21 +41,9 @@ export function createWebhookActivities(deps: WebhookActivityDependencies) {
   const { repositories } = deps;
 
   return {
-    /** Persists the event and one pending delivery per target endpoint (idempotent for a retried call). */
+    /** publishEventWorkflow's first step (runs started before events were published by activities). */
     async recordEvent(input: PublishEventInput): Promise<DeliveryInput[]> {
-      const event = await repositories.events.record(input.event);
-      const endpoints = await repositories.webhookEndpoints.enabledForCompany(event.company_id);
-      const targets = endpoints.filter((endpoint) =>
-        input.onlyEndpointId !== undefined ? endpoint.id === input.onlyEndpointId : isSubscribed(endpoint.events, event.type),
-      );
-      const deliveries = await repositories.webhookDeliveries.createForEvent(event, targets.map((endpoint) => endpoint.id));
-      return deliveries.map((delivery) => ({
-        deliveryId: delivery.id,
-        endpointId: delivery.endpoint_id,
-        eventId: event.id,
-        companyId: event.company_id,
-        eventType: event.type,
-      }));
+      return recordEventDeliveries(repositories, input);
     },
 
     /** Starts one delivery workflow per delivery (idempotent, see startDeliveryWorkflows). */

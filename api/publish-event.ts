@@ -1,23 +1,21 @@
 import { randomUUID } from 'node:crypto';
+import type { Repositories } from '../db/repositories';
 import type { EventType } from '../domain/webhooks/event-types';
-import { startWorkflow, type TemporalTarget } from '../temporal/start-workflow';
-import { workflowIdsFor } from '../workflows/messages';
-import { publishEventWorkflow } from '../workflows/publish-event';
+import { publishEvent } from '../services/publish-events';
+import type { TemporalTarget } from '../temporal/start-workflow';
 
 /**
- * emitEvent for the API: the event is published by a durable workflow (record + one delivery
- * workflow per endpoint), so nothing is lost if this process dies after answering.
+ * emitEvent for the API: records the event and its pending deliveries, and starts one durable
+ * delivery workflow per endpoint, before the caller answers (no publish workflow of its own,
+ * docs/decisions/0011-lean-webhook-pipeline.md). A failure fails the request; once this
+ * returns, every delivery is in the hands of its workflow.
  */
 export async function emitEvent(
-  temporal: TemporalTarget,
+  deps: { repositories: Repositories; temporal: TemporalTarget },
   event: { companyId: number; type: EventType; data: unknown },
   onlyEndpointId?: number,
 ): Promise<{ id: string }> {
   const id = randomUUID();
-  await startWorkflow(temporal, publishEventWorkflow, {
-    workflowId: workflowIdsFor(temporal.taskQueue).publishEvent(id),
-    subject: { companyId: event.companyId, eventType: event.type, endpointId: onlyEndpointId },
-    args: [{ event: { id, ...event }, onlyEndpointId }],
-  });
+  await publishEvent(deps, { event: { id, ...event }, onlyEndpointId });
   return { id };
 }

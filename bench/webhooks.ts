@@ -212,7 +212,7 @@ async function main(): Promise<number> {
     await waitForPollers(client, baselineQueue, 60_000, startedWorker.unexpectedExit);
     log(`both workers polling; worker RSS now ${fixed((await rss.phasePeakMb()) ?? Number.NaN, 0)} MB`);
 
-    const phase = { receiver, temporal, options, worker: startedWorker, rss, db };
+    const phase = { receiver, temporal, options, worker: startedWorker, rss, db, repositories };
 
     log(`warming up: ${options.warmup} events to 1 endpoint and ${options.warmup} no-op workflows…`);
     await runWebhooks(phase, warmupScenario, options.warmup);
@@ -297,6 +297,7 @@ type PhaseContext = {
   worker: ChildProcessHandle;
   rss: RssSampler;
   db: Database;
+  repositories: ReturnType<typeof createRepositories>;
 };
 
 /** Emits `events` events for the scenario's company and waits until every endpoint received every one. */
@@ -311,7 +312,7 @@ async function runWebhooks(context: PhaseContext, scenario: Scenario, events: nu
   await Promise.race([
     runBounded(events, options.concurrency, async (index) => {
       const startedAt = performance.now();
-      const { id } = await emitEvent(temporal, {
+      const { id } = await emitEvent({ repositories: context.repositories, temporal }, {
         companyId: scenario.companyId,
         type: EVENT_TYPE,
         data: { id: `bench-${index}`, name: `Bench contact ${index}`, nit: String(800_000_000 + index) },

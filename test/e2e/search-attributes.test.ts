@@ -1,6 +1,7 @@
 import test from 'ava';
 import type { WorkflowExecutionInfo } from '@temporalio/client';
-import { seedCompany, seedKey, startTestApi, type TestApi } from '../support/api';
+import { bearer, seedCompany, seedKey, startTestApi, type TestApi } from '../support/api';
+import { startReceiver } from '../support/receiver';
 import { fixture, upload, waitForImport } from '../support/ingestion';
 import { startTestWorker, type TestWorker } from '../support/worker';
 import { eventually } from '../support/eventually';
@@ -36,7 +37,16 @@ test('registration is idempotent: a second worker start adds nothing and does no
 test('list-filtering by CompanyId returns exactly that company\'s workflows, with their attributes and request id', async (t) => {
   const buyer = await seedCompany(api.database, 'Opticas GMO Colombia S.A.S.', '900108281');
   const other = await seedCompany(api.database, 'Otra Empresa S.A.S.', '900373115');
-  const { key } = await seedKey(api.database, { scopes: ['documents:read', 'documents:write'], role: 'admin' });
+  const { key } = await seedKey(api.database, { scopes: ['documents:read', 'documents:write', 'webhooks:manage'], role: 'admin' });
+  // An endpoint, so the document.imported event of the upload starts a delivery workflow.
+  const receiver = await startReceiver(() => ({ status: 200 }));
+  t.teardown(() => receiver.close());
+  const endpoint = await fetch(`${api.url}/v1/companies/${buyer.id}/webhooks`, {
+    method: 'POST',
+    headers: { ...bearer(key), 'Content-Type': 'application/json' },
+    body: JSON.stringify({ url: receiver.url, events: ['document.imported'] }),
+  });
+  t.is(endpoint.status, 201);
   const mine = await upload(api.url, key, buyer.id, { name: 'invoice-signed-setp.xml', bytes: fixture('invoice-signed-setp.xml') });
   const theirs = await upload(api.url, key, other.id, { name: 'invoice-signed-setp.xml', bytes: fixture('invoice-signed-setp.xml') });
   t.is(mine.status, 202);
@@ -46,11 +56,11 @@ test('list-filtering by CompanyId returns exactly that company\'s workflows, wit
 
   const queue = api.config.temporal.taskQueue;
   const importId = `${queue}/file-import-${mine.body.id}`;
-  // Visibility is eventually consistent: wait for the import and the event it published.
+  // Visibility is eventually consistent: wait for the import and the delivery of the event it published.
   const found = await eventually(async () => {
     const executions = await list(`CompanyId = ${buyer.id} AND TaskQueue = '${queue}'`);
     const types = new Set(executions.map((execution) => execution.type));
-    return types.has('importFileWorkflow') && types.has('publishEventWorkflow') ? executions : undefined;
+    return types.has('importFileWorkflow') && types.has('webhookDeliveryWorkflow') ? executions : undefined;
   });
   for (const execution of found) t.is(execution.typedSearchAttributes.get(searchAttributes.CompanyId), buyer.id, execution.workflowId);
   t.false(found.some((execution) => execution.workflowId === `${queue}/file-import-${theirs.body.id}`));
@@ -67,8 +77,8 @@ test('list-filtering by CompanyId returns exactly that company\'s workflows, wit
     const executions = await list(`CompanyId = ${buyer.id} AND EventType = 'document.imported' AND TaskQueue = '${queue}'`);
     return executions.length ? executions : undefined;
   });
-  t.true(events.every((execution) => execution.type === 'publishEventWorkflow'));
-  // Work done on behalf of the upload (the event its import published) carries the upload's request id.
+  t.true(events.every((execution) => execution.type === 'webhookDeliveryWorkflow'));
+  // Work done on behalf of the upload (the delivery of the event its import published) carries the upload's request id.
   t.is(events[0]!.memo?.requestId, mine.headers.get('x-request-id'));
 
   const total = await api.temporal.client.workflow.count(`TaskQueue = '${queue}' AND CompanyId = ${other.id}`);

@@ -1,5 +1,6 @@
 import test from 'ava';
 import { emitEvent } from '../../api/publish-event';
+import { createRepositories } from '../../db/repositories';
 import { startTestApi, type TestApi, spawnWorkerProcess } from '../support/api';
 import { startReceiver } from '../support/receiver';
 import { webhookAdmin } from '../support/webhook-api';
@@ -25,9 +26,10 @@ test('a worker killed mid-burst loses nothing once restarted', async (t) => {
   try {
     for (const receiver of receivers) await admin.createEndpoint(receiver.url);
     const temporal = { client: api.temporal.client, taskQueue: api.config.temporal.taskQueue };
+    const repositories = createRepositories(api.database.db);
     const eventIds: string[] = [];
     for (let i = 0; i < EVENTS; i += 1) {
-      eventIds.push((await emitEvent(temporal, { companyId: admin.company.id, type: 'contact.created', data: { id: i } })).id);
+      eventIds.push((await emitEvent({ repositories, temporal }, { companyId: admin.company.id, type: 'contact.created', data: { id: i } })).id);
     }
 
     const total = () => receivers.reduce((sum, receiver) => sum + receiver.received.length, 0);

@@ -62,7 +62,7 @@ async function postEvent(t: { is: (a: unknown, b: unknown) => void }, fixtureNam
   t.is(posted.status, 202);
   const event = (await posted.json()) as { id: number };
   const result = await world.env.client.workflow.getHandle(workflowIdsFor(world.taskQueue).dianEvent(event.id)).result();
-  // publishEvents starts publishEventWorkflow, which records the event: wait for it.
+  // The workflow's publishEvents activity records the event: wait for it.
   const published = await eventually(async () => {
     const rows = await world.database.db('events').where({ company_id: company.id }).where('type', 'like', 'dian_event.%')
       .whereRaw(`data->>'invoice_id' = ?`, [String(invoice.id)]);

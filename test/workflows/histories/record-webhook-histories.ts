@@ -10,7 +10,11 @@ import { startWebhookWorld, type WebhookWorld } from '../../support/webhook-worl
 // Records the histories replayed by test/workflows/webhook-replay.test.ts. The committed
 // histories were recorded at commit 6e0585c, BEFORE webhook workflows counted failed deliveries
 // (patch 'count-failed-deliveries'): they prove that runs started by older code still replay.
-// To record new ones, copy this file to a name ending in .test.ts and run it with `npm test -- <file>`.
+// The lean-0-*.binpb histories were recorded at commit acaf74b (count-failed-deliveries, before
+// deliveries skipped outcomes that change nothing, docs/decisions/0011-lean-webhook-pipeline.md);
+// that code starts no entity for scenario 5 (intermediate failures are not reported), so it has
+// no endpoint history. To record new ones, copy this file to a name ending in .test.ts, prefix
+// the saved names, and run it with `npm test -- <file>`.
 let world: WebhookWorld;
 test.before(async () => {
   world = await startWebhookWorld();
