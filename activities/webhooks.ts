@@ -20,7 +20,13 @@ export type WebhookActivityDependencies = {
 };
 
 export type AttemptResult =
-  | { kind: 'delivered' | 'failed'; statusCode: number | null; error: string | null }
+  | {
+      kind: 'delivered' | 'failed';
+      statusCode: number | null;
+      error: string | null;
+      /** Delivered while the endpoint's counter is 0 with no failure uncounted: no outcome to report (absent in older runs). */
+      counterUnaffected?: boolean;
+    }
   | { kind: 'endpoint_unavailable'; reason: string };
 
 export type AttemptRequest = DeliveryInput & {
@@ -78,7 +84,7 @@ export function createWebhookActivities(deps: WebhookActivityDependencies) {
         timeoutMs: ATTEMPT_TIMEOUT_MS,
         allowPrivateTargets: deps.webhooks.allowPrivateTargets,
       });
-      await repositories.webhookDeliveries.recordAttempt(
+      const recorded = await repositories.webhookDeliveries.recordAttempt(
         {
           deliveryId: request.deliveryId,
           attempt: request.attempt,
@@ -91,7 +97,12 @@ export function createWebhookActivities(deps: WebhookActivityDependencies) {
         },
         request.attempt >= MAX_ATTEMPTS,
       );
-      return { kind: outcome.succeeded ? 'delivered' : 'failed', statusCode: outcome.statusCode, error: outcome.error };
+      return {
+        kind: outcome.succeeded ? 'delivered' : 'failed',
+        statusCode: outcome.statusCode,
+        error: outcome.error,
+        ...(recorded.counterUnaffected ? { counterUnaffected: true } : {}),
+      };
     },
 
     /** An attempt whose activity was lost (worker died, timed out) still counts as a failed attempt. */
@@ -130,8 +141,10 @@ export function createWebhookActivities(deps: WebhookActivityDependencies) {
       return endPendingDeliveries(deps, endpointId, `endpoint disabled after ${consecutiveFailures} consecutive failures`);
     },
 
-    async mirrorConsecutiveFailures(endpointId: number, consecutiveFailures: number): Promise<void> {
+    /** The counter first, then the failed deliveries it now counts: a reader never sees them counted but not yet in it. */
+    async mirrorConsecutiveFailures(endpointId: number, consecutiveFailures: number, countedFailedDeliveryIds: number[] = []): Promise<void> {
       await repositories.webhookEndpoints.mirrorConsecutiveFailures(endpointId, consecutiveFailures);
+      await repositories.webhookDeliveries.markOutcomesCounted(endpointId, countedFailedDeliveryIds);
     },
 
     async purgeWebhookHistory(): Promise<{ deliveries: number; events: number }> {

@@ -38,6 +38,12 @@ export type EndpointWorkflowInput = {
  */
 export const COUNT_FAILED_DELIVERIES_PATCH = 'count-failed-deliveries';
 
+/**
+ * Patch id (workflows/webhook-endpoint.ts): the entity mirrors whenever it handled a failed
+ * delivery, even when the count ends where it began, to mark that failure counted.
+ */
+export const ACKNOWLEDGE_COUNTED_FAILURES_PATCH = 'acknowledge-counted-failures';
+
 export const attemptOutcomeSignal = defineSignal<[AttemptOutcome]>('attemptOutcome');
 export const endpointReenabledSignal = defineSignal('endpointReenabled');
 export const endpointDeletedSignal = defineSignal('endpointDeleted');

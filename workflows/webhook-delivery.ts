@@ -19,7 +19,9 @@ const { recordLostAttempt, reportAttemptOutcome } = proxyActivities<WebhookActiv
  * One event to one endpoint: attempts at 0, +1 min, +5 min, +30 min and +2 h after the end of
  * the previous one; delivered on the first 2xx, failed after the fifth failure. The delivery's
  * outcome (delivered, or failed after its 5th attempt) is reported to the endpoint's entity
- * workflow, which counts consecutive failed deliveries. Cancelled when the endpoint is disabled.
+ * workflow, which counts consecutive failed deliveries, unless it cannot change that count (a
+ * delivered one while the count is 0 and no failure is uncounted). Cancelled when the endpoint
+ * is disabled.
  */
 export async function webhookDeliveryWorkflow(input: DeliveryInput): Promise<'delivered' | 'failed'> {
   // Runs started before the patch reported every attempt (the entity now ignores the
@@ -40,10 +42,14 @@ export async function webhookDeliveryWorkflow(input: DeliveryInput): Promise<'de
       };
 
       let succeeded: boolean;
+      // Decided by the activity from the database, so a replay takes the same branch (older
+      // results lack the field and report, as they did).
+      let changesNothing = false;
       try {
         const result = await deliverAttempt(request);
         if (result.kind === 'endpoint_unavailable') return 'failed';
         succeeded = result.kind === 'delivered';
+        changesNothing = result.kind === 'delivered' && result.counterUnaffected === true;
       } catch (error) {
         if (!(error instanceof ActivityFailure) || isCancellation(error)) throw error;
         await recordLostAttempt({ ...request, error: `attempt interrupted: ${error.cause?.message ?? error.message}` });
@@ -51,7 +57,7 @@ export async function webhookDeliveryWorkflow(input: DeliveryInput): Promise<'de
       }
 
       const final = succeeded || attempt === MAX_ATTEMPTS;
-      if (final || !reportsOnlyOutcomes) {
+      if ((final || !reportsOnlyOutcomes) && !changesNothing) {
         await reportAttemptOutcome(input.endpointId, { deliveryId: input.deliveryId, attempt, succeeded });
       }
       if (succeeded) return 'delivered';

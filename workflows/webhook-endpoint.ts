@@ -9,7 +9,9 @@ import {
 } from '@temporalio/workflow';
 import type { createWebhookActivities } from '../activities/webhooks';
 import { EndpointHealth, type AttemptOutcome } from '../domain/webhooks/endpoint-health';
+import { MAX_ATTEMPTS } from '../domain/webhooks/retry-schedule';
 import {
+  ACKNOWLEDGE_COUNTED_FAILURES_PATCH,
   attemptOutcomeSignal,
   COUNT_FAILED_DELIVERIES_PATCH,
   endpointDeletedSignal,
@@ -54,12 +56,18 @@ export async function webhookEndpointWorkflow(input: EndpointWorkflowInput): Pro
 
     const before = health.consecutiveFailures;
     let reenabled = false;
+    /** Failed deliveries handled in this batch: flagged uncounted in Postgres until the mirror below. */
+    const countedFailures: number[] = [];
     while (inbox.length > 0) {
       const message = inbox.shift()!;
       if (message.kind === 'reenabled') {
         health.reenable();
         reenabled = true;
-      } else if (health.record(message.outcome, patched(COUNT_FAILED_DELIVERIES_PATCH) ? 'deliveries' : 'attempts') === 'disable') {
+        continue;
+      }
+      const { outcome } = message;
+      if (!outcome.succeeded && outcome.attempt >= MAX_ATTEMPTS) countedFailures.push(outcome.deliveryId);
+      if (health.record(outcome, patched(COUNT_FAILED_DELIVERIES_PATCH) ? 'deliveries' : 'attempts') === 'disable') {
         await disableEndpoint(input.endpointId, health.consecutiveFailures);
       }
     }
@@ -67,9 +75,13 @@ export async function webhookEndpointWorkflow(input: EndpointWorkflowInput): Pro
     // started afresh (e.g. after the previous one was lost) must not leave an older count in
     // Postgres. Only runs with the patch marker do (older histories replay unchanged).
     const firstMirrorOfRun = !mirroredInThisRun && patched(COUNT_FAILED_DELIVERIES_PATCH);
-    if (reenabled || health.consecutiveFailures !== before || firstMirrorOfRun) {
+    // A failure and a success in one batch leave the count as it was, but the failure must still
+    // be marked counted (or delivered outcomes would be reported for ever); runs before the patch
+    // did not mirror then and replay unchanged.
+    const acknowledgeOnly = countedFailures.length > 0 && patched(ACKNOWLEDGE_COUNTED_FAILURES_PATCH);
+    if (reenabled || health.consecutiveFailures !== before || firstMirrorOfRun || acknowledgeOnly) {
       mirroredInThisRun = true;
-      await mirrorConsecutiveFailures(input.endpointId, health.consecutiveFailures);
+      await mirrorConsecutiveFailures(input.endpointId, health.consecutiveFailures, countedFailures);
     }
 
     if (historyIsLong() && inbox.length === 0) {

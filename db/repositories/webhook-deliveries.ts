@@ -141,7 +141,16 @@ export function createWebhookDeliveriesRepository(db: Database) {
      * Records one attempt and moves the delivery on. Only a pending delivery moves: one already
      * failed by a deactivation stays failed even if an attempt in flight finishes afterwards.
      */
-    async recordAttempt(record: AttemptRecord, finalAttempt: boolean): Promise<DeliveryStatus> {
+    /**
+     * Records an attempt and the delivery's new status. A failed delivery is flagged
+     * outcome_pending until its endpoint's entity has counted it (markOutcomesCounted).
+     * counterUnaffected: this attempt delivered the delivery while its endpoint's counter is 0
+     * with no failure still uncounted, read in the same statement, so reporting it to the entity
+     * could change nothing (docs/decisions/0011-lean-webhook-pipeline.md). A failure recorded
+     * before this statement is either uncounted (flagged) or counted (the counter, or a later
+     * reset); one recorded after it is after this success too.
+     */
+    async recordAttempt(record: AttemptRecord, finalAttempt: boolean): Promise<{ status: DeliveryStatus; counterUnaffected: boolean }> {
       return db.transaction(async (trx) => {
         await trx('webhook_attempts')
           .insert({
@@ -163,13 +172,28 @@ export function createWebhookDeliveriesRepository(db: Database) {
             last_status_code: record.statusCode,
             last_error: record.error,
             next_attempt_at: status === 'pending' ? record.nextAttemptAt : null,
+            outcome_pending: status === 'failed',
             updated_at: db.fn.now(),
           })
-          .returning('status');
-        if (row) return row.status as DeliveryStatus;
+          .returning([
+            'status',
+            trx.raw(
+              `(SELECT e.consecutive_failures = 0 AND NOT EXISTS (
+                  SELECT 1 FROM webhook_deliveries p WHERE p.endpoint_id = e.id AND p.outcome_pending)
+                FROM webhook_endpoints e WHERE e.id = webhook_deliveries.endpoint_id) AS counter_clear`,
+            ),
+          ]);
+        if (row) return { status: row.status as DeliveryStatus, counterUnaffected: row.status === 'delivered' && row.counter_clear === true };
+        // Already finished (a repeated record): report as before, whatever it was.
         const current = await trx('webhook_deliveries').where({ id: record.deliveryId }).first('status');
-        return (current?.status ?? 'failed') as DeliveryStatus;
+        return { status: (current?.status ?? 'failed') as DeliveryStatus, counterUnaffected: false };
       });
+    },
+
+    /** The endpoint's entity has counted these failed deliveries (after mirroring its counter). */
+    async markOutcomesCounted(endpointId: number, deliveryIds: number[]): Promise<void> {
+      if (deliveryIds.length === 0) return;
+      await db('webhook_deliveries').where({ endpoint_id: endpointId, outcome_pending: true }).whereIn('id', deliveryIds).update({ outcome_pending: false });
     },
 
     /** Ends a delivery without (further) attempts, e.g. its endpoint is disabled or gone. */

@@ -92,6 +92,12 @@ export async function startWebhookWorld(extraEnv: Record<string, string> = {}) {
     deliveryResult(endpointId: number, eventId: string): Promise<'delivered' | 'failed'> {
       return env.client.workflow.getHandle(workflowIdsFor(taskQueue).delivery(endpointId, eventId)).result();
     },
+    /** The results of several deliveries, one wait at a time: the test server's time-skipping lock is not reentrant. */
+    async deliveryResults(endpointId: number, eventIds: string[]): Promise<('delivered' | 'failed')[]> {
+      const results: ('delivered' | 'failed')[] = [];
+      for (const eventId of eventIds) results.push(await env.client.workflow.getHandle(workflowIdsFor(taskQueue).delivery(endpointId, eventId)).result());
+      return results;
+    },
     async close() {
       server.closeAllConnections();
       server.close();

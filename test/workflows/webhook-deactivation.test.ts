@@ -20,13 +20,6 @@ async function publishAll(companyId: number, count: number, label: string): Prom
   return events;
 }
 
-/** One result wait at a time: the test server's time-skipping lock is not reentrant. */
-async function resultsOf(endpointId: number, events: string[]): Promise<string[]> {
-  const results: string[] = [];
-  for (const eventId of events) results.push(await world.deliveryResult(endpointId, eventId));
-  return results;
-}
-
 test.serial('19 failed deliveries then a delivered one: the counter resets and the endpoint stays enabled', async (t) => {
   const admin = await webhookAdmin(world.database, world.apiUrl);
   let healthy = false;
@@ -35,7 +28,7 @@ test.serial('19 failed deliveries then a delivered one: the counter resets and t
     const endpoint = await admin.createEndpoint(receiver.url, ['document.imported']);
     const events = await publishAll(admin.company.id, 19, 'failing');
     await receiver.waitFor(19);
-    t.deepEqual(await resultsOf(endpoint.id, events), Array(19).fill('failed'));
+    t.deepEqual(await world.deliveryResults(endpoint.id, events), Array(19).fill('failed'));
     t.is(receiver.received.length, 19 * 5, 'every failed delivery made its five attempts');
     t.is(await world.consecutiveFailures(endpoint.id, 19), 19);
     t.like((await admin.call('GET', `/v1/webhooks/${endpoint.id}`)).body, { enabled: true, consecutive_failures: 19 });
@@ -74,7 +67,7 @@ test.serial('20 failed deliveries disable the endpoint; a pending one ends faile
     // An hour later, one more event: still pending (attempt 5 due) when the 20 fail at ~2 h 36 min.
     await world.env.sleep('1 hour');
     const late = await world.publish(admin.company.id, 'document.imported', { label: 'late' });
-    t.deepEqual(await resultsOf(endpoint.id, events), Array(20).fill('failed'));
+    t.deepEqual(await world.deliveryResults(endpoint.id, events), Array(20).fill('failed'));
     t.is(await world.deliveryResult(endpoint.id, late), 'failed');
 
     t.is(receiver.received.length, 20 * 5 + 4, 'the late delivery made four attempts, then was ended');
@@ -124,7 +117,7 @@ test.serial('a burst of 20 events against a receiver down for 30 s loses nothing
     const events = await publishAll(admin.company.id, 20, 'burst');
     await receiver.waitFor(20);
     t.true(receiver.received.length >= 20);
-    t.deepEqual(await resultsOf(endpoint.id, events), Array(20).fill('delivered'));
+    t.deepEqual(await world.deliveryResults(endpoint.id, events), Array(20).fill('delivered'));
     const rows = await world.database.db('webhook_deliveries').where({ endpoint_id: endpoint.id });
     t.is(rows.length, 20);
     for (const row of rows) t.like(row, { status: 'delivered', attempts: 2, last_status_code: 200 });
