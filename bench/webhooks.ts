@@ -28,8 +28,9 @@ import { startBenchReceiver, type BenchReceiver } from './webhooks/receiver';
 /**
  * `npm run bench:webhooks [-- --short] [-- --json PATH]`: how fast the webhook engine turns
  * emitted events into HTTP deliveries, end to end. The real worker (`worker/main.ts`, child
- * process) runs publishEventWorkflow → webhookDeliveryWorkflow → a signed POST to a loopback
- * receiver; events are emitted exactly as the API does (api/publish-event.ts emitEvent). For
+ * process) runs webhookDeliveryWorkflow → a signed POST to a loopback receiver; events are
+ * emitted exactly as the API does (api/publish-event.ts emitEvent: record the event and its
+ * deliveries, start the delivery workflows). For
  * E = 1 and 10 endpoints it reports events/s emitted, deliveries/s sustained, emit→receipt
  * p50/p99 and the worker's peak RSS, next to a baseline on the same Temporal server: as many
  * no-op workflows (one no-op activity each) on an in-process worker. After each run it prints the
@@ -129,7 +130,9 @@ async function main(): Promise<number> {
     const secretsKey = randomBytes(32).toString('base64');
     const config = loadConfig({ NODE_ENV: 'development', SECRETS_ENCRYPTION_KEY: secretsKey, DATA_DIR: environment.workDir });
 
-    const db = connectDatabase(environment.databaseUrl, 2);
+    // emitEvent records each event and its deliveries before starting them, as the API process
+    // does with its pool (DATABASE_POOL_MAX, 10 by default): the load generator gets the same.
+    const db = connectDatabase(environment.databaseUrl, config.databasePoolMax);
     cleanup.push('close the database pool', () => db.destroy());
     const repositories = createRepositories(db);
     const secretBox = new SecretBox(loadMasterKey(config));
@@ -458,8 +461,8 @@ async function runBaseline(client: Client, taskQueue: string, count: number, opt
 
 /**
  * Waits until no workflow but the long-lived endpoint entities runs on the queue: a delivery's
- * bookkeeping (attempt row, outcome signal) finishes after the POST, and must not overlap the
- * next measurement.
+ * bookkeeping (attempt row, any outcome signal) finishes after the POST, and must not overlap
+ * the next measurement.
  */
 async function settle(client: Client, taskQueue: string): Promise<void> {
   const query = `TaskQueue = '${taskQueue}' AND ExecutionStatus = 'Running' AND WorkflowType != 'webhookEndpointWorkflow'`;
