@@ -1,13 +1,16 @@
 import test from 'ava';
 import { SpanKind } from '@opentelemetry/api';
+import { Worker } from '@temporalio/worker';
 import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { startTracing, type Tracing } from '../../config/tracing';
+import { workflowSpanSinks } from '../../worker/create-worker';
 import { REQUEST_ID_ATTRIBUTE } from '../../api/middleware/trace-requests';
 import { bearer, seedCompany, seedKey, startTestApi, type TestApi } from '../support/api';
 import { fixture, upload } from '../support/ingestion';
 import { startReceiver, verifiedEvents } from '../support/receiver';
 import { startTestWorker, type TestWorker } from '../support/worker';
 import { eventually } from '../support/eventually';
+import { serviceWorkflows } from '../support/workflow-bundle';
 
 // One upload, traced end to end in-process (the API and the worker share this process's
 // provider): API request → workflow start → workflows and activities → the webhook POST,
@@ -100,4 +103,9 @@ test('an upload is one trace: API request, StartWorkflow, RunWorkflow, RunActivi
   t.is(startActivity?.name, 'StartActivity:importUploadedFile');
   t.is(startActivity?.parentSpanId, run.spanContext().spanId);
   t.is(run.resource.attributes['service.name'], 'document-invoicing-api');
+
+  // A traced history replays: the tracing interceptors' choice comes from the history itself.
+  const workflowId = String(start.attributes.temporalWorkflowId);
+  const history = await api.temporal.client.workflow.getHandle(workflowId).fetchHistory();
+  await t.notThrowsAsync(Worker.runReplayHistory({ ...serviceWorkflows(), sinks: workflowSpanSinks(undefined) }, history, workflowId));
 });
