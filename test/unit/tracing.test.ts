@@ -1,9 +1,11 @@
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import test from 'ava';
+import { parse } from 'yaml';
 import { context, propagation, trace } from '@opentelemetry/api';
 import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { workContext } from '../../config/logger';
@@ -86,4 +88,18 @@ test('with OTEL_EXPORTER_OTLP_ENDPOINT a process exports its spans over OTLP/HTT
 test('without it the same process exports nothing and its log lines carry no trace ids', async (t) => {
   const { stdout } = await runChild({});
   t.deepEqual(JSON.parse(stdout.trim()), { tracing: false, logContext: { requestId: 'req_child_process' } });
+});
+
+test('docker-compose.yml: an optional Jaeger (profile tracing) takes OTLP/HTTP, and api, worker and intake get OTEL_EXPORTER_OTLP_ENDPOINT, empty by default', (t) => {
+  // Checked statically: no Docker engine runs here.
+  type Service = { image?: string; profiles?: string[]; ports?: string[]; environment?: Record<string, string> };
+  const compose = parse(readFileSync(path.join(root, 'docker-compose.yml'), 'utf8')) as { services: Record<string, Service> };
+  const jaeger = compose.services.jaeger!;
+  t.regex(jaeger.image ?? '', /^jaegertracing\/all-in-one:\d+\.\d+\.\d+$/);
+  t.deepEqual(jaeger.profiles, ['tracing']);
+  t.true(jaeger.ports?.includes('4318:4318'));
+  t.is(jaeger.environment?.COLLECTOR_OTLP_ENABLED, 'true');
+  for (const name of ['api', 'worker', 'intake']) {
+    t.is(compose.services[name]!.environment?.OTEL_EXPORTER_OTLP_ENDPOINT, '${OTEL_EXPORTER_OTLP_ENDPOINT:-}', name);
+  }
 });
