@@ -1,7 +1,5 @@
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import test from 'ava';
@@ -11,6 +9,7 @@ import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-tr
 import { workContext } from '../../config/logger';
 import { startTracing } from '../../config/tracing';
 import { runWithRequestContext } from '../../temporal/request-context';
+import { startOtlpReceiver, type OtlpExport } from '../support/otlp-receiver';
 
 const root = path.resolve(__dirname, '../..');
 const child = path.join(root, 'test/support/tracing-child.ts');
@@ -18,25 +17,6 @@ const child = path.join(root, 'test/support/tracing-child.ts');
 function runChild(env: Record<string, string>) {
   const clean = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('OTEL_')));
   return promisify(execFile)(process.execPath, ['--import', 'tsx', child], { cwd: root, env: { ...clean, ...env }, timeout: 60_000 });
-}
-
-/** A real OTLP/HTTP receiver on loopback: records the body of every POST /v1/traces. */
-async function startOtlpReceiver() {
-  const bodies: { contentType: string | undefined; body: string }[] = [];
-  const server = http.createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      if (request.method === 'POST' && request.url === '/v1/traces') bodies.push({ contentType: request.headers['content-type'], body: Buffer.concat(chunks).toString('utf8') });
-      response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    bodies,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
 }
 
 test.serial('without OTEL_EXPORTER_OTLP_ENDPOINT no provider is registered: spans record nothing, nothing is propagated, logs carry only the request id', (t) => {
@@ -78,7 +58,7 @@ test('with OTEL_EXPORTER_OTLP_ENDPOINT a process exports its spans over OTLP/HTT
   t.is(collector.bodies.length, 1);
   const [{ contentType, body }] = collector.bodies;
   t.is(contentType, 'application/json');
-  const exported = JSON.parse(body) as { resourceSpans: { resource: { attributes: { key: string; value: { stringValue?: string } }[] }; scopeSpans: { spans: { name: string; traceId: string }[] }[] }[] };
+  const exported = JSON.parse(body) as OtlpExport;
   const [resourceSpans] = exported.resourceSpans;
   t.is(resourceSpans?.resource.attributes.find((attribute) => attribute.key === 'service.name')?.value.stringValue, 'document-invoicing-worker');
   const spans = resourceSpans!.scopeSpans.flatMap((scope) => scope.spans);
