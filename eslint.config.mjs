@@ -65,7 +65,8 @@ export default tseslint.config(
   // workflows → activities → services. Workflows reference activities as types only.
   layer('domain', { forbidden: others('domain') }),
   layer('temporal', { forbidden: others('domain') }),
-  layer('config', { forbidden: [...others('config', 'domain', 'worker'), { folder: 'worker', except: ['task-queues'] }] }),
+  // config/logger.ts reads the request context (an AsyncLocalStorage, no I/O) for every log line.
+  layer('config', { forbidden: [...others('config', 'domain', 'worker', 'temporal'), { folder: 'worker', except: ['task-queues'] }, { folder: 'temporal', except: ['request-context'] }] }),
   layer('db', { forbidden: others('db', 'domain', 'config') }),
   layer('storage', { forbidden: others('storage', 'domain', 'config') }),
   layer('integrations', { forbidden: others('integrations', 'domain', 'config') }),

@@ -1,5 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
+import { withClientSpan } from '../integrations/outbound/client-span';
 import { blockedTarget, outboundLookup } from '../integrations/outbound/public-targets';
 
 export type PostOutcome = { statusCode: number | null; error: string | null; succeeded: boolean; durationMs: number };
@@ -10,6 +11,7 @@ const ERROR_BODY_BYTES = 1024;
  * One POST of a webhook, with a hard limit on the whole exchange. Redirects are failures and
  * never followed; only the first KB of an error response is read, for last_error. Without
  * allowPrivateTargets, the address actually connected to must be public (DNS rebinding).
+ * Traced as a client span whose traceparent the receiver gets.
  */
 export function postWebhook(
   url: string,
@@ -26,7 +28,7 @@ export function postWebhook(
   const transport = target.protocol === 'https:' ? https : http;
   const payload = Buffer.from(body, 'utf8');
 
-  return new Promise<PostOutcome>((resolve) => {
+  const send = (traceHeaders: Record<string, string>) => new Promise<PostOutcome>((resolve) => {
     let settled = false;
     const finish = (statusCode: number | null, error: string | null) => {
       if (settled) return;
@@ -39,7 +41,7 @@ export function postWebhook(
 
     const request = transport.request(target, {
       method: 'POST',
-      headers: { ...headers, 'content-length': String(payload.length), 'user-agent': 'document-invoicing-webhooks/1' },
+      headers: { ...headers, ...traceHeaders, 'content-length': String(payload.length), 'user-agent': 'document-invoicing-webhooks/1' },
       lookup: outboundLookup(options.allowPrivateTargets),
       agent: false,
     });
@@ -72,6 +74,7 @@ export function postWebhook(
     });
     request.end(payload);
   });
+  return withClientSpan({ method: 'POST', url: target, peer: 'webhook' }, send, (outcome) => ({ status: outcome.statusCode, error: outcome.error }));
 }
 
 

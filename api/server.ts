@@ -3,6 +3,7 @@ import Router from '@koa/router';
 import type { ApiDependencies } from './app-context';
 import { requestId } from './middleware/request-id';
 import { httpMetrics } from './middleware/metrics';
+import { traceRequests } from './middleware/trace-requests';
 import { errorHandler } from './middleware/error-handler';
 import { accessLog } from './middleware/access-log';
 import { authenticate } from './middleware/authenticate';
@@ -27,7 +28,7 @@ import { dianImportsRoutes } from './v1/dian-imports/routes';
 export type RouteEntry = { method: string; path: string };
 
 /**
- * Middleware order: request id → access log → errors → routing. Authentication, rate
+ * Middleware order: metrics → trace span → request id → access log → errors → routing. Authentication, rate
  * limiting and body parsing sit on the /v1 router, so they run only for routes that exist
  * (an unknown path is a 404 whoever asks).
  */
@@ -51,6 +52,7 @@ export function createApp(deps: ApiDependencies): { app: Koa; routes: RouteEntry
   }
 
   app.use(httpMetrics());
+  app.use(traceRequests());
   app.use(requestId());
   app.use(accessLog(deps.logger));
   app.use(errorHandler(deps.logger));

@@ -7,6 +7,7 @@ import { buildApiDependencies } from './app-context';
 import { createHttpServer } from './http-server';
 import { createApp } from './server';
 import { startMetricsServer } from '../config/metrics';
+import { tracingClientInterceptors, type Tracing } from '../config/tracing';
 
 /** With Postgres unreachable, a request fails within this with 503 service_unavailable. */
 export const DATABASE_ACQUIRE_TIMEOUT_MS = 3_000;
@@ -25,12 +26,14 @@ export async function startApi(options: {
   databaseUrl: string;
   temporalAddress: string;
   logger: Logger;
+  /** On (config/tracing.ts): the workflows a request starts join its trace. */
+  tracing?: Tracing;
 }): Promise<RunningApi> {
   const { config, logger } = options;
   const db = connectDatabase(options.databaseUrl, config.databasePoolMax, { acquireTimeoutMs: DATABASE_ACQUIRE_TIMEOUT_MS });
   // Lazy: the API starts, and reports itself degraded on /healthz, while Temporal is down.
   const connection = Connection.lazy({ address: options.temporalAddress });
-  const client = new Client({ connection, namespace: config.temporal.namespace });
+  const client = new Client({ connection, namespace: config.temporal.namespace, interceptors: tracingClientInterceptors(options.tracing) });
   let publicBaseUrl = config.http.publicBaseUrl ?? '';
   const dependencies = buildApiDependencies(config, db, { connection, client }, logger, () => publicBaseUrl);
   const { app } = createApp(dependencies);

@@ -2,6 +2,7 @@ import { Client, Connection } from '@temporalio/client';
 import type { Logger } from 'pino';
 import type { AppConfig } from '../config';
 import { loadMasterKey } from '../config/master-key';
+import { tracingClientInterceptors, type Tracing } from '../config/tracing';
 import { connectDatabase } from '../db/connection';
 import { createRepositories } from '../db/repositories';
 import { createBlobStore } from '../storage/create-blob-store';
@@ -22,12 +23,13 @@ export async function startIntake(options: {
   databaseUrl: string;
   temporalAddress: string;
   logger: Logger;
+  tracing?: Tracing;
 }): Promise<RunningIntake> {
   const { config, logger } = options;
   const db = connectDatabase(options.databaseUrl, Math.min(config.databasePoolMax, 5));
   // Lazy: messages are answered 451 (the sender retries) while Temporal is down.
   const connection = Connection.lazy({ address: options.temporalAddress });
-  const client = new Client({ connection, namespace: config.temporal.namespace });
+  const client = new Client({ connection, namespace: config.temporal.namespace, interceptors: tracingClientInterceptors(options.tracing) });
   const release = async () => {
     await connection.close();
     await db.destroy();

@@ -1,5 +1,7 @@
 import { defaultPayloadConverter } from '@temporalio/common';
 import type { ActivityInterceptorsFactory } from '@temporalio/worker';
+import { OpenTelemetryActivityInboundInterceptor, OpenTelemetryActivityOutboundInterceptor } from '@temporalio/interceptors-opentelemetry/lib/worker';
+import type { Tracing } from '../config/tracing';
 import { runWithRequestContext } from '../temporal/request-context';
 import { REQUEST_ID_HEADER } from '../workflows/interceptors';
 
@@ -22,3 +24,17 @@ export const requestIdActivityInterceptor: ActivityInterceptorsFactory = () => {
     },
   };
 };
+
+/**
+ * With tracing on, every activity runs in a RunActivity:<type> span, child of the workflow's
+ * StartActivity span (its context comes in the activity's headers), and its log lines carry
+ * trace_id and span_id. Off, activities run untouched.
+ */
+export function activityInterceptors(tracing: Tracing | undefined): ActivityInterceptorsFactory[] {
+  if (!tracing) return [requestIdActivityInterceptor];
+  const traced: ActivityInterceptorsFactory = (ctx) => ({
+    inbound: new OpenTelemetryActivityInboundInterceptor(ctx),
+    outbound: new OpenTelemetryActivityOutboundInterceptor(ctx),
+  });
+  return [traced, requestIdActivityInterceptor];
+}

@@ -1,8 +1,11 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import { NativeConnection, Worker, type InjectedSinks, type WorkerOptions } from '@temporalio/worker';
+import { makeWorkflowExporter } from '@temporalio/interceptors-opentelemetry/lib/worker';
+import type { OpenTelemetrySinks } from '@temporalio/interceptors-opentelemetry/lib/workflow/definitions';
 import { createActivities, type ActivityDependencies } from '../activities';
-import { requestIdActivityInterceptor } from './activity-interceptors';
+import type { Tracing } from '../config/tracing';
+import { activityInterceptors } from './activity-interceptors';
 
 export const workflowsPath = path.resolve(__dirname, '../workflows/index.ts');
 
@@ -13,6 +16,8 @@ export type WorkerSetup = {
   taskQueue: string;
   /** A bundle made by scripts/bundle-workflows.ts; without it the workflows are bundled at start. */
   workflowBundlePath?: string;
+  /** On (startTracing), workflows' and activities' spans go to its span processor. */
+  tracing?: Tracing;
   overrides?: Partial<WorkerOptions>;
 };
 
@@ -28,7 +33,18 @@ export function createWorker(setup: WorkerSetup): Promise<Worker> {
     activities: createActivities(setup.dependencies),
     ...workflowSource,
     // workflowModules only matter when the worker bundles; a prebuilt bundle includes them (scripts/bundle-workflows.ts).
-    interceptors: { workflowModules: [workflowsPath], activity: [requestIdActivityInterceptor] },
+    interceptors: { workflowModules: [workflowsPath], activity: activityInterceptors(setup.tracing) },
+    sinks: workflowSpanSinks(setup.tracing),
     ...setup.overrides,
   });
+}
+
+/**
+ * Workflows make their spans inside the sandbox (workflows/interceptors.ts) and hand them out
+ * through the `exporter` sink. With tracing off the sink drops them: it must exist all the same,
+ * or every workflow activation would log "unregistered external sink".
+ */
+export function workflowSpanSinks(tracing: Tracing | undefined): InjectedSinks<OpenTelemetrySinks> {
+  if (tracing) return { exporter: makeWorkflowExporter(tracing.spanProcessor, tracing.resource) };
+  return { exporter: { export: { fn: () => undefined } } };
 }

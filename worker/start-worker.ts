@@ -10,6 +10,7 @@ import type { ActivityDependencies } from '../activities';
 import { createWorker } from './create-worker';
 import { ensureSchedules } from './schedules';
 import { startMetricsServer } from '../config/metrics';
+import { tracingClientInterceptors, type Tracing } from '../config/tracing';
 import { registerSearchAttributes } from '../temporal/register-search-attributes';
 import { createBlobStore } from '../storage/create-blob-store';
 
@@ -22,12 +23,14 @@ export async function startWorker(options: {
   temporalAddress: string;
   logger: Logger;
   workflowBundlePath?: string;
+  /** On (config/tracing.ts): workflows, activities and the workflows activities start are traced. */
+  tracing?: Tracing;
 }): Promise<RunningWorker> {
   const { config, logger } = options;
   const db = connectDatabase(options.databaseUrl, config.databasePoolMax);
   const connection = await NativeConnection.connect({ address: options.temporalAddress });
   const clientConnection = await Connection.connect({ address: options.temporalAddress });
-  const client = new Client({ connection: clientConnection, namespace: config.temporal.namespace });
+  const client = new Client({ connection: clientConnection, namespace: config.temporal.namespace, interceptors: tracingClientInterceptors(options.tracing) });
   const dependencies = buildActivityDependencies(config, db, client);
   const registered = await registerSearchAttributes(client, config.temporal.namespace);
   if (registered.length) logger.info({ searchAttributes: registered }, 'search attributes registered');
@@ -38,6 +41,7 @@ export async function startWorker(options: {
     taskQueue: config.temporal.taskQueue,
     dependencies,
     workflowBundlePath: options.workflowBundlePath,
+    tracing: options.tracing,
   });
   const metrics = await startMetricsServer({ port: config.metrics.workerPort, host: config.http.host });
   if (metrics) logger.info({ url: metrics.url }, 'worker metrics');

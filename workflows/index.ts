@@ -13,5 +13,14 @@ export { dianEventsSyncWorkflow } from './dian-events-sync';
 
 // Interceptors of every workflow (the bundle is built with this module as an interceptor module).
 import type { WorkflowInterceptorsFactory } from '@temporalio/workflow';
-import { requestIdInterceptors } from './interceptors';
-export const interceptors: WorkflowInterceptorsFactory = () => requestIdInterceptors();
+import { requestIdInterceptors, tracingInterceptors } from './interceptors';
+export const interceptors: WorkflowInterceptorsFactory = () => {
+  const [requestId, tracing] = [requestIdInterceptors(), tracingInterceptors()];
+  // The tracing interceptors come first (outermost): the request id's log attributes and
+  // headers are added inside the spans, and both reach every activity.
+  return {
+    inbound: [...(tracing.inbound ?? []), ...(requestId.inbound ?? [])],
+    outbound: [...(tracing.outbound ?? []), ...(requestId.outbound ?? [])],
+    internals: [...(tracing.internals ?? []), ...(requestId.internals ?? [])],
+  };
+};

@@ -1,5 +1,11 @@
 import { defaultPayloadConverter, type Headers } from '@temporalio/common';
 import { workflowInfo, type WorkflowInterceptors } from '@temporalio/workflow';
+import { TRACE_HEADER } from '@temporalio/interceptors-opentelemetry/lib/instrumentation';
+import {
+  OpenTelemetryInboundInterceptor,
+  OpenTelemetryInternalsInterceptor,
+  OpenTelemetryOutboundInterceptor,
+} from '@temporalio/interceptors-opentelemetry/lib/workflow';
 
 /** The header carrying the request id from a workflow to its activities and children. */
 export const REQUEST_ID_HEADER = 'request-id';
@@ -33,3 +39,44 @@ export const requestIdInterceptors = (): WorkflowInterceptors => ({
     },
   ],
 });
+
+/**
+ * OpenTelemetry in the sandbox (@temporalio/interceptors-opentelemetry), for the workflows whose
+ * start carried a trace context, that is whose starter traced (config/tracing.ts): RunWorkflow,
+ * HandleSignal, StartActivity, StartChildWorkflow… spans, handed to the worker through the
+ * `exporter` sink (worker/create-worker.ts), and the context passed on in activities' headers.
+ * The rest (tracing off, schedules) run without a tracer: no span work in the sandbox, and a
+ * history recorded before tracing replays exactly as it was recorded. Whether a workflow is
+ * traced comes from its start's headers, which are in its history, so the choice is deterministic.
+ */
+export const tracingInterceptors = (): WorkflowInterceptors => {
+  let traced = false;
+  let otel: { inbound: OpenTelemetryInboundInterceptor; outbound: OpenTelemetryOutboundInterceptor; internals: OpenTelemetryInternalsInterceptor } | undefined;
+  const tracer = () =>
+    (otel ??= { inbound: new OpenTelemetryInboundInterceptor(), outbound: new OpenTelemetryOutboundInterceptor(), internals: new OpenTelemetryInternalsInterceptor() });
+  return {
+    inbound: [
+      {
+        execute: (input, next) => {
+          traced = input.headers[TRACE_HEADER] !== undefined;
+          return traced ? tracer().inbound.execute(input, next) : next(input);
+        },
+        handleSignal: (input, next) => (traced ? tracer().inbound.handleSignal(input, next) : next(input)),
+        handleUpdate: (input, next) => (traced ? tracer().inbound.handleUpdate(input, next) : next(input)),
+        validateUpdate: (input, next) => (traced ? tracer().inbound.validateUpdate(input, next) : next(input)),
+        handleQuery: (input, next) => (traced ? tracer().inbound.handleQuery(input, next) : next(input)),
+      },
+    ],
+    outbound: [
+      {
+        scheduleActivity: (input, next) => (traced ? tracer().outbound.scheduleActivity(input, next) : next(input)),
+        scheduleLocalActivity: (input, next) => (traced ? tracer().outbound.scheduleLocalActivity(input, next) : next(input)),
+        startChildWorkflowExecution: (input, next) => (traced ? tracer().outbound.startChildWorkflowExecution(input, next) : next(input)),
+        continueAsNew: (input, next) => (traced ? tracer().outbound.continueAsNew(input, next) : next(input)),
+        signalWorkflow: (input, next) => (traced ? tracer().outbound.signalWorkflow(input, next) : next(input)),
+        getLogAttributes: (input, next) => (traced ? tracer().outbound.getLogAttributes(input, next) : next(input)),
+      },
+    ],
+    internals: [{ dispose: (input, next) => (otel ? otel.internals.dispose(input, next) : next(input)) }],
+  };
+};

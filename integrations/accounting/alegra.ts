@@ -54,6 +54,7 @@
  *  - Alegra takes no idempotency key: a timeout on POST /bills is ambiguous (the bill may
  *    exist); the retry then gets either a new bill or a duplicate error.
  */
+import { withClientSpan } from '../outbound/client-span';
 import { allowedUnderLoopbackOnly } from '../outbound/public-targets';
 import { nitCheckDigit, isValidNit } from '../../domain/nit';
 import { errorFromAnswer, excerpt, parseResetSeconds } from './http-errors';
@@ -128,18 +129,25 @@ export function createAlegraIntegration(settings: AlegraSettings): AccountingInt
     let text: string;
     try {
       if (!allowedUnderLoopbackOnly(baseUrl)) throw new Error(`${baseUrl} is not a loopback address (OUTBOUND_ALLOW_ONLY_LOOPBACK)`);
-      response = await fetch(`${baseUrl}${path}`, {
-        method,
-        headers: {
-          authorization,
-          accept: 'application/json',
-          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      ({ response, text } = await withClientSpan(
+        { method, url: `${baseUrl}${path}`, peer: 'accounting' },
+        async (traceHeaders) => {
+          const answer = await fetch(`${baseUrl}${path}`, {
+            method,
+            headers: {
+              ...traceHeaders,
+              authorization,
+              accept: 'application/json',
+              ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+            },
+            body: body === undefined ? undefined : JSON.stringify(body),
+            redirect: 'manual',
+            signal: AbortSignal.timeout(timeoutMs),
+          });
+          return { response: answer, text: await answer.text() };
         },
-        body: body === undefined ? undefined : JSON.stringify(body),
-        redirect: 'manual',
-        signal: AbortSignal.timeout(timeoutMs),
-      });
-      text = await response.text();
+        (answer) => ({ status: answer.response.status }),
+      ));
     } catch (error) {
       throw networkError(error, method, path, timeoutMs);
     }

@@ -15,6 +15,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { webhookHeaders } from '../../domain/webhooks/signature';
+import { withClientSpan } from '../outbound/client-span';
 import { blockedTarget, outboundLookup } from '../outbound/public-targets';
 import { errorFromAnswer, excerpt } from './http-errors';
 import { ExportError, type AccountingIntegration, type ExportInput, type ExportResult } from './port';
@@ -92,7 +93,7 @@ function post(target: URL, headers: Record<string, string>, body: string, option
   const transport = target.protocol === 'https:' ? https : http;
   const payload = Buffer.from(body, 'utf8');
 
-  return new Promise<Answer>((resolve, reject) => {
+  const send = (traceHeaders: Record<string, string>) => new Promise<Answer>((resolve, reject) => {
     let settled = false;
     const finish = (error: ExportError | null, answer?: Answer) => {
       if (settled) return;
@@ -104,7 +105,7 @@ function post(target: URL, headers: Record<string, string>, body: string, option
     };
     const request = transport.request(target, {
       method: 'POST',
-      headers: { ...headers, 'content-length': String(payload.length) },
+      headers: { ...headers, ...traceHeaders, 'content-length': String(payload.length) },
       lookup: outboundLookup(options.allowPrivateTargets),
       agent: false,
     });
@@ -145,5 +146,6 @@ function post(target: URL, headers: Record<string, string>, body: string, option
     });
     request.end(payload);
   });
+  return withClientSpan({ method: 'POST', url: target, peer: 'accounting' }, send, (answer) => ({ status: answer.status }));
 }
 

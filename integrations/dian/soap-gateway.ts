@@ -4,6 +4,7 @@
  */
 import { XMLParser } from 'fast-xml-parser';
 import { DianError, type DianGateway, type DianReceivedDocument, type DianRegisteredEvent, type DianSendResult } from './port';
+import { withClientSpan } from '../outbound/client-span';
 import { allowedUnderLoopbackOnly } from '../outbound/public-targets';
 import { buildSoapRequest, isRecord, parseSoapEnvelope, text, type SoapCredentials, type SoapOperation, type SoapRequest } from './soap';
 
@@ -62,14 +63,19 @@ export function createSoapDianGateway(settings: SoapDianGatewaySettings): DianGa
     let status: number;
     let body: string;
     try {
-      const response = await doFetch(settings.url, {
-        method: 'POST',
-        headers: { 'Content-Type': request.contentType },
-        body: request.envelope,
-        signal: AbortSignal.timeout(timeoutMs),
-      });
-      status = response.status;
-      body = await response.text();
+      ({ status, body } = await withClientSpan(
+        { method: 'POST', url: settings.url, peer: 'dian', operation },
+        async (traceHeaders) => {
+          const response = await doFetch(settings.url, {
+            method: 'POST',
+            headers: { ...traceHeaders, 'Content-Type': request.contentType },
+            body: request.envelope,
+            signal: AbortSignal.timeout(timeoutMs),
+          });
+          return { status: response.status, body: await response.text() };
+        },
+        (answer) => ({ status: answer.status }),
+      ));
     } catch (error) {
       const name = (error as { name?: string }).name;
       if (name === 'TimeoutError' || name === 'AbortError') {

@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { Client, Connection } from '@temporalio/client';
 import pino from 'pino';
 import { loadConfig, type AppConfig } from '../../config';
+import { tracingClientInterceptors, type Tracing } from '../../config/tracing';
 import { createHttpServer } from '../../api/http-server';
 import { createApp } from '../../api/server';
 import { buildApiDependencies, type ApiDependencies } from '../../api/app-context';
@@ -25,8 +26,11 @@ export type TestApi = {
   close(): Promise<void>;
 };
 
-/** The real Koa app over a fresh database and the suite's Temporal dev server, on a loopback port. */
-export async function startTestApi(env: Record<string, string> = {}): Promise<TestApi> {
+/**
+ * The real Koa app over a fresh database and the suite's Temporal dev server, on a loopback port;
+ * with `tracing`, its Temporal client is traced as api/start-api.ts makes it.
+ */
+export async function startTestApi(env: Record<string, string> = {}, options: { tracing?: Tracing } = {}): Promise<TestApi> {
   const config = loadConfig({
     ...process.env,
     RATE_LIMIT_PER_SECOND: '0',
@@ -38,7 +42,7 @@ export async function startTestApi(env: Record<string, string> = {}): Promise<Te
   });
   const database = await createTestDatabase();
   const connection = await Connection.connect({ address: testTemporalAddress() });
-  const client = new Client({ connection, namespace: config.temporal.namespace });
+  const client = new Client({ connection, namespace: config.temporal.namespace, interceptors: tracingClientInterceptors(options.tracing) });
   const logger = pino({ level: 'silent' });
   let url = '';
   const dependencies = buildApiDependencies(config, database.db, { connection, client }, logger, () => url);

@@ -1,6 +1,7 @@
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
 import type { AppConfig } from '../../config';
+import { tracingClientInterceptors, type Tracing } from '../../config/tracing';
 import { createWorker } from '../../worker/create-worker';
 import { buildActivityDependencies } from '../../worker/start-worker';
 import { registerSearchAttributes } from '../../temporal/register-search-attributes';
@@ -25,14 +26,15 @@ export type TestWorker = { worker: Worker; taskQueue: string; stop(): Promise<vo
 
 /**
  * The real worker (every workflow and activity) against the suite's dev server, on the task
- * queue of the given config (startTestApi gives each test file a queue of its own).
+ * queue of the given config (startTestApi gives each test file a queue of its own); with
+ * `tracing`, traced as worker/start-worker.ts does it.
  */
-export async function startTestWorker(database: TestDatabase, config: AppConfig): Promise<TestWorker> {
+export async function startTestWorker(database: TestDatabase, config: AppConfig, options: { tracing?: Tracing } = {}): Promise<TestWorker> {
   quietTemporalRuntime();
   const address = testTemporalAddress();
   const connection = await NativeConnection.connect({ address });
   const clientConnection = await Connection.connect({ address });
-  const client = new Client({ connection: clientConnection, namespace: config.temporal.namespace });
+  const client = new Client({ connection: clientConnection, namespace: config.temporal.namespace, interceptors: tracingClientInterceptors(options.tracing) });
   const taskQueue = config.temporal.taskQueue;
   await registerSearchAttributes(client, config.temporal.namespace);
   const worker = await createWorker({
@@ -41,6 +43,7 @@ export async function startTestWorker(database: TestDatabase, config: AppConfig)
     taskQueue,
     dependencies: buildActivityDependencies(config, database.db, client),
     workflowBundlePath: sharedWorkflowBundle,
+    tracing: options.tracing,
   });
   const running = worker.run();
   return {

@@ -3,6 +3,7 @@
  * simulator-only HTTP administration (server.ts), next to the SOAP endpoint at
  * DIAN_SIMULATOR_URL. Never used for DIAN's real environments.
  */
+import { withClientSpan } from '../../outbound/client-span';
 import { DianError } from '../port';
 
 function adminUrl(simulatorUrl: string, pathname: string): string {
@@ -12,7 +13,11 @@ function adminUrl(simulatorUrl: string, pathname: string): string {
 async function post(url: string, body: string, contentType: string): Promise<Response> {
   let response: Response;
   try {
-    response = await fetch(url, { method: 'POST', headers: { 'Content-Type': contentType }, body, signal: AbortSignal.timeout(10_000) });
+    response = await withClientSpan(
+      { method: 'POST', url, peer: 'dian' },
+      (traceHeaders) => fetch(url, { method: 'POST', headers: { ...traceHeaders, 'Content-Type': contentType }, body, signal: AbortSignal.timeout(10_000) }),
+      (answer) => ({ status: answer.status }),
+    );
   } catch (error) {
     throw new DianError('unavailable', `The DIAN simulator at ${url} cannot be reached: ${(error as Error).message}`, true, { cause: error });
   }

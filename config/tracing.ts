@@ -1,0 +1,69 @@
+import { context, propagation, trace } from '@opentelemetry/api';
+import type { ClientInterceptors } from '@temporalio/client';
+import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry/lib/client';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { Resource } from '@opentelemetry/resources';
+import { BatchSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
+import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions';
+
+/** The processes that trace, each under a service name of its own (OTEL_SERVICE_NAME overrides it). */
+export type TracedProcess = 'api' | 'worker' | 'intake';
+
+export type Tracing = {
+  /** Where every span of this process ends: the OTLP exporter's batch processor, or a test's. */
+  spanProcessor: SpanProcessor;
+  /** service.name and version, also stamped on the spans workflows hand to the worker (sinks). */
+  resource: Resource;
+  /** Flushes the spans not yet exported and unregisters the provider. */
+  shutdown(): Promise<void>;
+};
+
+const SERVICE_VERSION = '0.1.0';
+
+/**
+ * Tracing for one process (docs/operations.md, "Follow one request end to end"): on only when
+ * OTEL_EXPORTER_OTLP_ENDPOINT (or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) names an OTLP/HTTP
+ * collector. Off, no provider is registered: @opentelemetry/api stays the no-op it is by
+ * default, so the spans made by the API middleware and the outbound HTTP calls cost nothing.
+ *
+ * Tests pass `spanProcessor` (an in-memory exporter's) to trace without a collector.
+ */
+export function startTracing(
+  process: TracedProcess,
+  options: { env?: NodeJS.ProcessEnv; spanProcessor?: SpanProcessor } = {},
+): Tracing | undefined {
+  const env = options.env ?? globalThis.process.env;
+  if (!options.spanProcessor && !otlpEndpointOf(env)) return undefined;
+  const resource = Resource.default().merge(
+    new Resource({ [ATTR_SERVICE_NAME]: env.OTEL_SERVICE_NAME || `document-invoicing-${process}`, [ATTR_SERVICE_VERSION]: SERVICE_VERSION }),
+  );
+  // The exporter reads the endpoint, headers and timeout from the OTEL_EXPORTER_OTLP_* variables itself.
+  const spanProcessor = options.spanProcessor ?? new BatchSpanProcessor(new OTLPTraceExporter());
+  const provider = new NodeTracerProvider({ resource, spanProcessors: [spanProcessor] });
+  // Global tracer provider, W3C trace-context propagator, AsyncLocalStorage context manager.
+  provider.register();
+  return {
+    spanProcessor,
+    resource,
+    async shutdown() {
+      await provider.shutdown();
+      trace.disable();
+      propagation.disable();
+      context.disable();
+    },
+  };
+}
+
+function otlpEndpointOf(env: NodeJS.ProcessEnv): string | undefined {
+  return env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || env.OTEL_EXPORTER_OTLP_ENDPOINT || undefined;
+}
+
+/**
+ * The Temporal client's interceptors: with tracing on, starting or signalling a workflow is a
+ * span (StartWorkflow:…, SignalWithStartWorkflow:…) whose context travels in the workflow's
+ * headers, so the workflow's spans join the caller's trace.
+ */
+export function tracingClientInterceptors(tracing: Tracing | undefined): ClientInterceptors | undefined {
+  return tracing ? { workflow: [new OpenTelemetryWorkflowClientInterceptor()] } : undefined;
+}
