@@ -30,13 +30,13 @@ const SERVICE_VERSION = '0.1.0';
  * Tests pass `spanProcessor` (an in-memory exporter's) to trace without a collector.
  */
 export function startTracing(
-  process: TracedProcess,
+  tracedProcess: TracedProcess,
   options: { env?: NodeJS.ProcessEnv; spanProcessor?: SpanProcessor } = {},
 ): Tracing | undefined {
-  const env = options.env ?? globalThis.process.env;
+  const env = options.env ?? process.env;
   if (!options.spanProcessor && !otlpEndpointOf(env)) return undefined;
   const resource = Resource.default().merge(
-    new Resource({ [ATTR_SERVICE_NAME]: env.OTEL_SERVICE_NAME || `document-invoicing-${process}`, [ATTR_SERVICE_VERSION]: SERVICE_VERSION }),
+    new Resource({ [ATTR_SERVICE_NAME]: env.OTEL_SERVICE_NAME || `document-invoicing-${tracedProcess}`, [ATTR_SERVICE_VERSION]: SERVICE_VERSION }),
   );
   // The exporter reads the endpoint, headers and timeout from the OTEL_EXPORTER_OTLP_* variables itself.
   const spanProcessor = options.spanProcessor ?? new BatchSpanProcessor(new OTLPTraceExporter());
