@@ -18,6 +18,8 @@ const environmentSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
   WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9465),
+  WORKER_SDK_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9466),
+  INTAKE_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9467),
   PUBLIC_BASE_URL: z.string().url().optional(),
   DATA_DIR: z.string().default(path.join(projectRoot, '.data')),
   DATABASE_URL: z.string().url().optional(),
@@ -69,7 +71,7 @@ export type AppConfig = {
   env: 'development' | 'production' | 'test';
   http: { host: string; port: number; publicBaseUrl?: string; trustProxy: boolean; bodyLimitBytes: number };
   /** Prometheus /metrics ports (0: off), never the public API port (docs/operations.md). */
-  metrics: { apiPort: number; workerPort: number };
+  metrics: { apiPort: number; workerPort: number; workerSdkPort: number; intakePort: number };
   dataDir: string;
   /** Undefined means "run the embedded Postgres under dataDir". */
   databaseUrl?: string;
@@ -127,7 +129,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       trustProxy: e.TRUST_PROXY,
       bodyLimitBytes: e.REQUEST_BODY_LIMIT_BYTES,
     },
-    metrics: { apiPort: e.METRICS_PORT, workerPort: e.WORKER_METRICS_PORT },
+    metrics: { apiPort: e.METRICS_PORT, workerPort: e.WORKER_METRICS_PORT, workerSdkPort: e.WORKER_SDK_METRICS_PORT, intakePort: e.INTAKE_METRICS_PORT },
     dataDir: path.resolve(e.DATA_DIR),
     databaseUrl: e.DATABASE_URL,
     databasePoolMax: e.DATABASE_POOL_MAX,

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import knex, { type Knex } from 'knex';
 import pg from 'pg';
+import { watchDatabasePool } from '../config/pool-metrics';
 
 // Postgres returns int8 (bigserial ids, counts) as strings to protect precision beyond 2^53.
 // Our ids and counters stay far below that, and the API contract types them as integers.
@@ -19,13 +20,15 @@ export type Database = Knex;
  * service_unavailable instead of piling up (api/errors.ts).
  */
 export function connectDatabase(connectionString: string, poolMax = 10, options: { acquireTimeoutMs?: number } = {}): Database {
-  return knex({
+  const db = knex({
     client: 'pg',
     connection: options.acquireTimeoutMs ? { connectionString, connectionTimeoutMillis: options.acquireTimeoutMs } : connectionString,
     pool: { min: 0, max: poolMax },
     ...(options.acquireTimeoutMs ? { acquireConnectionTimeout: options.acquireTimeoutMs } : {}),
     migrations: { directory: migrationsDirectory, loadExtensions: ['.ts'], tableName: 'knex_migrations' },
   });
+  watchDatabasePool(db);
+  return db;
 }
 
 export async function migrateToLatest(db: Database): Promise<string[]> {

@@ -10,6 +10,7 @@ import type { Logger } from 'pino';
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
 import type { AppConfig } from '../config';
 import { detectFileType, type DetectedFileType } from '../domain/files/detect';
+import { countSmtpMessage, countSmtpSession } from '../config/outcome-metrics';
 import { acceptFile, IntakeError, MAX_FILE_BYTES, type IntakeDependencies } from '../services/accept-file';
 import { extractMessage, type ExtractedMessage } from './mime-extract';
 import { inboxTokenOf } from '../domain/email-address';
@@ -80,6 +81,8 @@ export async function startEmailIntake(deps: EmailIntakeDependencies): Promise<R
   const logger = deps.logger.child({ component: 'email-intake' });
   const spoolDirectory = await mkdtemp(path.join(os.tmpdir(), 'invoicing-smtp-spool-'));
   const parsing = new ByteBudget(config.maxMessageBytes);
+  /** Sessions that had a message accepted, until they close (the session metric's outcome). */
+  const delivering = new Set<string>();
 
   const server = new SMTPServer({
     logger: false,
@@ -126,12 +129,20 @@ export async function startEmailIntake(deps: EmailIntakeDependencies): Promise<R
             await rm(spooled.path, { force: true });
           }
         })
-        .then((reply) => callback(null, reply))
+        .then((reply) => {
+          countSmtpMessage(250);
+          delivering.add(session.id);
+          callback(null, reply);
+        })
         .catch((error: Error) => {
+          countSmtpMessage(error instanceof SmtpReply ? error.responseCode : 451);
           if (error instanceof SmtpReply) return callback(error);
           logger.error({ err: error, session: session.id }, 'could not store an e-mailed message; the sender will retry');
           callback(new SmtpReply(451, '4.3.0 Temporary failure storing the message, try again later'));
         });
+    },
+    onClose(session) {
+      countSmtpSession(delivering.delete(session.id) ? 1 : 0);
     },
   });
   // Connection-level errors (client resets, timeouts) must not crash the process.

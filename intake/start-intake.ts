@@ -2,6 +2,7 @@ import { Client, Connection } from '@temporalio/client';
 import type { Logger } from 'pino';
 import type { AppConfig } from '../config';
 import { loadMasterKey } from '../config/master-key';
+import { startMetricsServer } from '../config/metrics';
 import { tracingClientInterceptors, type Tracing } from '../config/tracing';
 import { connectDatabase } from '../db/connection';
 import { createRepositories } from '../db/repositories';
@@ -10,6 +11,8 @@ import { startEmailIntake } from './email-server';
 
 export type RunningIntake = {
   smtp: { host: string; port: number; domain: string };
+  /** Its Prometheus /metrics (INTAKE_METRICS_PORT; undefined when 0). */
+  metricsUrl?: string;
   close(): Promise<void>;
 };
 
@@ -43,10 +46,17 @@ export async function startIntake(options: {
       logger,
       config: config.email,
     });
+    const metrics = await startMetricsServer({ port: config.metrics.intakePort, host: config.http.host }).catch(async (error: unknown) => {
+      await email.close();
+      throw error;
+    });
+    if (metrics) logger.info({ url: metrics.url }, 'intake metrics');
     return {
       smtp: { host: config.email.host === '0.0.0.0' ? '127.0.0.1' : config.email.host, port: email.port, domain: config.email.domain },
+      metricsUrl: metrics?.url,
       async close() {
         await email.close();
+        await metrics?.close();
         await release();
       },
     };

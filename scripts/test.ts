@@ -63,6 +63,8 @@ async function main(): Promise<number> {
       // Processes the tests spawn (api/main.ts, worker/main.ts) in parallel must not share metrics ports.
       METRICS_PORT: process.env.METRICS_PORT ?? '0',
       WORKER_METRICS_PORT: process.env.WORKER_METRICS_PORT ?? '0',
+      WORKER_SDK_METRICS_PORT: process.env.WORKER_SDK_METRICS_PORT ?? '0',
+      INTAKE_METRICS_PORT: process.env.INTAKE_METRICS_PORT ?? '0',
       TEST_SCHEMATHESIS_PATH: schemathesisPath,
     });
   } catch (error) {

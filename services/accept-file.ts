@@ -1,4 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
+import { countUpload } from '../config/outcome-metrics';
 import { isUniqueViolation } from '../db/errors';
 import type { Repositories } from '../db/repositories';
 import type { UploadedFileRow } from '../db/repositories/uploaded-files';
@@ -42,6 +43,19 @@ export class IntakeError extends Error {
  * workflow starts. With an idempotency key, a repeated call returns the first file.
  */
 export async function acceptFile(deps: IntakeDependencies, incoming: IncomingFile): Promise<{ file: UploadedFileRow; replayed: boolean }> {
+  try {
+    const accepted = await storeAndStartImport(deps, incoming);
+    countUpload(incoming.type, accepted.replayed ? 'replayed' : 'accepted');
+    return accepted;
+  } catch (error) {
+    // Infrastructure faults (storage, database, Temporal) are not an outcome of the file: the
+    // caller answers 5xx and the client retries.
+    if (error instanceof IntakeError) countUpload(incoming.type, 'rejected');
+    throw error;
+  }
+}
+
+async function storeAndStartImport(deps: IntakeDependencies, incoming: IncomingFile): Promise<{ file: UploadedFileRow; replayed: boolean }> {
   if (incoming.bytes.length === 0) throw new IntakeError(400, 'empty_file', 'The file is empty.');
   if (incoming.bytes.length > MAX_FILE_BYTES) {
     throw new IntakeError(413, 'file_too_large', `Files are limited to ${MAX_FILE_BYTES / (1024 * 1024)} MB.`);

@@ -1,5 +1,5 @@
-import { DefaultLogger, Runtime } from '@temporalio/worker';
-import { databaseUrlOf, loadConfig, temporalAddressOf } from '../config';
+import { DefaultLogger, Runtime, type RuntimeOptions } from '@temporalio/worker';
+import { databaseUrlOf, loadConfig, temporalAddressOf, type AppConfig } from '../config';
 import { createLogger, temporalRuntimeLogLevel } from '../config/logger';
 import { onShutdownSignal, reportReady } from '../config/shutdown';
 import { startTracing } from '../config/tracing';
@@ -18,6 +18,7 @@ async function main() {
   Runtime.install({
     shutdownSignals: [],
     logger: new DefaultLogger(temporalRuntimeLogLevel(config), ({ level, message, meta }) => sdkLog[pinoLevels[level]](meta ?? {}, message)),
+    telemetryOptions: sdkTelemetry(config),
   });
   const tracing = startTracing('worker');
   const worker = await startWorker({
@@ -35,6 +36,17 @@ async function main() {
   }, (line) => logger.info(line));
   reportReady();
   await worker.done;
+}
+
+/**
+ * The SDK's own worker metrics (task slots, poll and schedule-to-start latencies, sticky cache…)
+ * served by its Rust core on WORKER_SDK_METRICS_PORT, in Prometheus conventions (`_total`
+ * counters, seconds with the unit in the name). Set once per process, before any worker exists.
+ */
+function sdkTelemetry(config: AppConfig): RuntimeOptions['telemetryOptions'] {
+  if (config.metrics.workerSdkPort === 0) return undefined;
+  const bindAddress = `${config.http.host}:${config.metrics.workerSdkPort}`;
+  return { metrics: { prometheus: { bindAddress, countersTotalSuffix: true, unitSuffix: true, useSecondsForDurations: true } } };
 }
 
 main().catch((error) => {

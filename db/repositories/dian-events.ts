@@ -1,4 +1,6 @@
 import type { Database } from '../connection';
+import { countDianEvent } from '../../config/outcome-metrics';
+import { updateStatus } from '../status-change';
 import type { EventIssuer } from '../../domain/dian/application-response';
 
 export type DianEventCode = '030' | '032' | '033';
@@ -69,15 +71,17 @@ export function createDianEventsRepository(db: Database) {
     },
 
     async markSucceeded(id: number, cude: string): Promise<void> {
-      await db('dian_events').where({ id }).update({
+      const row = await updateStatus<Pick<DianEventRow, 'event'>>(db, 'dian_events', id, {
         status: 'succeeded', succeeded: true, cude, error_code: null, error_message: null, completed_at: db.fn.now(), updated_at: db.fn.now(),
-      });
+      }, ['event']);
+      if (row && row.previous_status !== 'succeeded') countDianEvent(row.event, 'succeeded');
     },
 
     async markFailed(id: number, code: string, message: string): Promise<void> {
-      await db('dian_events').where({ id }).whereNot({ status: 'succeeded' }).update({
+      const row = await updateStatus<Pick<DianEventRow, 'event'>>(db, 'dian_events', id, {
         status: 'failed', succeeded: false, error_code: code, error_message: message.slice(0, 2000), completed_at: db.fn.now(), updated_at: db.fn.now(),
-      });
+      }, ['event'], (query) => query.whereNot('t.status', 'succeeded'));
+      if (row && row.previous_status !== 'failed') countDianEvent(row.event, 'failed');
     },
   };
 }

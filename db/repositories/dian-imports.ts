@@ -1,4 +1,6 @@
 import type { Database } from '../connection';
+import { countDianImportRun } from '../../config/outcome-metrics';
+import { updateStatus } from '../status-change';
 
 export type DianImportDocumentType = 'invoice' | 'credit_note' | 'all';
 export type DianImportSource = 'dian_web_service' | 'dian_export_file';
@@ -86,13 +88,16 @@ export function createDianImportsRepository(db: Database) {
     },
 
     async finish(id: number, counts: DianImportCounts): Promise<void> {
-      await db('dian_imports').where({ id }).update({ ...counts, status: 'DONE', error_code: null, error_message: null, completed_at: db.fn.now(), updated_at: db.fn.now() });
+      const changes = { ...counts, status: 'DONE', error_code: null, error_message: null, completed_at: db.fn.now(), updated_at: db.fn.now() };
+      const row = await updateStatus<Pick<DianImportRow, 'source'>>(db, 'dian_imports', id, changes, ['source']);
+      if (row && row.previous_status !== 'DONE') countDianImportRun(row.source, 'done', counts);
     },
 
     async fail(id: number, code: string, message: string, counts?: Partial<DianImportCounts>): Promise<void> {
-      await db('dian_imports').where({ id }).update({
+      const row = await updateStatus<Pick<DianImportRow, 'source'>>(db, 'dian_imports', id, {
         ...(counts ?? {}), status: 'ERROR', error_code: code, error_message: message.slice(0, 2000), completed_at: db.fn.now(), updated_at: db.fn.now(),
-      });
+      }, ['source']);
+      if (row && row.previous_status !== 'ERROR') countDianImportRun(row.source, 'failed', counts);
     },
   };
 }

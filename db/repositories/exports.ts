@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Database } from '../connection';
+import { countExport } from '../../config/outcome-metrics';
 import { isUniqueViolation } from '../errors';
 import type { UblLine, UblParty } from '../../domain/ubl/types';
 import { ACCOUNTING_COLUMNS, type StoredAccounting } from '../../domain/documents/accounting';
@@ -59,6 +60,12 @@ export function createExportsRepository(db: Database) {
     query
       .join('documents as d', 'd.id', 'e.document_id')
       .select('e.*', 'd.document_type', 'd.cufe as document_cufe', 'd.dian_document_type', 'd.code_scheme', db.raw(COMPLETED_AT));
+
+  /** The metrics' export target: the integration's provider (its name is the company's own). */
+  async function providerOf(row: ExportRow): Promise<string | undefined> {
+    const integration = await db('integrations').where({ company_id: row.company_id, name: row.integration }).first('provider');
+    return integration?.provider as string | undefined;
+  }
 
   async function byId(trx: Knex | Knex.Transaction, id: number): Promise<ExportRow> {
     const row = (await withDocument(trx('exports as e')).where('e.id', id).first()) as ExportRow | undefined;
@@ -121,9 +128,11 @@ export function createExportsRepository(db: Database) {
      * synced_at change together. Idempotent for a retried call.
      */
     async markSucceeded(id: number, result: { externalId: string; externalNumber: string; externalName: string | null }): Promise<ExportRow> {
-      return db.transaction(async (trx) => {
+      let moved = false;
+      const row = await db.transaction(async (trx) => {
         const current = await byId(trx, id);
         if (current.status !== 'pending') return current;
+        moved = true;
         await trx('exports').where({ id }).update({
           status: 'succeeded',
           external_id: result.externalId,
@@ -147,13 +156,17 @@ export function createExportsRepository(db: Database) {
         });
         return byId(trx, id);
       });
+      if (row.status === 'succeeded' && moved) countExport(await providerOf(row), 'succeeded');
+      return row;
     },
 
     async markFailed(id: number, code: string, message: string): Promise<ExportRow> {
-      await db('exports')
+      const changed = await db('exports')
         .where({ id, status: 'pending' })
         .update({ status: 'failed', error_code: code, error_message: message, completed_at: db.fn.now(), updated_at: db.fn.now() });
-      return byId(db, id);
+      const row = await byId(db, id);
+      if (changed > 0) countExport(await providerOf(row), 'failed');
+      return row;
     },
 
     /** An export done by hand: only the document changes (no export record, no posting, no event). */

@@ -1,4 +1,6 @@
 import type { Database } from '../connection';
+import { countImport } from '../../config/outcome-metrics';
+import { updateStatus } from '../status-change';
 import { documentEntry, type DocumentEntry } from '../../domain/documents/document-entry';
 
 export type UploadedFileRow = {
@@ -95,15 +97,15 @@ export function createUploadedFilesRepository(db: Database) {
     },
 
     async markDone(id: number, skipped: UploadedFileRow['skipped']): Promise<void> {
-      await db('uploaded_files')
-        .where({ id })
-        .update({ status: 'DONE', skipped: JSON.stringify(skipped), error_code: null, error_message: null, processed_at: db.fn.now(), updated_at: db.fn.now() });
+      const changes = { status: 'DONE', skipped: JSON.stringify(skipped), error_code: null, error_message: null, processed_at: db.fn.now(), updated_at: db.fn.now() };
+      const row = await updateStatus<Pick<UploadedFileRow, 'type'>>(db, 'uploaded_files', id, changes, ['type']);
+      if (row && row.previous_status !== 'DONE') countImport(row.type, 'imported');
     },
 
     async markFailed(id: number, code: string, message: string): Promise<void> {
-      await db('uploaded_files')
-        .where({ id })
-        .update({ status: 'ERROR', error_code: code, error_message: message.slice(0, 2000), processed_at: db.fn.now(), updated_at: db.fn.now() });
+      const changes = { status: 'ERROR', error_code: code, error_message: message.slice(0, 2000), processed_at: db.fn.now(), updated_at: db.fn.now() };
+      const row = await updateStatus<Pick<UploadedFileRow, 'type'>>(db, 'uploaded_files', id, changes, ['type']);
+      if (row && row.previous_status !== 'ERROR') countImport(row.type, 'failed');
     },
   };
 }

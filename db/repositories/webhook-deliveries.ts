@@ -1,4 +1,5 @@
 import type { Database } from '../connection';
+import { countDelivery, countDeliveryAttempt } from '../../config/outcome-metrics';
 import { DELIVERY_RETENTION_DAYS } from '../../domain/webhooks/retry-schedule';
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
@@ -138,10 +139,6 @@ export function createWebhookDeliveriesRepository(db: Database) {
     },
 
     /**
-     * Records one attempt and moves the delivery on. Only a pending delivery moves: one already
-     * failed by a deactivation stays failed even if an attempt in flight finishes afterwards.
-     */
-    /**
      * Records an attempt and the delivery's new status. A failed delivery is flagged
      * outcome_pending until its endpoint's entity has counted it (markOutcomesCounted).
      * counterUnaffected: this attempt delivered the delivery while its endpoint's counter is 0
@@ -151,8 +148,8 @@ export function createWebhookDeliveriesRepository(db: Database) {
      * reset); one recorded after it is after this success too.
      */
     async recordAttempt(record: AttemptRecord, finalAttempt: boolean): Promise<{ status: DeliveryStatus; counterUnaffected: boolean }> {
-      return db.transaction(async (trx) => {
-        await trx('webhook_attempts')
+      const { result, recorded, moved } = await db.transaction(async (trx) => {
+        const [recorded] = await trx('webhook_attempts')
           .insert({
             delivery_id: record.deliveryId,
             attempt_number: record.attempt,
@@ -162,7 +159,8 @@ export function createWebhookDeliveriesRepository(db: Database) {
             error: record.error,
           })
           .onConflict(['delivery_id', 'attempt_number'])
-          .ignore();
+          .ignore()
+          .returning('attempt_number');
         const status: DeliveryStatus = record.succeeded ? 'delivered' : finalAttempt ? 'failed' : 'pending';
         const [row] = await trx('webhook_deliveries')
           .where({ id: record.deliveryId, status: 'pending' })
@@ -182,12 +180,22 @@ export function createWebhookDeliveriesRepository(db: Database) {
                   SELECT 1 FROM webhook_deliveries p WHERE p.endpoint_id = e.id AND p.outcome_pending)
                 FROM webhook_endpoints e WHERE e.id = webhook_deliveries.endpoint_id) AS counter_clear`,
             ),
+            // The event's created_at, for the emit→receipt latency (no extra round trip).
+            trx.raw('(SELECT created_at FROM events WHERE events.id = webhook_deliveries.event_id) AS event_created_at'),
           ]);
-        if (row) return { status: row.status as DeliveryStatus, counterUnaffected: row.status === 'delivered' && row.counter_clear === true };
+        const attempt = recorded !== undefined;
+        if (row) {
+          const result = { status: row.status as DeliveryStatus, counterUnaffected: row.status === 'delivered' && row.counter_clear === true };
+          return { result, recorded: attempt, moved: { status: row.status as string, eventCreatedAt: row.event_created_at as Date } };
+        }
         // Already finished (a repeated record): report as before, whatever it was.
         const current = await trx('webhook_deliveries').where({ id: record.deliveryId }).first('status');
-        return { status: (current?.status ?? 'failed') as DeliveryStatus, counterUnaffected: false };
+        return { result: { status: (current?.status ?? 'failed') as DeliveryStatus, counterUnaffected: false }, recorded: attempt, moved: null };
       });
+      // Counted once committed, and only for what this call changed: a retried activity whose
+      // attempt row and status change are already there counts nothing.
+      if (recorded) countDeliveryAttempt({ succeeded: record.succeeded, receivedAt: new Date(record.startedAt.getTime() + record.durationMs) }, moved);
+      return result;
     },
 
     /** The endpoint's entity has counted these failed deliveries (after mirroring its counter). */
@@ -198,16 +206,19 @@ export function createWebhookDeliveriesRepository(db: Database) {
 
     /** Ends a delivery without (further) attempts, e.g. its endpoint is disabled or gone. */
     async failIfPending(id: number, reason: string): Promise<void> {
-      await db('webhook_deliveries')
+      const changed = await db('webhook_deliveries')
         .where({ id, status: 'pending' })
         .update({ status: 'failed', next_attempt_at: null, last_error: reason, updated_at: db.fn.now() });
+      countDelivery('failed', changed);
     },
 
     async failAllPending(endpointId: number, reason: string): Promise<{ id: number; event_id: string; resend_of: number | null }[]> {
-      return db('webhook_deliveries')
+      const failed = await db('webhook_deliveries')
         .where({ endpoint_id: endpointId, status: 'pending' })
         .update({ status: 'failed', next_attempt_at: null, last_error: reason, updated_at: db.fn.now() })
         .returning(['id', 'event_id', 'resend_of']);
+      countDelivery('failed', failed.length);
+      return failed;
     },
 
     /** Retention: deliveries (and their attempts) older than 30 days, in bounded batches. */

@@ -1,4 +1,5 @@
 import type { Database } from '../connection';
+import { countEndpointDisabled } from '../../config/outcome-metrics';
 import type { CompanyAccess } from '../../domain/company-access';
 
 /** A secret sealed with the SecretBox; expires_at is set on the old secret by a rotation. */
@@ -101,6 +102,7 @@ export function createWebhookEndpointsRepository(db: Database) {
       const changed = await live()
         .where({ id, enabled: true })
         .update({ enabled: false, consecutive_failures: consecutiveFailures, disabled_at: db.fn.now() as never, updated_at: db.fn.now() as never });
+      if (changed > 0) countEndpointDisabled();
       return changed > 0;
     },
   };

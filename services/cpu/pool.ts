@@ -14,6 +14,8 @@ import path from 'node:path';
 import { MessageChannel } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { z } from 'zod';
+import { countCpuJob } from '../../config/outcome-metrics';
+import { watchCpuPool } from '../../config/pool-metrics';
 import type { DocumentRow } from '../../db/repositories/documents';
 import { CertificateError, type LoadedCertificate } from '../../domain/dian/certificate';
 import type { ImportPlan, ImportStep, PdfKind } from '../../domain/ingestion/plan-import';
@@ -52,6 +54,7 @@ export class CpuBudgetExceeded extends Error {
 }
 
 let pool: { piscina: Piscina; settings: CpuPoolSettings } | null = null;
+watchCpuPool(() => pool?.piscina ?? null);
 
 function currentPool(): { piscina: Piscina; settings: CpuPoolSettings } {
   if (!pool) {
@@ -99,14 +102,19 @@ export async function runCpuJob<N extends JobName>(
     else if (message.step) onProgress?.(message.step);
   });
   try {
-    return (await piscina.run({ port: port2, input }, { name, signal: controller.signal, transferList: [port2, ...transfer] })) as JobOutput<N>;
+    const output = (await piscina.run({ port: port2, input }, { name, signal: controller.signal, transferList: [port2, ...transfer] })) as JobOutput<N>;
+    countCpuJob(name, 'completed');
+    return output;
   } catch (error) {
     if (controller.signal.aborted) {
+      countCpuJob(name, 'time_budget_exceeded');
       throw new CpuBudgetExceeded('time', `processing took longer than its budget of ${settings.jobTimeoutMs / 1000} s and was stopped`);
     }
     if ((error as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY') {
+      countCpuJob(name, 'memory_budget_exceeded');
       throw new CpuBudgetExceeded('memory', `processing needed more than its memory budget of ${settings.jobMaxMemoryMb} MB and was stopped`);
     }
+    countCpuJob(name, 'failed');
     throw error;
   } finally {
     clearTimeout(deadline);
