@@ -1,7 +1,7 @@
 import test from 'ava';
-import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { startMetricsServer, type MetricsServer } from '../../config/metrics';
 import { bearer, seedCompany, seedKey, startTestApi, type TestApi } from '../support/api';
+import { sampleSum, scrape as scrapeUrl, type Family } from '../support/prometheus';
 
 // GET /metrics (Prometheus text format) on its own port; the API's counters move with traffic.
 let api: TestApi;
@@ -16,19 +16,8 @@ test.after.always(async () => {
   await api?.close();
 });
 
-type Family = { name: string; type: string; metrics: { labels?: Record<string, string>; value?: string; count?: string }[] };
-
-async function scrape(): Promise<Family[]> {
-  const response = await fetch(metrics.url);
-  if (response.status !== 200) throw new Error(`metrics answered ${response.status}`);
-  return parsePrometheusTextFormat(await response.text()) as Family[];
-}
-
-function requestCount(families: Family[], labels: Record<string, string>): number {
-  const family = families.find((f) => f.name === 'http_requests_total');
-  const sample = family?.metrics.find((m) => Object.entries(labels).every(([k, v]) => m.labels?.[k] === v));
-  return sample ? Number(sample.value) : 0;
-}
+const scrape = () => scrapeUrl(metrics.url);
+const requestCount = (families: Family[], labels: Record<string, string>) => sampleSum(families, 'http_requests_total', labels);
 
 test('metrics parse, counters move with real requests, by route template and status', async (t) => {
   const company = await seedCompany(api.database);
