@@ -4,7 +4,7 @@ import { startFakeErp, type FakeErp } from '../../testing/fake-accounting/generi
 import { startDianWorld, type DianWorld } from '../support/dian-world';
 import { eventually } from '../support/eventually';
 import { fixture, upload, waitForImport } from '../support/ingestion';
-import { sampleSum, scrape, type Family } from '../support/prometheus';
+import { moved, sampleSum, scrape, type Family } from '../support/prometheus';
 
 // The domain counters move with real traffic, on the dev server with the real worker in this
 // process (one prom-client registry, scraped on its own port): an upload and its import, the
@@ -26,11 +26,6 @@ test.after.always(async () => {
 });
 
 const ISSUER = { id_type: '13', id_number: '1020304050', first_name: 'Ana', family_name: 'Pérez', job_title: 'Contadora' };
-
-/** How much each series moved between two scrapes. */
-function moved(before: Family[], after: Family[], name: string, labels: Record<string, string> = {}): number {
-  return sampleSum(after, name, labels) - sampleSum(before, name, labels);
-}
 
 async function settled(probe: (families: Family[]) => boolean): Promise<Family[]> {
   return eventually(async () => {

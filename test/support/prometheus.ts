@@ -1,4 +1,5 @@
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
+import { register } from 'prom-client';
 
 /** One metric family as parse-prometheus-text-format gives it (counters/gauges: value; histograms: count, sum, buckets). */
 export type Family = {
@@ -23,4 +24,14 @@ export function sampleSum(families: Family[], name: string, labels: Record<strin
   const family = families.find((f) => f.name === name);
   const matching = family?.metrics.filter((m) => Object.entries(labels).every(([k, v]) => m.labels?.[k] === v)) ?? [];
   return matching.reduce((sum, m) => sum + Number(m.value ?? m.count ?? 0), 0);
+}
+
+/** This process's own prom-client registry, parsed like a scrape (tests whose worker runs in-process). */
+export async function scrapeThisProcess(): Promise<Family[]> {
+  return parsePrometheusTextFormat(await register.metrics()) as Family[];
+}
+
+/** How much a series moved between two scrapes. */
+export function moved(before: Family[], after: Family[], name: string, labels: Record<string, string> = {}): number {
+  return sampleSum(after, name, labels) - sampleSum(before, name, labels);
 }

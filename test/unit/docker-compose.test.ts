@@ -276,3 +276,71 @@ test('the Dockerfile installs with npm ci and the image listens on 0.0.0.0 as a 
   t.truthy(user, 'the image runs as root');
   t.false(['root', '0'].includes(user!.args.split(':')[0]), 'the image runs as root');
 });
+
+/** Bind mounts of a service as [host path relative to the repository, container path]. */
+function bindMountsOf(service: Service): [string, string][] {
+  const value = service.volumes;
+  if (!Array.isArray(value)) return [];
+  return value
+    .map((mount) => (typeof mount === 'string' ? mount.split(':') : isRecord(mount) && mount.type === 'bind' ? [String(mount.source), String(mount.target)] : []))
+    .filter((parts) => parts.length >= 2 && /^[./]/.test(parts[0]))
+    .map((parts): [string, string] => [parts[0], parts[1]]);
+}
+
+/** The metrics port variables each app service's process reads (config/index.ts). */
+const METRICS_PORT_VARIABLES: Record<string, string[]> = {
+  api: ['METRICS_PORT'],
+  worker: ['WORKER_METRICS_PORT', 'WORKER_SDK_METRICS_PORT'],
+  intake: ['INTAKE_METRICS_PORT'],
+};
+
+test('Prometheus and Grafana run pinned images, mount files that exist, and keep their data in volumes', (t) => {
+  for (const name of ['prometheus', 'grafana']) {
+    const service = compose.services[name];
+    t.truthy(service, `service ${name} is missing`);
+    t.regex(String(service.image), /^[\w./-]+:v?\d+\.\d+\.\d+$/, `${name}: the image is pinned to a version`);
+    const binds = bindMountsOf(service);
+    t.true(binds.length > 0, `${name} mounts its configuration`);
+    for (const [source] of binds) t.true(existsSync(path.resolve(root, source)), `${name}: ${source} does not exist`);
+    t.true(namedVolumesOf(service).length > 0, `${name} keeps its data in a named volume`);
+  }
+  const prometheusConfig = bindMountsOf(compose.services.prometheus).find(([, target]) => target === '/etc/prometheus/prometheus.yml');
+  t.truthy(prometheusConfig, 'prometheus.yml is mounted where --config.file points');
+  t.true(String(commandOf(compose.services.prometheus)).includes('--config.file=/etc/prometheus/prometheus.yml'));
+  const grafanaTargets = bindMountsOf(compose.services.grafana).map(([, target]) => target);
+  for (const target of ['/etc/grafana/provisioning/datasources', '/etc/grafana/provisioning/dashboards', '/var/lib/grafana/dashboards']) {
+    t.true(grafanaTargets.includes(target), `grafana mounts ${target}`);
+  }
+});
+
+test('every Prometheus scrape target is an app service on one of its metrics ports, and every metrics port is scraped', (t) => {
+  const source = bindMountsOf(compose.services.prometheus).find(([, target]) => target === '/etc/prometheus/prometheus.yml')![0];
+  const config = parse(readFileSync(path.resolve(root, source), 'utf8')) as { scrape_configs: { job_name: string; static_configs: { targets: string[] }[] }[] };
+  const targets = config.scrape_configs.flatMap((job) => job.static_configs.flatMap((c) => c.targets));
+  t.true(targets.length > 0);
+  for (const target of targets) {
+    const [host, port] = target.split(':');
+    t.true(host in METRICS_PORT_VARIABLES, `${target}: ${host} is not an app service`);
+    const env = environmentOf(compose.services[host]);
+    t.true(METRICS_PORT_VARIABLES[host].some((variable) => env[variable] === port), `${target}: no metrics port variable of ${host} is ${port}`);
+  }
+  for (const [service, variables] of Object.entries(METRICS_PORT_VARIABLES)) {
+    const env = environmentOf(compose.services[service]);
+    for (const variable of variables) t.true(targets.includes(`${service}:${env[variable]}`), `${service}'s ${variable} (${env[variable]}) is not scraped`);
+    // Metrics stay inside the compose network: never published next to the API.
+    for (const variable of variables) t.false(publishedPorts(compose.services[service]).some(([, container]) => container === env[variable]), `${service} publishes ${variable}`);
+  }
+});
+
+test('Grafana provisions the Prometheus datasource and a dashboard provider whose path holds the dashboard', (t) => {
+  const binds = Object.fromEntries(bindMountsOf(compose.services.grafana).map(([source, target]) => [target, source]));
+  const datasourcesDir = path.resolve(root, binds['/etc/grafana/provisioning/datasources']);
+  const datasources = parse(readFileSync(path.join(datasourcesDir, 'prometheus.yml'), 'utf8')) as { datasources: { type: string; url: string; uid: string }[] };
+  t.like(datasources.datasources[0], { type: 'prometheus', url: 'http://prometheus:9090', uid: 'prometheus' });
+  const providers = parse(readFileSync(path.resolve(root, binds['/etc/grafana/provisioning/dashboards'], 'invoicing.yml'), 'utf8')) as { providers: { options: { path: string } }[] };
+  t.is(providers.providers[0].options.path, '/var/lib/grafana/dashboards');
+  const dashboard = JSON.parse(readFileSync(path.resolve(root, binds['/var/lib/grafana/dashboards'], 'invoicing.json'), 'utf8')) as { uid: string; panels: { datasource?: { uid: string } }[] };
+  t.truthy(dashboard.uid);
+  t.true(dashboard.panels.length >= 10);
+  for (const panel of dashboard.panels.filter((p) => p.datasource)) t.is(panel.datasource!.uid, 'prometheus');
+});

@@ -1,5 +1,6 @@
 import test from 'ava';
 import { endpointHealthQuery, workflowIdsFor } from '../../workflows/messages';
+import { moved, scrapeThisProcess } from '../support/prometheus';
 import { startReceiver } from '../support/receiver';
 import { webhookAdmin } from '../support/webhook-api';
 import { startWebhookWorld, type WebhookWorld } from '../support/webhook-world';
@@ -62,6 +63,7 @@ test.serial('20 failed deliveries disable the endpoint; a pending one ends faile
   const receiver = await startReceiver(() => ({ status: healthy ? 200 : 500 }));
   try {
     const endpoint = await admin.createEndpoint(receiver.url, ['document.imported']);
+    const metricsBefore = await scrapeThisProcess();
     const events = await publishAll(admin.company.id, 20, 'failing');
     await receiver.waitFor(20);
     // An hour later, one more event: still pending (attempt 5 due) when the 20 fail at ~2 h 36 min.
@@ -76,6 +78,12 @@ test.serial('20 failed deliveries disable the endpoint; a pending one ends faile
     const lateRow = await world.database.db('webhook_deliveries').where({ endpoint_id: endpoint.id, event_id: late }).first();
     t.like(lateRow, { status: 'failed', attempts: 4, next_attempt_at: null });
     t.regex(lateRow.last_error, /endpoint disabled after 20 consecutive failures/);
+    // Metrics: one endpoint disabled; 21 deliveries failed (20 by their 5th attempt, the late one
+    // ended by the deactivation), each counted once, and 104 failed attempts.
+    const metricsAfter = await scrapeThisProcess();
+    t.is(moved(metricsBefore, metricsAfter, 'invoicing_webhook_endpoints_disabled_total'), 1);
+    t.is(moved(metricsBefore, metricsAfter, 'invoicing_webhook_deliveries_total', { outcome: 'failed' }), 21);
+    t.is(moved(metricsBefore, metricsAfter, 'invoicing_webhook_delivery_attempts_total', { outcome: 'failed' }), 20 * 5 + 4);
 
     // While disabled: no new deliveries, and no test events.
     const whileDisabled = await world.publish(admin.company.id, 'document.imported', { n: 'while disabled' });
