@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import test from 'ava';
@@ -7,7 +8,7 @@ import { startMetricsServer, type MetricsServer } from '../../config/metrics';
 import { freePort } from '../../scripts/embedded/ports';
 import { bearer, seedCompany, seedKey, serviceEnvironment, spawnWorkerProcess, startTestApi, type TestApi } from '../support/api';
 import { eventually } from '../support/eventually';
-import { fixture } from '../support/ingestion';
+import { fixture, waitForImport } from '../support/ingestion';
 import { moved, scrape, type Family } from '../support/prometheus';
 import { dashboardMetricNames } from '../support/dashboard';
 
@@ -84,9 +85,26 @@ test.serial('the intake process counts SMTP messages and sessions by outcome on 
   t.is(moved(before, after, 'invoicing_smtp_sessions_total', { outcome: 'with_message' }), 1);
   t.is(moved(before, after, 'invoicing_smtp_sessions_total', { outcome: 'without_message' }), 1);
   t.is(moved(before, after, 'invoicing_uploads_total', { type: 'email', outcome: 'accepted' }), 1);
+  // The worker process imports it (its SDK metrics then have workflow and activity series).
+  const files = (await (await fetch(`${api.url}/v1/companies/${company.id}/files`, { headers: bearer(key) })).json()) as { data: { id: number }[] };
+  t.is((await waitForImport(api.url, key, company.id, files.data[0].id)).status, 'DONE');
 });
 
 test.serial('every metric the Grafana dashboard queries is exported by the API, the worker, the SDK or the intake', async (t) => {
+  // Failures the dashboard shows, for real: an activity attempt failing (an import of a file that
+  // does not exist, retried) and a workflow task failing (a workflow type the worker does not know).
+  const { client } = api.temporal;
+  const taskQueue = api.config.temporal.taskQueue;
+  const failing = [
+    await client.workflow.start('importFileWorkflow', { taskQueue, workflowId: `metrics-missing-file-${randomUUID()}`, args: [{ fileId: 2_000_000_000 }] }),
+    await client.workflow.start('noSuchWorkflow', { taskQueue, workflowId: `metrics-unknown-type-${randomUUID()}`, args: [] }),
+  ];
+  await eventually(async () => {
+    const names = (await scrape(url(ports.workerSdk))).map((family) => family.name);
+    return names.includes('temporal_activity_execution_failed_total') && names.includes('temporal_workflow_task_execution_failed_total') ? true : undefined;
+  }, 120_000);
+  for (const handle of failing) await handle.terminate('metrics test done');
+
   const scraped: Family[] = [
     ...(await scrape(apiMetrics.url)),
     ...(await whenServing(ports.worker)),
