@@ -8,33 +8,18 @@ import { Counter, Histogram, register } from 'prom-client';
  * nothing again (see the callers in db/repositories).
  */
 
-const uploads = new Counter({
-  name: 'invoicing_uploads_total',
-  help: 'Files offered to the service (API upload, e-mail, CLI, DIAN import), by source type and outcome (accepted, replayed, rejected).',
-  labelNames: ['type', 'outcome'] as const,
-  registers: [register],
-});
+/** A counter in prom-client's default registry (the one every /metrics server of this process serves). */
+function counter<L extends string>(name: string, help: string, labelNames: readonly L[] = []): Counter<L> {
+  return new Counter({ name, help, labelNames, registers: [register] });
+}
 
-const imports = new Counter({
-  name: 'invoicing_imports_total',
-  help: 'Uploaded files whose import finished, by source type and outcome (imported, failed).',
-  labelNames: ['type', 'outcome'] as const,
-  registers: [register],
-});
+const uploads = counter('invoicing_uploads_total', 'Files offered to the service (API upload, e-mail, CLI, DIAN import), by source type and outcome (accepted, replayed, rejected).', ['type', 'outcome']);
 
-const deliveries = new Counter({
-  name: 'invoicing_webhook_deliveries_total',
-  help: 'Webhook deliveries that reached a final state, by outcome (delivered, failed).',
-  labelNames: ['outcome'] as const,
-  registers: [register],
-});
+const imports = counter('invoicing_imports_total', 'Uploaded files whose import finished, by source type and outcome (imported, failed).', ['type', 'outcome']);
 
-const deliveryAttempts = new Counter({
-  name: 'invoicing_webhook_delivery_attempts_total',
-  help: 'Webhook delivery attempts recorded, by outcome (succeeded: a 2xx, failed: anything else).',
-  labelNames: ['outcome'] as const,
-  registers: [register],
-});
+const deliveries = counter('invoicing_webhook_deliveries_total', 'Webhook deliveries that reached a final state, by outcome (delivered, failed).', ['outcome']);
+
+const deliveryAttempts = counter('invoicing_webhook_delivery_attempts_total', 'Webhook delivery attempts recorded, by outcome (succeeded: a 2xx, failed: anything else).', ['outcome']);
 
 const deliveryLatency = new Histogram({
   name: 'invoicing_webhook_delivery_latency_seconds',
@@ -43,60 +28,21 @@ const deliveryLatency = new Histogram({
   registers: [register],
 });
 
-const endpointsDisabled = new Counter({
-  name: 'invoicing_webhook_endpoints_disabled_total',
-  help: 'Webhook endpoints disabled automatically after too many consecutive failures.',
-  registers: [register],
-});
+const endpointsDisabled = counter('invoicing_webhook_endpoints_disabled_total', 'Webhook endpoints disabled automatically after too many consecutive failures.');
 
-const dianEvents = new Counter({
-  name: 'invoicing_dian_events_total',
-  help: 'DIAN events (030, 031, 032, 033, 034) that reached a final state, by event code and outcome (succeeded, failed).',
-  labelNames: ['event_code', 'outcome'] as const,
-  registers: [register],
-});
+const dianEvents = counter('invoicing_dian_events_total', 'DIAN events (030, 031, 032, 033, 034) that reached a final state, by event code and outcome (succeeded, failed).', ['event_code', 'outcome']);
 
-const dianImportRuns = new Counter({
-  name: 'invoicing_dian_import_runs_total',
-  help: 'DIAN import runs that finished, by source (dian_web_service, dian_export_file) and outcome (done, failed).',
-  labelNames: ['source', 'outcome'] as const,
-  registers: [register],
-});
+const dianImportRuns = counter('invoicing_dian_import_runs_total', 'DIAN import runs that finished, by source (dian_web_service, dian_export_file) and outcome (done, failed).', ['source', 'outcome']);
 
-const dianImportDocuments = new Counter({
-  name: 'invoicing_dian_import_documents_total',
-  help: 'Documents of finished DIAN import runs, by outcome (electronic_invoice, credit_note: created; skipped: already stored).',
-  labelNames: ['outcome'] as const,
-  registers: [register],
-});
+const dianImportDocuments = counter('invoicing_dian_import_documents_total', 'Documents of finished DIAN import runs, by outcome (electronic_invoice, credit_note: created; skipped: already stored).', ['outcome']);
 
-const exportsDone = new Counter({
-  name: 'invoicing_exports_total',
-  help: 'Exports to accounting systems that reached a final state, by target (the integration provider) and outcome (succeeded, failed).',
-  labelNames: ['target', 'outcome'] as const,
-  registers: [register],
-});
+const exportsDone = counter('invoicing_exports_total', 'Exports to accounting systems that reached a final state, by target (the integration provider) and outcome (succeeded, failed).', ['target', 'outcome']);
 
-const cpuJobs = new Counter({
-  name: 'invoicing_cpu_pool_jobs_total',
-  help: 'Jobs run in the CPU pool, by job and outcome (completed, failed, time_budget_exceeded, memory_budget_exceeded).',
-  labelNames: ['job', 'outcome'] as const,
-  registers: [register],
-});
+const cpuJobs = counter('invoicing_cpu_pool_jobs_total', 'Jobs run in the CPU pool, by job and outcome (completed, failed, time_budget_exceeded, memory_budget_exceeded).', ['job', 'outcome']);
 
-const smtpSessions = new Counter({
-  name: 'invoicing_smtp_sessions_total',
-  help: 'SMTP sessions of the e-mail intake that ended, by outcome (with_message: at least one message accepted, without_message).',
-  labelNames: ['outcome'] as const,
-  registers: [register],
-});
+const smtpSessions = counter('invoicing_smtp_sessions_total', 'SMTP sessions of the e-mail intake that ended, by outcome (with_message: at least one message accepted, without_message).', ['outcome']);
 
-const smtpMessages = new Counter({
-  name: 'invoicing_smtp_messages_total',
-  help: 'Messages (DATA) the e-mail intake answered, by outcome (accepted, no_inbox, over_quota, too_large, temporary_failure).',
-  labelNames: ['outcome'] as const,
-  registers: [register],
-});
+const smtpMessages = counter('invoicing_smtp_messages_total', 'Messages (DATA) the e-mail intake answered, by outcome (accepted, no_inbox, over_quota, too_large, temporary_failure).', ['outcome']);
 
 export function countUpload(type: string, outcome: 'accepted' | 'replayed' | 'rejected'): void {
   uploads.inc({ type: type.toLowerCase(), outcome });
