@@ -2,6 +2,7 @@ import test from 'ava';
 import { closeCpuPool, CpuBudgetExceeded, cpuPoolSettings, loadCertificateInPool, planImportInPool } from '../../services/cpu/pool';
 import { CertificateError } from '../../domain/dian/certificate';
 import { fixture } from '../support/ingestion';
+import { moved, sampleSum, scrapeThisProcess } from '../support/prometheus';
 import { generateTestPkcs12, withIterationCounts } from '../../testing/dian-certificates';
 
 // The CPU pool (services/cpu/pool.ts): real worker threads running the real jobs, within their budgets.
@@ -35,12 +36,19 @@ test.serial('an import is planned in a thread, with a step per document', async 
 test.serial('a job over its time budget is stopped (its thread terminated) with CpuBudgetExceeded', async (t) => {
   await planImportInPool(Buffer.from('<Invoice/>'), 'warm.xml', '1', null); // thread started and modules loaded, outside the budget
   process.env.CPU_JOB_TIMEOUT_MS = '100';
+  const before = await scrapeThisProcess();
   const error = await t.throwsAsync(planImportInPool(heavy(), 'heavy.xml', '1', null), { instanceOf: CpuBudgetExceeded });
   t.is(error?.budget, 'time');
   t.is(error?.code, 'processing_limit_exceeded');
   // The pool carries on with a new thread.
   delete process.env.CPU_JOB_TIMEOUT_MS;
   t.false((await planImportInPool(Buffer.from('<Invoice/>'), 'after.xml', '1', null)).ok);
+  // Metrics: one job over budget, one completed (a plan that says "not an invoice" is a completed job); the pool gauges read it live.
+  const after = await scrapeThisProcess();
+  t.is(moved(before, after, 'invoicing_cpu_pool_jobs_total', { job: 'planImportJob', outcome: 'time_budget_exceeded' }), 1);
+  t.is(moved(before, after, 'invoicing_cpu_pool_jobs_total', { job: 'planImportJob', outcome: 'completed' }), 1);
+  t.true(sampleSum(after, 'invoicing_cpu_pool_threads') >= 1);
+  t.is(sampleSum(after, 'invoicing_cpu_pool_queue_size'), 0);
 });
 
 test.serial('a job over its memory budget kills its thread, not the process', async (t) => {
@@ -48,8 +56,10 @@ test.serial('a job over its memory budget kills its thread, not the process', as
   process.env.CPU_JOB_TIMEOUT_MS = '120000';
   await closeCpuPool();
   const big = Buffer.from(`<Invoice>${'<a b="1" c="2" d="3"/>'.repeat(160_000)}</Invoice>`);
+  const before = await scrapeThisProcess();
   const error = await t.throwsAsync(Promise.all([1, 2, 3].map(() => planImportInPool(big, 'big.xml', '1', null))), { instanceOf: CpuBudgetExceeded });
   t.is(error?.budget, 'memory');
+  t.true(moved(before, await scrapeThisProcess(), 'invoicing_cpu_pool_jobs_total', { job: 'planImportJob', outcome: 'memory_budget_exceeded' }) >= 1);
 });
 
 test.serial('certificates open in the pool; a CertificateError keeps its code across the thread boundary', async (t) => {
