@@ -98,6 +98,8 @@ async function main() {
     say(`Temporal UI: ${services.temporalUiUrl ?? `(external Temporal at ${services.temporalAddress})`}`);
     say(`Postgres:    ${redactPassword(services.databaseUrl)}`);
     say(`DIAN simulator: ${dianSimulatorUrl}   (companies with environment 'simulator', docs/dian.md)`);
+    const metrics = metricsUrls(config);
+    if (metrics) say(`metrics:     ${metrics}   (Prometheus text format, docs/operations.md)`);
     say(`processes:   ${parts.map((part) => `${part.spec.name} ${part.pid}`).join(', ')} (restarted when one dies; docs/operations.md)`);
     if (demo) {
       say('first run: created a demo company and an admin API key (shown only now, keep it):');
@@ -123,6 +125,14 @@ function runToCompletion(entry: string, args: string[]): Promise<void> {
     child.on('error', reject);
     child.on('exit', (code, signal) => (code === 0 ? resolve() : reject(new Error(`${entry} failed (${signal ?? `exit ${code}`})`))));
   });
+}
+
+/** Where each part serves /metrics (ports 0 are off; the intake only when it runs). */
+function metricsUrls(config: ReturnType<typeof loadConfig>): string {
+  const host = config.http.host === '0.0.0.0' ? '127.0.0.1' : config.http.host;
+  const { apiPort, workerPort, workerSdkPort, intakePort } = config.metrics;
+  const parts: [string, number][] = [['api', apiPort], ['worker', workerPort], ['worker SDK', workerSdkPort], ...(config.email.port > 0 ? [['intake', intakePort] as [string, number]] : [])];
+  return parts.filter(([, port]) => port > 0).map(([name, port]) => `${name} http://${host}:${port}/metrics`).join(', ');
 }
 
 function redactPassword(url: string): string {
