@@ -38,5 +38,23 @@ test('metrics parse, counters move with real requests, by route template and sta
   const histogram = after.find((f) => f.name === 'http_request_duration_seconds');
   t.is(histogram?.type, 'HISTOGRAM');
   t.truthy(after.find((f) => f.name === 'nodejs_eventloop_lag_seconds'), 'default metrics include event-loop lag');
+  t.truthy(after.find((f) => f.name === 'nodejs_eventloop_lag_p99_seconds'), 'and its percentiles (monitorEventLoopDelay)');
   t.is((await fetch(metrics.url.replace('/metrics', '/other'))).status, 404);
+});
+
+test('the event-loop delay histogram records a blocked loop in its upper buckets', async (t) => {
+  const bucket = (families: Family[], le: string) => Number(families.find((f) => f.name === 'nodejs_eventloop_delay_seconds')?.metrics[0]?.buckets?.[le] ?? 0);
+  const before = await scrape();
+  t.is(before.find((f) => f.name === 'nodejs_eventloop_delay_seconds')?.type, 'HISTOGRAM');
+  const blocked = Date.now();
+  while (Date.now() - blocked < 300) {
+    // The loop is blocked for 300 ms: its next delay sample is at least that.
+  }
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  const after = await scrape();
+  t.true(bucket(after, '+Inf') > bucket(before, '+Inf'), 'samples were added');
+  const over250ms = (families: Family[]) => bucket(families, '+Inf') - bucket(families, '0.25');
+  // The blocked stretch, and maybe another test of this file's; the idle samples stay low.
+  t.true(over250ms(after) - over250ms(before) >= 1, 'a sample over 250 ms');
+  t.true(over250ms(after) - over250ms(before) < bucket(after, '+Inf') - bucket(before, '+Inf'));
 });
