@@ -74,6 +74,13 @@ export function createDianEventsRepository(db: Database) {
       });
     },
 
+    /** Ends an event stopped before its outcome (cancelled, or its workflow ended without one). */
+    async failIfPending(id: number, code: string, message: string): Promise<void> {
+      await db('dian_events').where({ id, status: 'pending' }).update({
+        status: 'failed', succeeded: false, error_code: code, error_message: message.slice(0, 2000), completed_at: db.fn.now(), updated_at: db.fn.now(),
+      });
+    },
+
     async markFailed(id: number, code: string, message: string): Promise<void> {
       await db('dian_events').where({ id }).whereNot({ status: 'succeeded' }).update({
         status: 'failed', succeeded: false, error_code: code, error_message: message.slice(0, 2000), completed_at: db.fn.now(), updated_at: db.fn.now(),

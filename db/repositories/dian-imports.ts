@@ -89,6 +89,13 @@ export function createDianImportsRepository(db: Database) {
       await db('dian_imports').where({ id }).update({ ...counts, status: 'DONE', error_code: null, error_message: null, completed_at: db.fn.now(), updated_at: db.fn.now() });
     },
 
+    /** Ends a run stopped before its outcome (cancelled, or its workflow ended without one). */
+    async failIfUnfinished(id: number, code: string, message: string): Promise<void> {
+      await db('dian_imports').where({ id }).whereIn('status', ['PENDING', 'PROCESSING']).update({
+        status: 'ERROR', error_code: code, error_message: message.slice(0, 2000), completed_at: db.fn.now(), updated_at: db.fn.now(),
+      });
+    },
+
     async fail(id: number, code: string, message: string, counts?: Partial<DianImportCounts>): Promise<void> {
       await db('dian_imports').where({ id }).update({
         ...(counts ?? {}), status: 'ERROR', error_code: code, error_message: message.slice(0, 2000), completed_at: db.fn.now(), updated_at: db.fn.now(),

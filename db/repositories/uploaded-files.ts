@@ -94,10 +94,20 @@ export function createUploadedFilesRepository(db: Database) {
       await db('uploaded_files').where({ id }).whereIn('status', ['PENDING', 'PROCESSING']).update({ status: 'PROCESSING', updated_at: db.fn.now() });
     },
 
+    /** Only an unfinished import ends DONE: one cancelled meanwhile (failIfUnfinished) stays ERROR. */
     async markDone(id: number, skipped: UploadedFileRow['skipped']): Promise<void> {
       await db('uploaded_files')
         .where({ id })
+        .whereIn('status', ['PENDING', 'PROCESSING'])
         .update({ status: 'DONE', skipped: JSON.stringify(skipped), error_code: null, error_message: null, processed_at: db.fn.now(), updated_at: db.fn.now() });
+    },
+
+    /** Ends an import that was stopped before its outcome (cancelled); a finished one keeps its outcome. */
+    async failIfUnfinished(id: number, code: string, message: string): Promise<void> {
+      await db('uploaded_files')
+        .where({ id })
+        .whereIn('status', ['PENDING', 'PROCESSING'])
+        .update({ status: 'ERROR', error_code: code, error_message: message.slice(0, 2000), processed_at: db.fn.now(), updated_at: db.fn.now() });
     },
 
     async markFailed(id: number, code: string, message: string): Promise<void> {
