@@ -4,9 +4,9 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import test from 'ava';
-import type { WorkflowExecutionInfo } from '@temporalio/client';
+import { CancelledFailure, WorkflowFailedError, type WorkflowExecutionInfo } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
-import { bearer, seedCompany, seedKey, serviceEnvironment, startTestApi, type TestApi } from '../support/api';
+import { jsonClient, seedCompany, seedKey, serviceEnvironment, startTestApi, type TestApi } from '../support/api';
 import { fixture, upload, waitForImport } from '../support/ingestion';
 import { startReceiver } from '../support/receiver';
 import { startTestWorker, type TestWorker } from '../support/worker';
@@ -24,6 +24,7 @@ let api: TestApi;
 let worker: TestWorker | undefined;
 let companyId: number;
 let key: string;
+let call: ReturnType<typeof jsonClient>;
 let ids: ReturnType<typeof workflowIdsFor>;
 const receivers: { close(): Promise<void> }[] = [];
 /** Workflow ids the runbook's queries must find. */
@@ -34,6 +35,7 @@ test.before(async () => {
   const company = await seedCompany(api.database, 'Opticas GMO Colombia S.A.S.', '900108281');
   companyId = company.id;
   ({ key } = await seedKey(api.database, { scopes: ['documents:read', 'documents:write', 'webhooks:manage'], role: 'admin' }));
+  call = jsonClient(api.url, key);
   ids = workflowIdsFor(api.config.temporal.taskQueue);
   // As a worker did at an earlier start: the first test starts an import before its worker runs.
   await registerSearchAttributes(api.temporal.client, api.config.temporal.namespace);
@@ -46,16 +48,6 @@ test.after.always(async () => {
 
 async function ensureWorker(): Promise<void> {
   worker ??= await startTestWorker(api.database, api.config);
-}
-
-async function call(method: string, url: string, body?: unknown) {
-  const response = await fetch(`${api.url}${url}`, {
-    method,
-    headers: { ...bearer(key), ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text ? (JSON.parse(text) as Record<string, any>) : null };
 }
 
 /** An endpoint of the company at a loopback receiver answering `status`. */
@@ -109,14 +101,16 @@ test.serial('cancel an import: the upload ends ERROR (code cancelled), document.
   const uploaded = await upload(api.url, key, companyId, { name: 'invoice-signed-setp.xml', bytes: fixture('invoice-signed-setp.xml') });
   t.is(uploaded.status, 202);
   const workflowId = ids.importFile(uploaded.body.id);
-  await api.temporal.client.workflow.getHandle(workflowId).cancel();
+  const handle = api.temporal.client.workflow.getHandle(workflowId);
+  await handle.cancel();
   await ensureWorker();
 
+  const ended = await t.throwsAsync(handle.result(), { instanceOf: WorkflowFailedError });
+  t.true(ended?.cause instanceof CancelledFailure);
+  t.is((await handle.describe()).status.name, 'CANCELLED');
   const file = await waitForImport(api.url, key, companyId, uploaded.body.id);
   t.like(file, { status: 'ERROR', error: { code: 'cancelled' } });
   t.deepEqual(file.documents, []);
-  const description = await api.temporal.client.workflow.getHandle(workflowId).describe();
-  t.is(description.status.name, 'CANCELLED');
   const published = await eventually(async () => {
     const events = await eventsAbout('document.import_failed', uploaded.body.id);
     return events.length > 0 ? events : undefined;
