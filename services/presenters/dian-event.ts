@@ -10,7 +10,7 @@ export type DianEventRecord = {
   error?: { code: string; message: string };
 };
 
-export function presentDianEvent(event: DianEventRow, cufe: string | null): DianEventRecord {
+export function presentDianEventRecord(event: DianEventRow, cufe: string | null): DianEventRecord {
   return {
     invoice_id: event.document_id,
     cufe: cufe ?? '',
@@ -25,5 +25,5 @@ export async function loadDianEventRecord(repositories: Pick<Repositories, 'dian
   const event = await repositories.dianEvents.findById(eventId);
   if (!event) throw new Error(`DIAN event ${eventId} does not exist`);
   const document = await repositories.dianEvents.documentOf(event.document_id);
-  return { company_id: event.company_id, ...presentDianEvent(event, document?.cufe ?? null) };
+  return { company_id: event.company_id, ...presentDianEventRecord(event, document?.cufe ?? null) };
 }

@@ -28,7 +28,7 @@ let call: ReturnType<typeof jsonClient>;
 let ids: ReturnType<typeof workflowIdsFor>;
 const receivers: { close(): Promise<void> }[] = [];
 /** Workflow ids the runbook's queries must find. */
-const seen: { cancelledImport?: string; pendingDelivery?: { endpointId: number; workflowId: string } } = {};
+const seen: { cancelledImport?: string; pendingDelivery?: { endpointId: number; workflowId: string }; invoiceId?: number; terminatedDelivery?: string } = {};
 
 test.before(async () => {
   api = await startTestApi();
@@ -74,6 +74,9 @@ async function deliveries(endpointId: number): Promise<Record<string, any>[]> {
 /** `temporal workflow reset --type FirstWorkflowTask`: a new run replays up to the first workflow task, then runs on. */
 async function resetToFirstWorkflowTask(workflowId: string): Promise<string> {
   const handle = api.temporal.client.workflow.getHandle(workflowId);
+  // Its record may be final a moment before the workflow closes; resetting a running workflow
+  // would also terminate it.
+  await handle.result();
   const { runId } = await handle.describe();
   const history = await handle.fetchHistory();
   const firstTask = history.events!.find((event) => event.eventType === temporal.api.enums.v1.EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED)!;
@@ -140,6 +143,7 @@ test.serial('terminate a delivery: its row stays pending until `invoicing operat
   const { endpointId, workflowId } = await endpointWithTestDelivery(500);
   await eventually(async () => ((await deliveries(endpointId))[0]?.attempts === 1 ? true : undefined));
   await api.temporal.client.workflow.getHandle(workflowId).terminate('steering test');
+  seen.terminatedDelivery = workflowId;
   t.like((await deliveries(endpointId))[0], { status: 'pending', attempts: 1 });
 
   // A running delivery is left alone by reconcile: this one keeps its retries.
@@ -181,6 +185,37 @@ test.serial('reset an import to its first workflow task: the import runs again, 
   const imported = (await deliveries(endpoint.endpointId)).filter((delivery) => delivery.event_type === 'document.imported');
   t.is(imported.length, 1);
   t.is(endpoint.receiver.received.length, 1);
+  seen.invoiceId = before.documents[0].id;
+});
+
+test.serial('terminate an export and a DIAN event: reconcile settles them failed (interrupted) with export.failed and dian_event.failed', async (t) => {
+  await ensureWorker();
+  const invoiceId = seen.invoiceId!;
+  t.truthy(invoiceId, 'the import test above ran');
+  const { repositories } = api.database;
+  const exported = await repositories.exports.insertPending({ companyId, documentId: invoiceId, integration: 'alegra', forced: false });
+  const dianEvent = await repositories.dianEvents.insert(companyId, invoiceId, '030', null, 'STE');
+  // Started where no worker polls, so they are still running when terminated (reconcile finds
+  // workflows by id, whatever their task queue).
+  const idle = { taskQueue: `unpolled-${randomUUID()}` };
+  const workflows = [
+    await api.temporal.client.workflow.start('exportDocumentWorkflow', { ...idle, workflowId: ids.exportDocument(exported.id), args: [{ exportId: exported.id }] }),
+    await api.temporal.client.workflow.start('dianEventWorkflow', { ...idle, workflowId: ids.dianEvent(dianEvent.id), args: [{ eventId: dianEvent.id }] }),
+  ];
+  for (const handle of workflows) await handle.terminate('steering test');
+  t.like((await call('GET', `/v1/companies/${companyId}/exports/${exported.id}`)).body, { status: 'pending' });
+
+  const report = await cli('operations', 'reconcile', '--older-than', '0');
+  t.deepEqual(report, { deliveries: [], exports: [exported.id], dian_events: [dianEvent.id], dian_imports: [] });
+  t.like((await call('GET', `/v1/companies/${companyId}/exports/${exported.id}`)).body, { status: 'failed', error: { code: 'interrupted' } });
+  const events = (await call('GET', `/v1/companies/${companyId}/invoices/${invoiceId}/dian-events`)).body!.data as Record<string, any>[];
+  t.like(events.find((event) => event.id === dianEvent.id), { status: 'failed', error: { code: 'interrupted' } });
+  await eventually(async () => ((await eventsAbout('export.failed', exported.id)).length === 1 ? true : undefined));
+  const published = await eventually(async () => {
+    const rows = await api.database.db('events').where({ company_id: companyId, type: 'dian_event.failed' }).select('data');
+    return rows.length ? rows : undefined;
+  });
+  t.like(published[0].data, { invoice_id: invoiceId, event: '030', succeeded: false, error: { code: 'interrupted' } });
 });
 
 test.serial('reset a delivered delivery to its first workflow task: nothing is sent again', async (t) => {
@@ -237,8 +272,7 @@ test.serial('the runbook\'s queries, as docs/operations.md writes them, find the
     `CompanyId=42 AND ExecutionStatus='Terminated'`,
     `CompanyId=${companyId} AND ExecutionStatus='Terminated'`,
   );
-  t.is(terminated.length, 1);
-  t.is(terminated[0]!.type, 'webhookDeliveryWorkflow');
+  t.deepEqual(idsOf(terminated), [seen.terminatedDelivery]);
 
   const hourAgo = new Date(Date.now() - 3_600_000).toISOString().replace(/\.\d+Z$/, 'Z');
   const thisMorning = await runbook(
