@@ -288,6 +288,8 @@ test.serial('the runbook\'s queries, as docs/operations.md writes them, find the
     ),
     [],
   );
+  t.deepEqual(await runbook(`CompanyId=42 AND ExecutionStatus='Failed'`, `CompanyId=${companyId} AND ExecutionStatus='Failed'`), []);
   t.deepEqual(await runbook(`DocumentId=88 AND WorkflowType='dianEventWorkflow'`, `DocumentId=88 AND WorkflowType='dianEventWorkflow'`), []);
+  t.deepEqual(await runbook(`Cufe='<cufe>'`, `Cufe='${'0'.repeat(96)}'`), []);
   t.deepEqual(await runbook(`ExportId='15'`, `ExportId='15'`), []);
 });
