@@ -6,17 +6,8 @@ import { eventFileName, packageEvent } from '../domain/dian/event-package';
 import { signXadesEpes } from '../domain/dian/xades';
 import type { UblParty } from '../domain/ubl/types';
 import { DianError, type DianGateway } from '../integrations/dian/port';
+import { loadDianEventRecord } from '../services/presenters/dian-event';
 import { companyDian, dianFailure, type DianActivityDependencies } from './dian-gateway';
-
-/** Tax-authority event record (spec), plus the company for publishing. */
-export type DianEventRecord = {
-  company_id: number;
-  invoice_id: number;
-  cufe: string;
-  event: string;
-  succeeded: boolean;
-  error?: { code: string; message: string };
-};
 
 /**
  * DIAN's "already processed" answer. DIAN keys it by sender NIT + event type + event number and
@@ -149,17 +140,8 @@ export function createDianEventActivities(deps: DianActivityDependencies & { blo
       await repositories.dianEvents.markFailed(eventId, code, message);
     },
 
-    async dianEventRecord(eventId: number): Promise<DianEventRecord> {
-      const event = await load(eventId);
-      const document = await repositories.dianEvents.documentOf(event.document_id);
-      return {
-        company_id: event.company_id,
-        invoice_id: event.document_id,
-        cufe: document?.cufe ?? '',
-        event: event.event,
-        succeeded: event.status === 'succeeded',
-        ...(event.status === 'failed' ? { error: { code: event.error_code ?? 'failed', message: event.error_message ?? '' } } : {}),
-      };
+    async dianEventRecord(eventId: number) {
+      return loadDianEventRecord(repositories, eventId);
     },
   };
 }

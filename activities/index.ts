@@ -5,6 +5,7 @@ import { createIngestionActivities, type IngestionActivityDependencies } from '.
 import { createExportActivities, type ExportActivityDependencies } from './exports';
 import { createDianActivities, type DianActivityDependencies } from './dian';
 import { createMailActivities } from './mail';
+import { createSteeringActivities } from './steering';
 
 /** Everything activities need from the outside world, built once by the worker. */
 export type ActivityDependencies = { db: Database } & WebhookActivityDependencies & IngestionActivityDependencies & ExportActivityDependencies & DianActivityDependencies;
@@ -17,6 +18,7 @@ export function createActivities(deps: ActivityDependencies) {
     ...createExportActivities(deps),
     ...createDianActivities(deps),
     ...createMailActivities(deps),
+    ...createSteeringActivities(deps),
   };
 }
 

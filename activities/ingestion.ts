@@ -3,12 +3,11 @@ import type { Repositories } from '../db/repositories';
 import type { ContactChange } from '../db/repositories/imports';
 import { PDF_KINDS, type ImportPlan, type ImportStep, type PdfKind } from '../domain/ingestion/plan-import';
 import { CpuBudgetExceeded, planImportInPool } from '../services/cpu/pool';
-import type { EventType } from '../domain/webhooks/event-types';
 import type { BlobStore } from '../storage/blob-store';
-import { presentUploadedFile, type UploadedFileRecord } from '../services/presenters/uploaded-file';
+import { loadUploadedFileRecord, type UploadedFileRecord } from '../services/presenters/uploaded-file';
 import { presentContact } from '../services/presenters/contact';
 import type { TemporalTarget } from '../temporal/start-workflow';
-import { publishEvent } from '../services/publish-events';
+import { publishWorkflowEvents, type WorkflowEvent } from '../services/publish-events';
 import { startImport } from '../services/start-import';
 
 export type IngestionActivityDependencies = {
@@ -19,7 +18,8 @@ export type IngestionActivityDependencies = {
 
 export type ImportOutcome = { status: 'DONE' | 'ERROR'; contactChanges: ContactChange[] };
 
-export type EventToPublish = { id: string; companyId: number; type: EventType; data: unknown };
+/** `id` is not used: published ids derive from the workflow (see publishEvents). */
+export type EventToPublish = WorkflowEvent & { id?: string };
 
 /** Lets Temporal notice a lost worker within the heartbeat timeout instead of the whole start-to-close. */
 function heartbeat(details?: ImportStep): void {
@@ -73,10 +73,7 @@ export function createIngestionActivities(deps: IngestionActivityDependencies) {
     },
 
     async uploadedFileRecord(fileId: number): Promise<UploadedFileRecord & { company_id: number }> {
-      const file = await repositories.uploadedFiles.findById(fileId);
-      if (!file) throw new Error(`uploaded file ${fileId} does not exist`);
-      const documents = (await repositories.uploadedFiles.documentsOf([fileId])).get(fileId) ?? [];
-      return { ...presentUploadedFile(file, documents), company_id: file.company_id };
+      return loadUploadedFileRecord(repositories, fileId);
     },
 
     async contactRecord(contactId: number) {
@@ -96,12 +93,14 @@ export function createIngestionActivities(deps: IngestionActivityDependencies) {
     },
 
     /**
-     * Publishes events: records each with its pending deliveries and starts the delivery
-     * workflows (services/publish-events.ts). Ids are chosen by the calling workflow, so a retry
-     * records and starts nothing twice, and finishes what an interrupted attempt began.
+     * Publishes events once each: their ids derive from the calling workflow's id, type and record
+     * (services/publish-events.ts), so a retry, a reset or a re-run of the workflow publishes
+     * nothing twice. The ids workflows pass are not used (older workflow code still passes them).
      */
     async publishEvents(events: EventToPublish[]): Promise<void> {
-      for (const event of events) await publishEvent(deps, { event });
+      const publisher = Context.current().info.workflowExecution?.workflowId;
+      if (!publisher) throw new Error('publishEvents is an activity of a workflow');
+      await publishWorkflowEvents(deps, publisher, events);
     },
   };
 }

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { Client, Connection } from '@temporalio/client';
-import { temporalAddressOf, type AppConfig } from '../config';
+import type { AppConfig } from '../config';
+import { withTemporal } from './temporal';
 import { loadMasterKey } from '../config/master-key';
 import type { Repositories } from '../db/repositories';
 import { PDF_KINDS } from '../domain/ingestion/plan-import';
@@ -15,15 +15,8 @@ export async function importFiles(repositories: Repositories, config: AppConfig,
   if (kind !== null && !(PDF_KINDS as readonly string[]).includes(kind)) {
     throw new AdminInputError(`--kind must be one of ${PDF_KINDS.join(', ')}.`);
   }
-  const connection = await Connection.connect({ address: temporalAddressOf(config), connectTimeout: '5 seconds' }).catch((error: Error) => {
-    throw new AdminInputError(`Temporal is not reachable at ${temporalAddressOf(config)} (is \`npm start\` running?): ${error.message}`);
-  });
-  try {
-    const intake = {
-      repositories,
-      blobStore: createBlobStore(config, loadMasterKey(config), () => ''),
-      temporal: { client: new Client({ connection, namespace: config.temporal.namespace }), taskQueue: config.temporal.taskQueue },
-    };
+  return withTemporal(config, async (temporal) => {
+    const intake = { repositories, blobStore: createBlobStore(config, loadMasterKey(config), () => ''), temporal };
     const results = [];
     for (const file of files) {
       const bytes = await readFile(file).catch((error: Error) => {
@@ -38,7 +31,5 @@ export async function importFiles(repositories: Repositories, config: AppConfig,
       }
     }
     return results;
-  } finally {
-    await connection.close();
-  }
+  });
 }

@@ -9,6 +9,8 @@ import { createApiKey, presentApiKey, revokeApiKey } from '../admin/api-keys';
 import { presentCompany } from '../services/presenters/company';
 import { createDatabaseIfMissing, startEmbeddedPostgres } from '../scripts/embedded/postgres';
 import { importFiles } from './import-files';
+import { withTemporal } from './temporal';
+import { reconcileStoppedWork } from '../services/reconcile-stopped-work';
 import { reclassifyFromOriginals } from '../services/reclassify-documents';
 import { createBlobStore } from '../storage/create-blob-store';
 import { loadMasterKey } from '../config/master-key';
@@ -20,12 +22,15 @@ const USAGE = `usage:
   invoicing key revoke KEY_ID
   invoicing import COMPANY_ID FILE... [--kind payment_claim_account|foreign_invoice]
   invoicing documents reclassify
+  invoicing operations reconcile [--older-than SECONDS] [--limit N] [--dry-run]
 
 Talks to DATABASE_URL, or to the embedded Postgres of \`npm start\` (started for the
 command if it is not running). import also needs Temporal (TEMPORAL_ADDRESS, or the dev
 server of \`npm start\`) and stores files where the service does (BLOB_STORE). documents
 reclassify re-reads the stored originals of documents imported before their DIAN type and
-accounting fields were recorded (docs/ingestion.md). Prints JSON on
+accounting fields were recorded (docs/ingestion.md). operations reconcile settles
+deliveries, exports, DIAN events and DIAN imports left unfinished by a workflow that
+ended without an outcome, e.g. terminated (docs/operations.md). Prints JSON on
 stdout; errors as JSON on stderr.`;
 
 class UsageError extends Error {}
@@ -70,6 +75,15 @@ const COMMANDS: Record<string, Command> = {
   'documents reclassify': async (repositories, args, config) => {
     parseArgs({ args, options: {} });
     return reclassifyFromOriginals({ repositories, blobStore: createBlobStore(config, loadMasterKey(config), () => '') });
+  },
+  'operations reconcile': async (repositories, args, config) => {
+    const { values } = parseArgs({
+      args,
+      options: { 'older-than': { type: 'string' }, limit: { type: 'string' }, 'dry-run': { type: 'boolean' } },
+    });
+    const olderThanSeconds = values['older-than'] === undefined ? undefined : parseCount('--older-than', values['older-than']);
+    const limit = values.limit === undefined ? undefined : parseCount('--limit', values.limit);
+    return withTemporal(config, (temporal) => reconcileStoppedWork({ repositories, temporal }, { olderThanSeconds, limit, dryRun: values['dry-run'] }));
   },
   'key revoke': async (repositories, args) => {
     const { positionals } = parseArgs({ args, allowPositionals: true, options: {} });
@@ -138,6 +152,11 @@ function splitList(value: string): string[] {
 
 function parseCompanyId(value: string): number {
   if (!/^[1-9][0-9]{0,15}$/.test(value)) throw new UsageError(`--companies takes company ids, got "${value}".`);
+  return Number(value);
+}
+
+function parseCount(option: string, value: string): number {
+  if (!/^[0-9]{1,9}$/.test(value)) throw new UsageError(`${option} takes a whole number, got "${value}".`);
   return Number(value);
 }
 

@@ -1,5 +1,6 @@
 import type { Repositories } from '../db/repositories';
-import { isSubscribed } from '../domain/webhooks/event-types';
+import { publishedEventId } from '../domain/webhooks/event-ids';
+import { isSubscribed, type EventType } from '../domain/webhooks/event-types';
 import type { TemporalTarget } from '../temporal/start-workflow';
 import type { DeliveryInput, PublishEventInput } from '../workflows/messages';
 import { startDeliveryWorkflows } from './start-deliveries';
@@ -32,4 +33,23 @@ export async function publishEvent(deps: { repositories: Repositories; temporal:
   const deliveries = await recordEventDeliveries(deps.repositories, input);
   await startDeliveryWorkflows(deps.temporal, deliveries);
   return deliveries;
+}
+
+/** An event a workflow publishes about a record (data: the record, whose `id` names it when it has one). */
+export type WorkflowEvent = { companyId: number; type: EventType; data: unknown };
+
+/**
+ * Publishes the events of one workflow (its import, export, DIAN event …) under ids derived from
+ * the workflow id, the type and the record (domain/webhooks/event-ids.ts): a retried activity, a
+ * reset or re-run workflow, or an operator's settling of a stopped one publishes each event once.
+ */
+export async function publishWorkflowEvents(
+  deps: { repositories: Repositories; temporal: TemporalTarget },
+  publisherWorkflowId: string,
+  events: WorkflowEvent[],
+): Promise<void> {
+  for (const event of events) {
+    const id = publishedEventId(publisherWorkflowId, event.type, (event.data as { id?: unknown } | null)?.id);
+    await publishEvent(deps, { event: { id, companyId: event.companyId, type: event.type, data: event.data } });
+  }
 }

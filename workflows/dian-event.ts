@@ -1,6 +1,7 @@
 import { ActivityFailure, ApplicationFailure, proxyActivities, uuid4 } from '@temporalio/workflow';
 import type { createDianEventActivities } from '../activities/dian-events';
 import type { createIngestionActivities } from '../activities/ingestion';
+import { settlingOnCancellation } from './settle-on-cancellation';
 
 type DianEventActivities = ReturnType<typeof createDianEventActivities>;
 type IngestionActivities = ReturnType<typeof createIngestionActivities>;
@@ -25,8 +26,13 @@ const { publishEvents } = proxyActivities<IngestionActivities>({
 /**
  * One buyer event (030, 032 or 033) for a received invoice: build, sign, zip and send it, then
  * publish dian_event.completed or dian_event.failed with the Tax-authority event record.
+ * Cancelled, the event ends failed (code cancelled) with dian_event.failed.
  */
 export async function dianEventWorkflow(input: { eventId: number }): Promise<{ succeeded: boolean }> {
+  return settlingOnCancellation({ kind: 'dianEvent', eventId: input.eventId }, () => sendAndPublish(input));
+}
+
+async function sendAndPublish(input: { eventId: number }): Promise<{ succeeded: boolean }> {
   let succeeded = true;
   try {
     await sendDianEvent(input.eventId);

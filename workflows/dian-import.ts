@@ -2,6 +2,7 @@ import { ActivityFailure, ApplicationFailure, continueAsNew, executeChild, proxy
 import type { createDianImportActivities } from '../activities/dian-imports';
 import type { createIngestionActivities } from '../activities/ingestion';
 import { importFileWorkflow } from './import-file';
+import { settlingOnCancellation } from './settle-on-cancellation';
 import { workflowIdsFor } from './messages';
 import { searchAttributePairs, searchAttributes } from '../domain/search-attributes';
 
@@ -70,9 +71,14 @@ async function importOne(importId: number, cufe: string): Promise<void> {
  * A tax-authority import run: list the CUFEs (uploaded export or DIAN listing), import each with
  * bounded concurrency, count, and publish dian_import.completed (status DONE) or
  * dian_import.failed (status ERROR). Documents already present are skipped (CUFE guard), so a
- * re-run or a resumed run never duplicates.
+ * re-run or a resumed run never duplicates. Cancelled, the run ends ERROR (code cancelled) with
+ * dian_import.failed; its documents' imports, cancelled with it, settle themselves.
  */
 export async function dianImportWorkflow(input: DianImportInput): Promise<{ status: 'DONE' | 'ERROR' }> {
+  return settlingOnCancellation({ kind: 'dianImport', importId: input.importId }, () => importRun(input));
+}
+
+async function importRun(input: DianImportInput): Promise<{ status: 'DONE' | 'ERROR' }> {
   let status: 'DONE' | 'ERROR' = 'DONE';
   try {
     const total = input.progress?.total ?? (await listDianImportCufes(input.importId));

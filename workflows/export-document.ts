@@ -1,6 +1,7 @@
 import { ActivityFailure, ApplicationFailure, proxyActivities, uuid4 } from '@temporalio/workflow';
 import type { createExportActivities } from '../activities/exports';
 import type { createIngestionActivities } from '../activities/ingestion';
+import { settlingOnCancellation } from './settle-on-cancellation';
 
 type ExportActivities = ReturnType<typeof createExportActivities>;
 type IngestionActivities = ReturnType<typeof createIngestionActivities>;
@@ -30,9 +31,14 @@ const KNOWN_CODES = new Set([
 /**
  * One export: post it (Temporal retries transient failures, invisibly to clients), then emit
  * exactly one event — export.succeeded, or export.failed once the retries are exhausted or
- * the failure cannot be fixed by retrying.
+ * the failure cannot be fixed by retrying. Cancelled, the export ends failed (code cancelled)
+ * with export.failed.
  */
 export async function exportDocumentWorkflow(input: { exportId: number }): Promise<'succeeded' | 'failed'> {
+  return settlingOnCancellation({ kind: 'export', exportId: input.exportId }, () => exportDocument(input));
+}
+
+async function exportDocument(input: { exportId: number }): Promise<'succeeded' | 'failed'> {
   try {
     const { company_id: companyId, ...record } = await postExport(input.exportId);
     if (record.status === 'succeeded') {

@@ -1,6 +1,7 @@
 import { ActivityFailure, patched, proxyActivities, uuid4 } from '@temporalio/workflow';
 import type { createDianDocumentActivities } from '../activities/dian-documents';
 import type { createIngestionActivities, EventToPublish } from '../activities/ingestion';
+import { settlingOnCancellation } from './settle-on-cancellation';
 
 type IngestionActivities = ReturnType<typeof createIngestionActivities>;
 type DianDocumentActivities = ReturnType<typeof createDianDocumentActivities>;
@@ -46,9 +47,13 @@ async function afterImportAtDian(fileId: number): Promise<void> {
  * One uploaded file, from bytes to documents: import it (idempotently: a CUFE is stored once,
  * a retried import creates nothing new), then tell the client — contact.created/updated for
  * the third parties it touched, and document.imported or document.import_failed with the
- * Uploaded file record.
+ * Uploaded file record. Cancelled, the upload ends ERROR (code cancelled) with document.import_failed.
  */
 export async function importFileWorkflow(input: { fileId: number }): Promise<{ status: 'DONE' | 'ERROR' }> {
+  return settlingOnCancellation({ kind: 'import', fileId: input.fileId }, () => importFile(input));
+}
+
+async function importFile(input: { fileId: number }): Promise<{ status: 'DONE' | 'ERROR' }> {
   let outcome: Awaited<ReturnType<IngestionActivities['importUploadedFile']>>;
   try {
     outcome = await importUploadedFile(input.fileId);

@@ -2,6 +2,7 @@ import { ActivityFailure, isCancellation, patched, proxyActivities, sleep } from
 import type { createWebhookActivities } from '../activities/webhooks';
 import { delayBeforeAttempt, MAX_ATTEMPTS } from '../domain/webhooks/retry-schedule';
 import { COUNT_FAILED_DELIVERIES_PATCH, type DeliveryInput } from './messages';
+import { settleIfCancelled } from './settle-on-cancellation';
 
 type WebhookActivities = ReturnType<typeof createWebhookActivities>;
 
@@ -21,7 +22,7 @@ const { recordLostAttempt, reportAttemptOutcome } = proxyActivities<WebhookActiv
  * outcome (delivered, or failed after its 5th attempt) is reported to the endpoint's entity
  * workflow, which counts consecutive failed deliveries, unless it cannot change that count (a
  * delivered one while the count is 0 and no failure is uncounted). Cancelled when the endpoint
- * is disabled.
+ * is disabled; cancelled by an operator, the delivery ends failed.
  */
 export async function webhookDeliveryWorkflow(input: DeliveryInput): Promise<'delivered' | 'failed'> {
   // Runs started before the patch reported every attempt (the entity now ignores the
@@ -64,7 +65,10 @@ export async function webhookDeliveryWorkflow(input: DeliveryInput): Promise<'de
     }
     return 'failed';
   } catch (error) {
-    if (isCancellation(error)) return 'failed'; // the endpoint was disabled or deleted; its row is already failed
-    throw error;
+    if (!isCancellation(error)) throw error;
+    // Cancelled when the endpoint was disabled or deleted (its row is already failed), or by an
+    // operator (the row is still pending): either way it ends failed.
+    await settleIfCancelled(error, { kind: 'delivery', deliveryId: input.deliveryId });
+    return 'failed';
   }
 }

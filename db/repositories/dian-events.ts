@@ -77,6 +77,13 @@ export function createDianEventsRepository(db: Database) {
       if (row && row.previous_status !== 'succeeded') countDianEvent(row.event, 'succeeded');
     },
 
+    /** Ends an event stopped before its outcome (cancelled, or its workflow ended without one). */
+    async failIfPending(id: number, code: string, message: string): Promise<void> {
+      await db('dian_events').where({ id, status: 'pending' }).update({
+        status: 'failed', succeeded: false, error_code: code, error_message: message.slice(0, 2000), completed_at: db.fn.now(), updated_at: db.fn.now(),
+      });
+    },
+
     async markFailed(id: number, code: string, message: string): Promise<void> {
       const row = await updateStatus<Pick<DianEventRow, 'event'>>(db, 'dian_events', id, {
         status: 'failed', succeeded: false, error_code: code, error_message: message.slice(0, 2000), completed_at: db.fn.now(), updated_at: db.fn.now(),

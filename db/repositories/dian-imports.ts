@@ -93,6 +93,13 @@ export function createDianImportsRepository(db: Database) {
       if (row && row.previous_status !== 'DONE') countDianImportRun(row.source, 'done', counts);
     },
 
+    /** Ends a run stopped before its outcome (cancelled, or its workflow ended without one). */
+    async failIfUnfinished(id: number, code: string, message: string): Promise<void> {
+      await db('dian_imports').where({ id }).whereIn('status', ['PENDING', 'PROCESSING']).update({
+        status: 'ERROR', error_code: code, error_message: message.slice(0, 2000), completed_at: db.fn.now(), updated_at: db.fn.now(),
+      });
+    },
+
     async fail(id: number, code: string, message: string, counts?: Partial<DianImportCounts>): Promise<void> {
       const row = await updateStatus<Pick<DianImportRow, 'source'>>(db, 'dian_imports', id, {
         ...(counts ?? {}), status: 'ERROR', error_code: code, error_message: message.slice(0, 2000), completed_at: db.fn.now(), updated_at: db.fn.now(),

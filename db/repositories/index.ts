@@ -15,6 +15,7 @@ import { createDianEventsRepository } from './dian-events';
 import { createDianImportsRepository } from './dian-imports';
 import { createEmailMessagesRepository } from './email-messages';
 import { createDianRegisteredEventsRepository } from './dian-registered-events';
+import { createUnfinishedWorkRepository } from './unfinished-work';
 
 export function createRepositories(db: Database) {
   return {
@@ -34,6 +35,7 @@ export function createRepositories(db: Database) {
     dianImports: createDianImportsRepository(db),
     emailMessages: createEmailMessagesRepository(db),
     dianRegisteredEvents: createDianRegisteredEventsRepository(db),
+    unfinishedWork: createUnfinishedWorkRepository(db),
   };
 }
 

@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import type { Database } from '../connection';
 import { countImport } from '../../config/outcome-metrics';
 import { updateStatus } from '../status-change';
@@ -32,6 +33,9 @@ export type NewUploadedFile = Pick<UploadedFileRow, 'company_id' | 'type' | 'fil
 
 /** A document an uploaded file created, as listed in the file record and the document.imported event. */
 export type ImportedDocumentRef = DocumentEntry;
+
+/** Narrows a status change to imports still running (alias `t` of updateStatus). */
+const whileUnfinished = (query: Knex.QueryBuilder) => void query.whereIn('t.status', ['PENDING', 'PROCESSING']);
 
 export function createUploadedFilesRepository(db: Database) {
   return {
@@ -96,10 +100,18 @@ export function createUploadedFilesRepository(db: Database) {
       await db('uploaded_files').where({ id }).whereIn('status', ['PENDING', 'PROCESSING']).update({ status: 'PROCESSING', updated_at: db.fn.now() });
     },
 
+    /** Only an unfinished import ends DONE: one cancelled meanwhile (failIfUnfinished) stays ERROR. */
     async markDone(id: number, skipped: UploadedFileRow['skipped']): Promise<void> {
       const changes = { status: 'DONE', skipped: JSON.stringify(skipped), error_code: null, error_message: null, processed_at: db.fn.now(), updated_at: db.fn.now() };
-      const row = await updateStatus<Pick<UploadedFileRow, 'type'>>(db, 'uploaded_files', id, changes, ['type']);
+      const row = await updateStatus<Pick<UploadedFileRow, 'type'>>(db, 'uploaded_files', id, changes, ['type'], whileUnfinished);
       if (row && row.previous_status !== 'DONE') countImport(row.type, 'imported');
+    },
+
+    /** Ends an import that was stopped before its outcome (cancelled); a finished one keeps its outcome. */
+    async failIfUnfinished(id: number, code: string, message: string): Promise<void> {
+      const changes = { status: 'ERROR', error_code: code, error_message: message.slice(0, 2000), processed_at: db.fn.now(), updated_at: db.fn.now() };
+      const row = await updateStatus<Pick<UploadedFileRow, 'type'>>(db, 'uploaded_files', id, changes, ['type'], whileUnfinished);
+      if (row) countImport(row.type, 'failed');
     },
 
     async markFailed(id: number, code: string, message: string): Promise<void> {

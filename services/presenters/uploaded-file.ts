@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { ImportedDocumentRef, UploadedFileRow } from '../../db/repositories/uploaded-files';
 import { documentEntryOut, id, nullableTimestamp, timestamp } from './fields';
+import type { Repositories } from '../../db/repositories';
 
 /**
  * The spec's Uploaded file record (also the data of document.imported / document.import_failed):
@@ -43,4 +44,15 @@ export function presentUploadedFile(row: UploadedFileRow, documents: ImportedDoc
     created_at: row.created_at.toISOString(),
     processed_at: row.processed_at ? row.processed_at.toISOString() : null,
   };
+}
+
+/** The record of one upload as events carry it, with its company (for publishing). */
+export async function loadUploadedFileRecord(
+  repositories: Pick<Repositories, 'uploadedFiles'>,
+  fileId: number,
+): Promise<UploadedFileRecord & { company_id: number }> {
+  const file = await repositories.uploadedFiles.findById(fileId);
+  if (!file) throw new Error(`uploaded file ${fileId} does not exist`);
+  const documents = (await repositories.uploadedFiles.documentsOf([fileId])).get(fileId) ?? [];
+  return { ...presentUploadedFile(file, documents), company_id: file.company_id };
 }

@@ -88,6 +88,19 @@ export function bearer(key: string) {
   return { Authorization: `Bearer ${key}` };
 }
 
+/** A small JSON client of the API at apiUrl with one key: the status and the parsed body. */
+export function jsonClient(apiUrl: string, key: string) {
+  return async function call(method: string, path: string, body?: unknown) {
+    const response = await fetch(`${apiUrl}${path}`, {
+      method,
+      headers: { ...bearer(key), ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await response.text();
+    return { status: response.status, body: text ? (JSON.parse(text) as Record<string, any>) : null };
+  };
+}
+
 /** The environment that points a separate process (worker, CLI) at this test API's services. */
 export function serviceEnvironment(api: TestApi, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   return {

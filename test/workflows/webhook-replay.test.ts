@@ -6,18 +6,20 @@ import { temporal } from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
 import { quietTemporalRuntime } from '../support/worker';
 
-// Histories recorded by older code (see histories/record-webhook-histories.ts) must replay on
-// today's workflows: delivery runs live ~2.6 h and endpoint entities for ever, so a change of
-// behaviour goes behind patched() (or follows from an activity result recorded in the history)
-// and these replays prove it. lean-0-*: recorded before deliveries skipped outcomes that change
-// nothing and entities acknowledged counted failures.
+// Histories recorded by older code (see histories/record-webhook-histories.ts and
+// record-cancelled-histories.ts) must replay on today's workflows: delivery runs live ~2.6 h and
+// endpoint entities for ever, so a change of behaviour goes behind patched() (or follows from an
+// activity result recorded in the history) and these replays prove it. lean-0-*: recorded before
+// deliveries skipped outcomes that change nothing and entities acknowledged counted failures.
+// *-cancelled-*: imports, exports and DIAN events cancelled before they settled their record.
 const directory = path.resolve(__dirname, 'histories');
 
-test('webhook histories recorded before the patches replay deterministically', async (t) => {
+test('workflow histories recorded before the patches replay deterministically', async (t) => {
   quietTemporalRuntime();
   const files = (await readdir(directory)).filter((name) => name.endsWith('.binpb')).sort();
   t.true(files.length >= 9, `found ${files.length} histories`);
   t.true(files.filter((file) => file.startsWith('lean-0-')).length >= 8, 'the histories recorded before the lean pipeline');
+  t.true(files.filter((file) => file.includes('-cancelled-')).length >= 4, 'the histories recorded before settle-on-cancellation');
   const histories = (async function* () {
     for (const file of files) {
       const history = temporal.api.history.v1.History.decode(await readFile(path.join(directory, file)));
