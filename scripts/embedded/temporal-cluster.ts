@@ -27,6 +27,8 @@ export type TemporalClusterOptions = {
   dir: string;
   /** The frontend's gRPC port (what clients dial). */
   frontendPort: number;
+  /** Database names; default `temporal` and `temporal_visibility` (the scale test uses its own pair). */
+  databases?: { default: string; visibility: string };
   /** History shards: fixed for the life of the databases (Temporal cannot reshard). */
   historyShards: number;
   ui?: { serverPath: string; port: number };
@@ -82,12 +84,13 @@ export async function startTemporalCluster(options: TemporalClusterOptions): Pro
  * the server's own tool: `setup-schema -v 0.0` once (the version table), then `update-schema`
  * (applies only the versioned steps not applied yet, so every start runs it).
  */
-export async function migrateTemporalDatabases(options: Pick<TemporalClusterOptions, 'sqlToolPath' | 'schemaDir' | 'postgres'>): Promise<void> {
+export async function migrateTemporalDatabases(options: Pick<TemporalClusterOptions, 'sqlToolPath' | 'schemaDir' | 'postgres' | 'databases'>): Promise<void> {
   const { host, port, user, password } = options.postgres;
   const adminUrl = `postgres://${encodeURIComponent(user)}:${encodeURIComponent(password)}@${host}:${port}/postgres`;
+  const databases = options.databases ?? TEMPORAL_DATABASES;
   const steps: [string, string][] = [
-    [TEMPORAL_DATABASES.default, 'temporal'],
-    [TEMPORAL_DATABASES.visibility, 'visibility'],
+    [databases.default, 'temporal'],
+    [databases.visibility, 'visibility'],
   ];
   for (const [database, schema] of steps) {
     await createDatabaseIfMissing(adminUrl, database);
@@ -122,6 +125,7 @@ async function writeServerConfig(options: TemporalClusterOptions): Promise<strin
     await freePortBetween(20_000, 32_768),
   ];
   const { host, port, user, password } = options.postgres;
+  const databases = options.databases ?? TEMPORAL_DATABASES;
   const datastore = (databaseName: string, maxConns: number) => ({
     sql: { pluginName: 'postgres12', databaseName, connectAddr: `${host}:${port}`, connectProtocol: 'tcp', user, password, maxConns, maxIdleConns: maxConns, maxConnLifetime: '1h' },
   });
@@ -142,8 +146,8 @@ async function writeServerConfig(options: TemporalClusterOptions): Promise<strin
       visibilityStore: 'postgres-visibility',
       numHistoryShards: options.historyShards,
       datastores: {
-        'postgres-default': datastore(TEMPORAL_DATABASES.default, 20),
-        'postgres-visibility': datastore(TEMPORAL_DATABASES.visibility, 5),
+        'postgres-default': datastore(databases.default, 20),
+        'postgres-visibility': datastore(databases.visibility, 5),
       },
     },
     global: { membership: { maxJoinDuration: '30s', broadcastAddress: '127.0.0.1' } },

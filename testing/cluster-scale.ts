@@ -1,0 +1,347 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { Client, Connection } from '@temporalio/client';
+import { createApiKey } from '../admin/api-keys';
+import { createCompany } from '../admin/create-company';
+import { demoInvoiceXml } from '../admin/demo-documents';
+import { emitEvent } from '../api/publish-event';
+import { connectDatabase, migrateToLatest, type Database } from '../db/connection';
+import { createRepositories } from '../db/repositories';
+import { createDatabaseIfMissing } from '../scripts/embedded/postgres';
+import { freePort, waitForPort } from '../scripts/embedded/ports';
+import { startTemporalCluster, type TemporalCluster } from '../scripts/embedded/temporal-cluster';
+import { ensureTemporalServer, ensureTemporalSqlTool, temporalPostgresSchemaDir } from '../scripts/provision/temporal-server';
+
+/**
+ * The scale scenario of issue #13 on the production engine, shared by the suite's short scale
+ * test (test/e2e/cluster-scale.test.ts) and the long benchmark (bench/cluster.ts): the Temporal
+ * server on Postgres, the real API and worker processes (api/main.ts, worker/main.ts), webhook
+ * deliveries and file ingestion measured end to end at a loopback receiver with 1 then 2
+ * workers, and a worker killed with SIGKILL in the middle of a burst.
+ */
+
+const projectRoot = path.resolve(__dirname, '..');
+const COMPANY_NIT = '900108281';
+const SUPPLIER_NIT = '800197268';
+
+type Log = (line: string) => void;
+
+export type ScaleCluster = {
+  apiUrl: string;
+  temporalAddress: string;
+  db: Database;
+  companyId: number;
+  receiver: EventReceiver;
+  /** Emits `count` contact.created events as the API does; their ids. */
+  emit(count: number): Promise<string[]>;
+  /** Uploads `count` new invoice XMLs through the API; their file ids. */
+  upload(count: number): Promise<number[]>;
+  /** A worker process, resolved once it polls the task queue. */
+  startWorker(): Promise<ChildProcess>;
+  stop(): Promise<void>;
+};
+
+export type ScaleClusterOptions = {
+  /** Superuser URL of the Postgres that holds the app's and Temporal's databases. */
+  postgresAdminUrl: string;
+  /** Prefix of the three databases created there. */
+  databasePrefix: string;
+  /** Config and logs of the Temporal server. */
+  workDir: string;
+  historyShards: number;
+  /** A prebuilt workflow bundle for the workers (scripts/bundle-workflows.ts), or each bundles itself. */
+  workflowBundlePath?: string;
+  log: Log;
+};
+
+export async function startScaleCluster(options: ScaleClusterOptions): Promise<ScaleCluster> {
+  const stops: (() => Promise<void>)[] = [];
+  const stop = async () => {
+    for (const step of stops.reverse()) await step().catch((error: Error) => options.log(`while stopping: ${error.message}`));
+  };
+  try {
+    const admin = new URL(options.postgresAdminUrl);
+    const [serverPath, sqlToolPath, schemaDir] = await Promise.all([ensureTemporalServer(options.log), ensureTemporalSqlTool(options.log), temporalPostgresSchemaDir()]);
+    const started = performance.now();
+    const cluster: TemporalCluster = await startTemporalCluster({
+      serverPath,
+      sqlToolPath,
+      schemaDir,
+      postgres: { host: admin.hostname, port: Number(admin.port), user: decodeURIComponent(admin.username), password: decodeURIComponent(admin.password) },
+      databases: { default: `${options.databasePrefix}_temporal`, visibility: `${options.databasePrefix}_temporal_visibility` },
+      dir: options.workDir,
+      frontendPort: await freePort(),
+      historyShards: options.historyShards,
+    });
+    stops.push(() => cluster.stop());
+    options.log(`Temporal server on Postgres (${options.historyShards} shards) ready at ${cluster.address} in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+
+    const appDatabase = `${options.databasePrefix}_app`;
+    await createDatabaseIfMissing(options.postgresAdminUrl, appDatabase);
+    const databaseUrl = Object.assign(new URL(options.postgresAdminUrl), { pathname: `/${appDatabase}` }).toString();
+    const db = connectDatabase(databaseUrl, 2);
+    stops.push(() => db.destroy());
+    await migrateToLatest(db);
+    const repositories = createRepositories(db);
+    const company = await createCompany(repositories, { name: 'Escala S.A.S.', nit: COMPANY_NIT });
+    const { fullKey } = await createApiKey(repositories, { prefix: 'inv', name: 'scale', scopes: ['documents:read', 'documents:write', 'webhooks:manage'], role: 'admin', companyIds: [company.id] });
+    const authorization = `Bearer ${fullKey}`;
+
+    const receiver = await startEventReceiver();
+    stops.push(() => receiver.close());
+
+    const taskQueue = `scale-${randomUUID()}`;
+    const port = await freePort();
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      NODE_ENV: 'development',
+      DATABASE_URL: databaseUrl,
+      TEMPORAL_ADDRESS: cluster.address,
+      TEMPORAL_TASK_QUEUE: taskQueue,
+      SECRETS_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+      BLOB_STORE: 'filesystem',
+      BLOB_DIR: path.join(options.workDir, 'blobs'),
+      DATA_DIR: path.join(options.workDir, 'data'),
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      LOG_LEVEL: 'warn',
+      RATE_LIMIT_PER_SECOND: '0',
+      SMTP_PORT: '0',
+      METRICS_PORT: '0',
+      WORKER_METRICS_PORT: '0',
+      WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+      ...(options.workflowBundlePath ? { WORKFLOW_BUNDLE_PATH: options.workflowBundlePath } : {}),
+    };
+    const children: ChildProcess[] = [];
+    stops.push(async () => {
+      for (const child of children) await killed(child, 'SIGTERM');
+    });
+    const spawnPart = (entry: string) => {
+      const child = spawn(process.execPath, ['--import', 'tsx', path.join(projectRoot, entry)], { cwd: projectRoot, env, stdio: ['ignore', 'ignore', 'inherit'] });
+      children.push(child);
+      return child;
+    };
+    spawnPart('api/main.ts');
+    await waitForPort(port, 120_000);
+    const apiUrl = `http://127.0.0.1:${port}`;
+    const api = apiClient(apiUrl, authorization, company.id);
+    await api.post('/webhooks', { url: `${receiver.url}/deliveries/1`, events: ['contact.created'] });
+    await api.post('/webhooks', { url: `${receiver.url}/deliveries/2`, events: ['contact.created'] });
+    await api.post('/webhooks', { url: `${receiver.url}/imports`, events: ['document.imported', 'document.import_failed'] });
+
+    const connection = await Connection.connect({ address: cluster.address });
+    stops.push(() => connection.close());
+    const client = new Client({ connection, namespace: 'default' });
+    return {
+      apiUrl,
+      temporalAddress: cluster.address,
+      db,
+      companyId: company.id,
+      receiver,
+      async startWorker() {
+        const child = spawnPart('worker/main.ts');
+        await waitForPoller(client, taskQueue, child, 180_000);
+        return child;
+      },
+      stop,
+      emit: (count) => emitEvents({ client, taskQueue }, company.id, count),
+      upload: (count) => uploadInvoices(api, count),
+    };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+export type Throughput = { units: number; seconds: number; perSecond: number };
+
+/** `events` contact.created events to 2 endpoints: every delivery (event × endpoint) at the receiver. */
+export async function deliveryBurst(cluster: ScaleCluster, events: number, timeoutMs: number): Promise<Throughput> {
+  const started = performance.now();
+  const ids = await cluster.emit(events);
+  await cluster.receiver.waitForDeliveries(ids, timeoutMs);
+  const seconds = (cluster.receiver.lastArrivalOf(ids.flatMap((id) => [`1:${id}`, `2:${id}`])) - started) / 1000;
+  return { units: ids.length * 2, seconds, perSecond: (ids.length * 2) / seconds };
+}
+
+/** `files` distinct invoice XMLs uploaded through the API (8 in flight): upload → document.imported. */
+export async function ingestionBurst(cluster: ScaleCluster, files: number, timeoutMs: number): Promise<Throughput> {
+  const started = performance.now();
+  const ids = await cluster.upload(files);
+  await cluster.receiver.waitForImports(ids, timeoutMs);
+  const seconds = (cluster.receiver.lastArrivalOf(ids.map((id) => `imported:${id}`)) - started) / 1000;
+  return { units: ids.length, seconds, perSecond: ids.length / seconds };
+}
+
+export type KillOutcome = {
+  deliveries: { accepted: number; received: number; lost: number };
+  files: { accepted: number; imported: number; lost: number; documents: number; duplicateDocuments: number };
+  receivedBeforeKill: number;
+};
+
+/**
+ * With workers running: `events` deliveries and `files` uploads at once, SIGKILL `victim` once a
+ * quarter of them has arrived, and let the remaining worker(s) finish. Lost = accepted units
+ * that never arrived; duplicates = files imported into more than one document.
+ */
+export async function killMidBurst(cluster: ScaleCluster, victim: ChildProcess, counts: { events: number; files: number }, timeoutMs: number): Promise<KillOutcome> {
+  const [eventIds, fileIds] = await Promise.all([cluster.emit(counts.events), cluster.upload(counts.files)]);
+  const keys = [...eventIds.flatMap((id) => [`1:${id}`, `2:${id}`]), ...fileIds.map((id) => `imported:${id}`)];
+  const arrived = () => keys.filter((key) => cluster.receiver.has(key)).length;
+  const deadline = Date.now() + timeoutMs;
+  while (arrived() < keys.length / 4 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+  const receivedBeforeKill = arrived();
+  await killed(victim, 'SIGKILL');
+  await Promise.all([cluster.receiver.waitForDeliveries(eventIds, timeoutMs), cluster.receiver.waitForImports(fileIds, timeoutMs)]).catch(() => undefined);
+
+  const deliveriesReceived = eventIds.flatMap((id) => [`1:${id}`, `2:${id}`]).filter((key) => cluster.receiver.has(key)).length;
+  const imported = fileIds.filter((id) => cluster.receiver.has(`imported:${id}`)).length;
+  const perFile = await cluster.db('documents')
+    .where({ company_id: cluster.companyId })
+    .whereIn('imported_file_id', fileIds)
+    .groupBy('imported_file_id')
+    .select<{ imported_file_id: number; count: string }[]>('imported_file_id', cluster.db.raw('count(*) as count'));
+  return {
+    deliveries: { accepted: eventIds.length * 2, received: deliveriesReceived, lost: eventIds.length * 2 - deliveriesReceived },
+    files: {
+      accepted: fileIds.length,
+      imported,
+      lost: fileIds.length - imported,
+      documents: perFile.reduce((sum, row) => sum + Number(row.count), 0),
+      duplicateDocuments: perFile.filter((row) => Number(row.count) > 1).length,
+    },
+    receivedBeforeKill,
+  };
+}
+
+async function emitEvents(temporal: { client: Client; taskQueue: string }, companyId: number, count: number): Promise<string[]> {
+  const ids: string[] = [];
+  for (let i = 0; i < count; i += 1) ids.push((await emitEvent(temporal, { companyId, type: 'contact.created', data: { id: i } })).id);
+  return ids;
+}
+
+type ApiClient = { post(pathUnderCompany: string, body: unknown): Promise<Record<string, unknown>>; upload(name: string, bytes: Buffer): Promise<number> };
+
+function apiClient(apiUrl: string, authorization: string, companyId: number): ApiClient {
+  const base = `${apiUrl}/v1/companies/${companyId}`;
+  return {
+    async post(pathUnderCompany, body) {
+      const response = await fetch(`${base}${pathUnderCompany}`, { method: 'POST', headers: { authorization, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const text = await response.text();
+      if (!response.ok) throw new Error(`POST ${pathUnderCompany} answered ${response.status}: ${text.slice(0, 300)}`);
+      return JSON.parse(text) as Record<string, unknown>;
+    },
+    async upload(name, bytes) {
+      const form = new FormData();
+      form.append('file', new Blob([new Uint8Array(bytes)], { type: 'application/xml' }), name);
+      const response = await fetch(`${base}/files`, { method: 'POST', headers: { authorization }, body: form });
+      const text = await response.text();
+      if (response.status !== 202) throw new Error(`upload of ${name} answered ${response.status}: ${text.slice(0, 300)}`);
+      return (JSON.parse(text) as { id: number }).id;
+    },
+  };
+}
+
+let invoiceCounter = 0;
+/** `count` invoices never uploaded before (own number and CUFE), 8 uploads in flight; their file ids. */
+async function uploadInvoices(api: ApiClient, count: number): Promise<number[]> {
+  const files = Array.from({ length: count }, () => {
+    invoiceCounter += 1;
+    const number = `SCALE${process.pid}${String(invoiceCounter).padStart(5, '0')}`;
+    const cufe = createHash('sha384').update(number).digest('hex');
+    return { name: `${number}.xml`, bytes: demoInvoiceXml(number, cufe, SUPPLIER_NIT, COMPANY_NIT) };
+  });
+  const ids: number[] = new Array(count);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(8, count) }, async () => {
+      while (next < files.length) {
+        const index = next++;
+        ids[index] = await api.upload(files[index]!.name, files[index]!.bytes);
+      }
+    }),
+  );
+  return ids;
+}
+
+/** Resolves once a poller of `child` (the SDK's default identity is `pid@host`) polls the workflow side of the queue. */
+async function waitForPoller(client: Client, taskQueue: string, child: ChildProcess, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`worker ${child.pid} exited before it polled`);
+    const described = await client.workflowService.describeTaskQueue({ namespace: 'default', taskQueue: { name: taskQueue }, taskQueueType: 1 });
+    if ((described.pollers ?? []).some((poller) => poller.identity?.startsWith(`${child.pid}@`))) return;
+    if (Date.now() > deadline) throw new Error(`worker ${child.pid} did not poll ${taskQueue} within ${timeoutMs / 1000} s`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+async function killed(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill(signal);
+  const killer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+  await exited;
+  clearTimeout(killer);
+}
+
+export type EventReceiver = {
+  url: string;
+  /** `1:<event id>` / `2:<event id>` (delivery to endpoint 1 or 2), `imported:<file id>`. */
+  has(key: string): boolean;
+  /** performance.now() of the latest first arrival among `keys`. */
+  lastArrivalOf(keys: string[]): number;
+  /** Arrivals of a key that had already arrived (webhooks are at least once). */
+  duplicates(): number;
+  waitForDeliveries(eventIds: string[], timeoutMs: number): Promise<void>;
+  waitForImports(fileIds: number[], timeoutMs: number): Promise<void>;
+  close(): Promise<void>;
+};
+
+/** A loopback webhook receiver: first arrival time per delivery, deduplicated by event (webhooks are at-least-once). */
+async function startEventReceiver(): Promise<EventReceiver> {
+  const firstArrival = new Map<string, number>();
+  let duplicates = 0;
+  const server = http.createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const at = performance.now();
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { type: string; data: { id: number } };
+      const endpoint = request.url?.split('/').pop();
+      const key = request.url?.startsWith('/imports') ? `${body.type === 'document.imported' ? 'imported' : 'failed'}:${body.data.id}` : `${endpoint}:${String(request.headers['webhook-id'])}`;
+      if (firstArrival.has(key)) duplicates += 1;
+      else firstArrival.set(key, at);
+      response.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const until = async (keys: string[], timeoutMs: number, what: string) => {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const failed = keys.find((key) => firstArrival.has(key.replace(/^imported:/, 'failed:')) && key.startsWith('imported:'));
+      if (failed) throw new Error(`${failed.replace('imported:', 'file ')} failed to import`);
+      const missing = keys.filter((key) => !firstArrival.has(key)).length;
+      if (missing === 0) return;
+      if (Date.now() > deadline) throw new Error(`${missing} of ${keys.length} ${what} missing after ${timeoutMs / 1000} s`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  };
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    has: (key) => firstArrival.has(key),
+    lastArrivalOf: (keys) => Math.max(...keys.map((key) => firstArrival.get(key) ?? Number.NaN)),
+    duplicates: () => duplicates,
+    waitForDeliveries: (eventIds, timeoutMs) => until(eventIds.flatMap((id) => [`1:${id}`, `2:${id}`]), timeoutMs, 'deliveries'),
+    waitForImports: (fileIds, timeoutMs) => until(fileIds.map((id) => `imported:${id}`), timeoutMs, 'document.imported events'),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
