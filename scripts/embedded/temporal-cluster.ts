@@ -4,7 +4,8 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { msToTs } from '@temporalio/common/lib/time';
 import { stringify } from 'yaml';
-import { createDatabaseIfMissing } from './postgres';
+import { searchAttributePairs } from '../../domain/search-attributes';
+import { registerSearchAttributes } from '../../temporal/register-search-attributes';
 import { freePort, freePortBetween, waitForPort } from './ports';
 
 /**
@@ -60,7 +61,7 @@ export async function startTemporalCluster(options: TemporalClusterOptions): Pro
     children.push(server);
     await untilListening(options.frontendPort, server.exited, 'the Temporal server', path.join(options.dir, 'server.log'));
     const address = `127.0.0.1:${options.frontendPort}`;
-    await registerDefaultNamespace(address);
+    await prepareDefaultNamespace(address);
     options.log?.(`Temporal server ${path.basename(options.serverPath)} on ${address} (Postgres, ${options.historyShards} history shards)`);
 
     let uiUrl: string | null = null;
@@ -81,35 +82,23 @@ export async function startTemporalCluster(options: TemporalClusterOptions): Pro
 
 /**
  * Creates the two databases when missing and brings their schemas to the server's version with
- * the server's own tool: `setup-schema -v 0.0` once (the version table), then `update-schema`
- * (applies only the versioned steps not applied yet, so every start runs it).
+ * the server's own tool, as docker-compose.yml's temporal-schema job does. Every step is
+ * idempotent (`create` and `setup-schema -v 0.0` leave an existing database alone,
+ * `update-schema` applies only the versioned steps not applied yet), so every start runs them.
  */
 export async function migrateTemporalDatabases(options: Pick<TemporalClusterOptions, 'sqlToolPath' | 'schemaDir' | 'postgres' | 'databases'>): Promise<void> {
   const { host, port, user, password } = options.postgres;
-  const adminUrl = `postgres://${encodeURIComponent(user)}:${encodeURIComponent(password)}@${host}:${port}/postgres`;
   const databases = options.databases ?? TEMPORAL_DATABASES;
   const steps: [string, string][] = [
     [databases.default, 'temporal'],
     [databases.visibility, 'visibility'],
   ];
   for (const [database, schema] of steps) {
-    await createDatabaseIfMissing(adminUrl, database);
     const tool = (...args: string[]) =>
       promisify(execFile)(options.sqlToolPath, ['--plugin', 'postgres12', '--ep', host, '--port', String(port), '--user', user, '--password', password, '--db', database, ...args]);
-    if (!(await hasVersionTable(adminUrl.replace(/\/postgres$/, `/${database}`)))) await tool('setup-schema', '-v', '0.0');
+    await tool('create-database');
+    await tool('setup-schema', '-v', '0.0');
     await tool('update-schema', '-d', path.join(options.schemaDir, schema, 'versioned'));
-  }
-}
-
-async function hasVersionTable(databaseUrl: string): Promise<boolean> {
-  const { Client } = await import('pg');
-  const client = new Client({ connectionString: databaseUrl });
-  await client.connect();
-  try {
-    const found = await client.query("select 1 from information_schema.tables where table_name = 'schema_version'");
-    return (found.rowCount ?? 0) > 0;
-  } finally {
-    await client.end();
   }
 }
 
@@ -181,11 +170,13 @@ async function writeUiConfig(uiDir: string, temporalAddress: string, port: numbe
 }
 
 /**
- * Registers `default` (idempotent), then waits until a workflow can actually start in it: the
- * history service learns of a new namespace by its periodic namespace-cache refresh, up to
- * ~10 s after the frontend accepted it. The probe workflow is terminated at once.
+ * Registers `default` and the service's search attributes (both idempotent), then waits until a
+ * workflow carrying every one of them can start: the history service learns of a new namespace
+ * by its periodic cache refresh (~10 s), and the frontend validates search attributes against a
+ * cache refreshed every 60 s, so a start right after registration fails ("no mapping defined
+ * for search attribute"). The probe workflow is terminated at once.
  */
-async function registerDefaultNamespace(address: string): Promise<void> {
+async function prepareDefaultNamespace(address: string): Promise<void> {
   const { Client, Connection } = await import('@temporalio/client');
   const connection = await Connection.connect({ address });
   try {
@@ -195,15 +186,21 @@ async function registerDefaultNamespace(address: string): Promise<void> {
         if (error.code !== GRPC_ALREADY_EXISTS) throw error;
       });
     const client = new Client({ connection, namespace: 'default' });
-    const deadline = Date.now() + 60_000;
+    const typedSearchAttributes = searchAttributePairs({ companyId: 0, documentId: 0, uploadedFileId: 0, endpointId: 0, eventType: 'probe', cufe: 'probe', dianEventCode: 'probe', exportId: 0 });
+    const deadline = Date.now() + 120_000;
     for (;;) {
       try {
-        const probe = await client.workflow.start('clusterReadinessProbe', { taskQueue: 'cluster-readiness-probe', workflowId: `cluster-readiness-probe-${Date.now()}` });
+        await registerSearchAttributes(client, 'default');
+        const probe = await client.workflow.start('clusterReadinessProbe', {
+          taskQueue: 'cluster-readiness-probe',
+          workflowId: `cluster-readiness-probe-${Date.now()}`,
+          typedSearchAttributes,
+        });
         await probe.terminate('readiness probe');
         return;
       } catch (error) {
-        if (Date.now() > deadline) throw new Error(`namespace default is not usable 60 s after registration: ${(error as Error).message}`);
-        await new Promise((resolve) => setTimeout(resolve, 500));
+        if (Date.now() > deadline) throw new Error(`namespace default is not usable 120 s after registration: ${(error as Error).message}`);
+        await new Promise((resolve) => setTimeout(resolve, 1_000));
       }
     }
   } finally {

@@ -1,0 +1,81 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { startEmbeddedPostgres } from '../scripts/embedded/postgres';
+import { freePort } from '../scripts/embedded/ports';
+import { writeWorkflowBundle } from '../scripts/bundle-workflows';
+import { deliveryBurst, ingestionBurst, killMidBurst, startScaleCluster, type Throughput } from '../testing/cluster-scale';
+import { CleanupStack } from './support/cleanup';
+import { parseShortAndJson, runMain, warnIfBusy } from './support/cli';
+import { fixed, markdownTable } from './support/report';
+
+/**
+ * `npm run bench:cluster [-- --short]`: the production engine (Temporal server 1.32.1 on Postgres,
+ * TEMPORAL_HISTORY_SHARDS shards, default 4) with the real API and worker processes: webhook
+ * deliveries (events × 2 endpoints) and file ingestion (invoice XMLs through the API, upload →
+ * document.imported) with 1 then 2 workers, the scaling factor of each, then a worker SIGKILLed
+ * a quarter into a mixed burst (lost deliveries and files, files imported twice: all must be 0).
+ * The scenario is testing/cluster-scale.ts, the scale test's at larger counts. Offline; starts
+ * its own Postgres and cleans up; exits non-zero on any loss. See docs/performance.md.
+ *
+ * Environment: BENCH_EVENTS (per phase; 150, short 30), BENCH_FILES (60, short 16).
+ */
+
+const log = (line: string) => process.stderr.write(`[bench:cluster] ${line}\n`);
+
+function count(name: string, fallback: number): number {
+  const value = Number(process.env[name] ?? fallback);
+  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer`);
+  return value;
+}
+
+async function main(): Promise<number> {
+  const { short } = parseShortAndJson(process.argv.slice(2), process.env);
+  const events = count('BENCH_EVENTS', short ? 30 : 150);
+  const files = count('BENCH_FILES', short ? 16 : 60);
+  const shards = count('TEMPORAL_HISTORY_SHARDS', 4);
+  const loadAverage = warnIfBusy(log, os.cpus().length * 0.5);
+  const cleanup = new CleanupStack(log);
+  cleanup.exitOnSignals();
+  try {
+    const workDir = await mkdtemp(path.join(os.tmpdir(), 'invoicing-bench-cluster-'));
+    cleanup.push('remove the work directory', () => rm(workDir, { recursive: true, force: true }));
+    const postgres = await startEmbeddedPostgres({ dataDir: path.join(workDir, 'postgres'), port: await freePort(), throwaway: true });
+    cleanup.push('stop Postgres', () => postgres.stop());
+    const workflowBundlePath = path.join(workDir, 'workflow-bundle.js');
+    await writeWorkflowBundle(workflowBundlePath);
+    const cluster = await startScaleCluster({ postgresAdminUrl: postgres.url(), databasePrefix: 'bench', workDir, historyShards: shards, workflowBundlePath, log });
+    cleanup.push('stop the cluster', () => cluster.stop());
+
+    const first = await cluster.startWorker();
+    await deliveryBurst(cluster, 5, 300_000);
+    await ingestionBurst(cluster, 3, 300_000);
+    log('warm-up done; 1 worker…');
+    const timeout = 600_000;
+    const one = { deliveries: await deliveryBurst(cluster, events, timeout), files: await ingestionBurst(cluster, files, timeout) };
+    await cluster.startWorker();
+    log('2 workers…');
+    const two = { deliveries: await deliveryBurst(cluster, events, timeout), files: await ingestionBurst(cluster, files, timeout) };
+    log('mixed burst, one worker SIGKILLed…');
+    const killed = await killMidBurst(cluster, first, { events, files }, timeout);
+
+    const row = (what: string, a: Throughput, b: Throughput) => [what, String(a.units), fixed(a.perSecond, 1), fixed(b.perSecond, 1), fixed(b.perSecond / a.perSecond, 2)];
+    const heading =
+      `Cluster, ${new Date().toISOString().slice(0, 10)}, Temporal server 1.32.1 on Postgres (${shards} history shards), Node ${process.version}, ` +
+      `${os.cpus().length} cores (${os.cpus()[0]?.model.trim() ?? 'unknown CPU'}), load average ${loadAverage.toFixed(1)}${short ? ', short mode' : ''}`;
+    const table = markdownTable(
+      ['measurement', 'n', '1 worker /s', '2 workers /s', 'scaling ×'],
+      [row('webhook deliveries (event × endpoint)', one.deliveries, two.deliveries), row('files, upload → document.imported', one.files, two.files)],
+      [false, true, true, true, true],
+    );
+    const kill =
+      `Worker SIGKILLed after ${killed.receivedBeforeKill} of ${killed.deliveries.accepted + killed.files.accepted} arrivals: deliveries lost ${killed.deliveries.lost} of ${killed.deliveries.accepted}, ` +
+      `files lost ${killed.files.lost} of ${killed.files.accepted}, imported twice ${killed.files.duplicateDocuments}; duplicate webhook arrivals (at least once) ${cluster.receiver.duplicates()}`;
+    process.stdout.write(`${heading}\n\n${table}\n\n${kill}\n`);
+    return killed.deliveries.lost + killed.files.lost + killed.files.duplicateDocuments === 0 ? 0 : 1;
+  } finally {
+    await cleanup.runAll();
+  }
+}
+
+runMain(main);
