@@ -36,6 +36,9 @@ export type ScaleCluster = {
   db: Database;
   companyId: number;
   receiver: EventReceiver;
+  /** A client of the cluster's `default` namespace, and the task queue the API and workers use. */
+  client: Client;
+  taskQueue: string;
   /** Emits `count` contact.created events as the API does; their ids. */
   emit(count: number): Promise<string[]>;
   /** Uploads `count` new invoice XMLs through the API; their file ids. */
@@ -142,6 +145,8 @@ export async function startScaleCluster(options: ScaleClusterOptions): Promise<S
       db,
       companyId: company.id,
       receiver,
+      client,
+      taskQueue,
       async startWorker() {
         const child = spawnPart('worker/main.ts');
         await waitForPoller(client, taskQueue, child, 180_000);
@@ -157,24 +162,28 @@ export async function startScaleCluster(options: ScaleClusterOptions): Promise<S
   }
 }
 
-export type Throughput = { units: number; seconds: number; perSecond: number };
+/** A burst: its units, how long from the first start to the last arrival, and that window in wall-clock time (for the Temporal cost of the burst). */
+export type Throughput = { units: number; seconds: number; perSecond: number; window: { from: Date; to: Date } };
+
+function throughput(units: number, startedAt: number, startedWall: Date, lastArrival: number): Throughput {
+  const seconds = (lastArrival - startedAt) / 1000;
+  return { units, seconds, perSecond: units / seconds, window: { from: startedWall, to: new Date(startedWall.getTime() + seconds * 1000 + 2_000) } };
+}
 
 /** `events` contact.created events to 2 endpoints: every delivery (event × endpoint) at the receiver. */
 export async function deliveryBurst(cluster: ScaleCluster, events: number, timeoutMs: number): Promise<Throughput> {
-  const started = performance.now();
+  const [started, startedWall] = [performance.now(), new Date()];
   const ids = await cluster.emit(events);
   await cluster.receiver.waitForDeliveries(ids, timeoutMs);
-  const seconds = (cluster.receiver.lastArrivalOf(ids.flatMap((id) => [`1:${id}`, `2:${id}`])) - started) / 1000;
-  return { units: ids.length * 2, seconds, perSecond: (ids.length * 2) / seconds };
+  return throughput(ids.length * 2, started, startedWall, cluster.receiver.lastArrivalOf(ids.flatMap((id) => [`1:${id}`, `2:${id}`])));
 }
 
 /** `files` distinct invoice XMLs uploaded through the API (8 in flight): upload → document.imported. */
 export async function ingestionBurst(cluster: ScaleCluster, files: number, timeoutMs: number): Promise<Throughput> {
-  const started = performance.now();
+  const [started, startedWall] = [performance.now(), new Date()];
   const ids = await cluster.upload(files);
   await cluster.receiver.waitForImports(ids, timeoutMs);
-  const seconds = (cluster.receiver.lastArrivalOf(ids.map((id) => `imported:${id}`)) - started) / 1000;
-  return { units: ids.length, seconds, perSecond: ids.length / seconds };
+  return throughput(ids.length, started, startedWall, cluster.receiver.lastArrivalOf(ids.map((id) => `imported:${id}`)));
 }
 
 export type KillOutcome = {
@@ -189,13 +198,16 @@ export type KillOutcome = {
  * that never arrived; duplicates = files imported into more than one document.
  */
 export async function killMidBurst(cluster: ScaleCluster, victim: ChildProcess, counts: { events: number; files: number }, timeoutMs: number): Promise<KillOutcome> {
-  const [eventIds, fileIds] = await Promise.all([cluster.emit(counts.events), cluster.upload(counts.files)]);
-  const keys = [...eventIds.flatMap((id) => [`1:${id}`, `2:${id}`]), ...fileIds.map((id) => `imported:${id}`)];
-  const arrived = () => keys.filter((key) => cluster.receiver.has(key)).length;
+  // The kill comes while events are still being emitted and files uploaded: a quarter of the
+  // burst's arrivals (event × 2 endpoints, one document.imported per file) is the signal.
+  const expected = counts.events * 2 + counts.files;
+  const arrivalsBefore = cluster.receiver.arrivals();
+  const accepted = Promise.all([cluster.emit(counts.events), cluster.upload(counts.files)]);
   const deadline = Date.now() + timeoutMs;
-  while (arrived() < keys.length / 4 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
-  const receivedBeforeKill = arrived();
+  while (cluster.receiver.arrivals() - arrivalsBefore < expected / 4 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+  const receivedBeforeKill = cluster.receiver.arrivals() - arrivalsBefore;
   await killed(victim, 'SIGKILL');
+  const [eventIds, fileIds] = await accepted;
   await Promise.all([cluster.receiver.waitForDeliveries(eventIds, timeoutMs), cluster.receiver.waitForImports(fileIds, timeoutMs)]).catch(() => undefined);
 
   const deliveriesReceived = eventIds.flatMap((id) => [`1:${id}`, `2:${id}`]).filter((key) => cluster.receiver.has(key)).length;
@@ -297,6 +309,8 @@ export type EventReceiver = {
   lastArrivalOf(keys: string[]): number;
   /** Arrivals of a key that had already arrived (webhooks are at least once). */
   duplicates(): number;
+  /** Distinct keys arrived so far. */
+  arrivals(): number;
   waitForDeliveries(eventIds: string[], timeoutMs: number): Promise<void>;
   waitForImports(fileIds: number[], timeoutMs: number): Promise<void>;
   close(): Promise<void>;
@@ -336,6 +350,7 @@ async function startEventReceiver(): Promise<EventReceiver> {
     has: (key) => firstArrival.has(key),
     lastArrivalOf: (keys) => Math.max(...keys.map((key) => firstArrival.get(key) ?? Number.NaN)),
     duplicates: () => duplicates,
+    arrivals: () => firstArrival.size,
     waitForDeliveries: (eventIds, timeoutMs) => until(eventIds.flatMap((id) => [`1:${id}`, `2:${id}`]), timeoutMs, 'deliveries'),
     waitForImports: (fileIds, timeoutMs) => until(fileIds.map((id) => `imported:${id}`), timeoutMs, 'document.imported events'),
     close: () =>
