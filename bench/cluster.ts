@@ -4,10 +4,11 @@ import path from 'node:path';
 import { startEmbeddedPostgres } from '../scripts/embedded/postgres';
 import { freePort } from '../scripts/embedded/ports';
 import { writeWorkflowBundle } from '../scripts/bundle-workflows';
-import { deliveryBurst, ingestionBurst, killMidBurst, startScaleCluster, type Throughput } from '../testing/cluster-scale';
+import { deliveryBurst, ingestionBurst, killMidBurst, startScaleCluster, type PostgresWrites, type Throughput } from '../testing/cluster-scale';
 import { CleanupStack } from './support/cleanup';
 import { parseShortAndJson, runMain, warnIfBusy } from './support/cli';
 import { fixed, markdownTable } from './support/report';
+import { formatCostTable, measureTemporalCost, type CostRow } from './support/temporal-cost';
 
 /**
  * `npm run bench:cluster [-- --short]`: the production engine (Temporal server 1.32.1 on Postgres,
@@ -15,6 +16,9 @@ import { fixed, markdownTable } from './support/report';
  * deliveries (events × 2 endpoints) and file ingestion (invoice XMLs through the API, upload →
  * document.imported) with 1 then 2 workers, the scaling factor of each, then a worker SIGKILLed
  * a quarter into a mixed burst (lost deliveries and files, files imported twice: all must be 0).
+ * The Temporal cost per delivery, per event and per file (workflow and activity tasks, history
+ * events, signals, Cloud actions; bench/support/temporal-cost.ts) is read from the histories of
+ * the 1-worker bursts; docs/scaling.md builds its capacity worksheet on it.
  * The scenario is testing/cluster-scale.ts, the scale test's at larger counts. Offline; starts
  * its own Postgres and cleans up; exits non-zero on any loss. See docs/performance.md.
  *
@@ -52,12 +56,48 @@ async function main(): Promise<number> {
     await ingestionBurst(cluster, 3, 300_000);
     log('warm-up done; 1 worker…');
     const timeout = 600_000;
-    const one = { deliveries: await deliveryBurst(cluster, events, timeout), files: await ingestionBurst(cluster, files, timeout) };
+    // Bursts are 3 s apart, so each one's cost window holds its own workflows only. Postgres's
+    // counters are read 11 s after a burst: an idle backend flushes its statistics within 10 s.
+    const pause = (ms = 3_000) => new Promise((resolve) => setTimeout(resolve, ms));
+    const writes = [await cluster.postgresWrites()];
+    const deliveriesOne = await deliveryBurst(cluster, events, timeout);
+    await pause(11_000);
+    writes.push(await cluster.postgresWrites());
+    const filesOne = await ingestionBurst(cluster, files, timeout);
+    await pause(11_000);
+    writes.push(await cluster.postgresWrites());
+    const one = { deliveries: deliveriesOne, files: filesOne };
+    await pause();
     await cluster.startWorker();
     log('2 workers…');
-    const two = { deliveries: await deliveryBurst(cluster, events, timeout), files: await ingestionBurst(cluster, files, timeout) };
+    const two = { deliveries: await deliveryBurst(cluster, events, timeout), files: await pause().then(() => ingestionBurst(cluster, files, timeout)) };
     log('mixed burst, one worker SIGKILLed…');
     const killed = await killMidBurst(cluster, first, { events, files }, timeout);
+
+    log('reading the histories of the 1-worker bursts…');
+    const cost = async (burst: Throughput) => (await measureTemporalCost(cluster.client, { taskQueue: cluster.taskQueue, window: burst.window })).total;
+    const [deliveryCost, fileCost] = [await cost(one.deliveries), await cost(one.files)];
+    const costRows: CostRow[] = [
+      { label: 'per delivery (2 endpoints per event)', cost: deliveryCost, units: one.deliveries.units },
+      { label: 'per event (publish + 2 deliveries)', cost: deliveryCost, units: one.deliveries.units / 2 },
+      { label: 'per file (import + document.imported to 1 endpoint)', cost: fileCost, units: one.files.units },
+    ];
+
+    const writesPer = (before: PostgresWrites, after: PostgresWrites, units: number, label: string) => [
+      label,
+      ...(['app', 'temporal', 'visibility'] as const).flatMap((database) => [
+        fixed((after[database].commits - before[database].commits) / units, 1),
+        fixed((after[database].rows - before[database].rows) / units, 1),
+      ]),
+    ];
+    const writesTable = markdownTable(
+      ['per unit', 'app commits', 'app rows', 'temporal commits', 'temporal rows', 'visibility commits', 'visibility rows'],
+      [
+        writesPer(writes[0]!, writes[1]!, one.deliveries.units, 'per delivery'),
+        writesPer(writes[1]!, writes[2]!, one.files.units, 'per file (with its document.imported delivery)'),
+      ],
+      [false, true, true, true, true, true, true],
+    );
 
     const row = (what: string, a: Throughput, b: Throughput) => [what, String(a.units), fixed(a.perSecond, 1), fixed(b.perSecond, 1), fixed(b.perSecond / a.perSecond, 2)];
     const heading =
@@ -71,7 +111,7 @@ async function main(): Promise<number> {
     const kill =
       `Worker SIGKILLed after ${killed.receivedBeforeKill} of ${killed.deliveries.accepted + killed.files.accepted} arrivals: deliveries lost ${killed.deliveries.lost} of ${killed.deliveries.accepted}, ` +
       `files lost ${killed.files.lost} of ${killed.files.accepted}, imported twice ${killed.files.duplicateDocuments}; duplicate webhook arrivals (at least once) ${cluster.receiver.duplicates()}`;
-    process.stdout.write(`${heading}\n\n${table}\n\n${kill}\n`);
+    process.stdout.write(`${heading}\n\n${table}\n\n${kill}\n\nTemporal cost per unit (1-worker bursts):\n\n${formatCostTable(costRows)}\n\nPostgres writes per unit (pg_stat_database; includes the server's background work during the burst):\n\n${writesTable}\n`);
     return killed.deliveries.lost + killed.files.lost + killed.files.duplicateDocuments === 0 ? 0 : 1;
   } finally {
     await cleanup.runAll();

@@ -39,6 +39,11 @@ export type ScaleCluster = {
   /** A client of the cluster's `default` namespace, and the task queue the API and workers use. */
   client: Client;
   taskQueue: string;
+  /**
+   * Postgres's own counters (pg_stat_database) of the app's database and Temporal's two:
+   * committed transactions and rows written (inserted + updated + deleted) so far.
+   */
+  postgresWrites(): Promise<PostgresWrites>;
   /** Emits `count` contact.created events as the API does; their ids. */
   emit(count: number): Promise<string[]>;
   /** Uploads `count` new invoice XMLs through the API; their file ids. */
@@ -47,6 +52,8 @@ export type ScaleCluster = {
   startWorker(): Promise<ChildProcess>;
   stop(): Promise<void>;
 };
+
+export type PostgresWrites = Record<'app' | 'temporal' | 'visibility', { commits: number; rows: number }>;
 
 export type ScaleClusterOptions = {
   /** Superuser URL of the Postgres that holds the app's and Temporal's databases. */
@@ -147,6 +154,19 @@ export async function startScaleCluster(options: ScaleClusterOptions): Promise<S
       receiver,
       client,
       taskQueue,
+      async postgresWrites() {
+        const names = { app: appDatabase, temporal: `${options.databasePrefix}_temporal`, visibility: `${options.databasePrefix}_temporal_visibility` };
+        // Statistics a backend has not flushed yet (up to ~1 s old) are not counted: read after a pause.
+        const rows = await db
+          .select<{ datname: string; commits: string; rows: string }[]>('datname', db.raw('xact_commit as commits'), db.raw('tup_inserted + tup_updated + tup_deleted as rows'))
+          .from('pg_stat_database')
+          .whereIn('datname', Object.values(names));
+        const of = (name: string) => {
+          const row = rows.find((candidate) => candidate.datname === name);
+          return { commits: Number(row?.commits ?? 0), rows: Number(row?.rows ?? 0) };
+        };
+        return { app: of(names.app), temporal: of(names.temporal), visibility: of(names.visibility) };
+      },
       async startWorker() {
         const child = spawnPart('worker/main.ts');
         await waitForPoller(client, taskQueue, child, 180_000);
