@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -44,6 +45,8 @@ export type ScaleCluster = {
    * committed transactions and rows written (inserted + updated + deleted) so far.
    */
   postgresWrites(): Promise<PostgresWrites>;
+  /** CPU seconds (user + system, /proc) used so far by the live workers, the API and the Temporal server. */
+  cpuSeconds(): Promise<CpuSeconds>;
   /** Emits `count` contact.created events as the API does; their ids. */
   emit(count: number): Promise<string[]>;
   /** Uploads `count` new invoice XMLs through the API; their file ids. */
@@ -52,6 +55,8 @@ export type ScaleCluster = {
   startWorker(): Promise<ChildProcess>;
   stop(): Promise<void>;
 };
+
+export type CpuSeconds = { workers: number; api: number; temporalServer: number };
 
 export type PostgresWrites = Record<'app' | 'temporal' | 'visibility', { commits: number; rows: number }>;
 
@@ -135,7 +140,7 @@ export async function startScaleCluster(options: ScaleClusterOptions): Promise<S
       children.push(child);
       return child;
     };
-    spawnPart('api/main.ts');
+    const apiProcess = spawnPart('api/main.ts');
     await waitForPort(port, 120_000);
     const apiUrl = `http://127.0.0.1:${port}`;
     const api = apiClient(apiUrl, authorization, company.id);
@@ -166,6 +171,11 @@ export async function startScaleCluster(options: ScaleClusterOptions): Promise<S
           return { commits: Number(row?.commits ?? 0), rows: Number(row?.rows ?? 0) };
         };
         return { app: of(names.app), temporal: of(names.temporal), visibility: of(names.visibility) };
+      },
+      async cpuSeconds() {
+        const workers = children.filter((child) => child !== apiProcess);
+        const sum = async (pids: (number | undefined)[]) => (await Promise.all(pids.map(cpuSecondsOf))).reduce((total, seconds) => total + seconds, 0);
+        return { workers: await sum(workers.map((child) => child.pid)), api: await cpuSecondsOf(apiProcess.pid), temporalServer: await cpuSecondsOf(cluster.pid) };
       },
       async startWorker() {
         const child = spawnPart('worker/main.ts');
@@ -309,6 +319,18 @@ async function waitForPoller(client: Client, taskQueue: string, child: ChildProc
     if ((described.pollers ?? []).some((poller) => poller.identity?.startsWith(`${child.pid}@`))) return;
     if (Date.now() > deadline) throw new Error(`worker ${child.pid} did not poll ${taskQueue} within ${timeoutMs / 1000} s`);
     await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+/** utime + stime of a live process (fields 14 and 15 of /proc/PID/stat, in clock ticks of 1/100 s); 0 once it is gone. */
+async function cpuSecondsOf(pid: number | undefined): Promise<number> {
+  if (!pid) return 0;
+  try {
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return 0;
   }
 }
 

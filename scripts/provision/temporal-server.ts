@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { commandOnPath } from './commands';
-import { ensureGoTool } from './go-binary';
+import { ensureGoTool, type GoTool } from './go-binary';
 
 /**
  * The production Temporal engine, built from the Go module proxy like the CLI: the server
@@ -16,47 +16,36 @@ export const TEMPORAL_UI_SERVER_VERSION = '2.55.0';
 
 const SERVER_MODULE = 'go.temporal.io/server';
 
-/** TEMPORAL_SERVER_PATH overrides. */
-export function ensureTemporalServer(log?: (line: string) => void): Promise<string> {
-  return ensureGoTool(
-    {
-      name: 'temporal-server',
-      installedAs: 'server',
-      module: `${SERVER_MODULE}/cmd/server@v${TEMPORAL_SERVER_VERSION}`,
-      overrideVariable: 'TEMPORAL_SERVER_PATH',
-      purpose: 'the Temporal cluster on Postgres (npm run start:cluster, the scale test)',
-    },
-    log,
-  );
-}
+const TOOLS = {
+  server: {
+    name: 'temporal-server',
+    installedAs: 'server',
+    module: `${SERVER_MODULE}/cmd/server@v${TEMPORAL_SERVER_VERSION}`,
+    overrideVariable: 'TEMPORAL_SERVER_PATH',
+    purpose: 'the Temporal cluster on Postgres (npm run start:cluster, the scale test)',
+  },
+  /** Creates and migrates the `temporal` and `temporal_visibility` databases. */
+  sqlTool: {
+    name: 'temporal-sql-tool',
+    installedAs: 'sql',
+    module: `${SERVER_MODULE}/cmd/tools/sql@v${TEMPORAL_SERVER_VERSION}`,
+    overrideVariable: 'TEMPORAL_SQL_TOOL_PATH',
+    purpose: "the Temporal cluster's Postgres schema (npm run start:cluster, the scale test)",
+  },
+  /** Its web assets are embedded in the Go module, so go install needs nothing but the module proxy. */
+  uiServer: {
+    name: 'temporal-ui-server',
+    installedAs: 'server',
+    module: `github.com/temporalio/ui-server/v2/cmd/server@v${TEMPORAL_UI_SERVER_VERSION}`,
+    overrideVariable: 'TEMPORAL_UI_SERVER_PATH',
+    purpose: 'the Temporal UI of npm run start:cluster',
+  },
+} satisfies Record<string, GoTool>;
 
-/** temporal-sql-tool: creates and migrates the `temporal` and `temporal_visibility` databases. TEMPORAL_SQL_TOOL_PATH overrides. */
-export function ensureTemporalSqlTool(log?: (line: string) => void): Promise<string> {
-  return ensureGoTool(
-    {
-      name: 'temporal-sql-tool',
-      installedAs: 'sql',
-      module: `${SERVER_MODULE}/cmd/tools/sql@v${TEMPORAL_SERVER_VERSION}`,
-      overrideVariable: 'TEMPORAL_SQL_TOOL_PATH',
-      purpose: "the Temporal cluster's Postgres schema (npm run start:cluster, the scale test)",
-    },
-    log,
-  );
-}
-
-/** The Temporal UI server (its web assets are embedded in the Go module). TEMPORAL_UI_SERVER_PATH overrides. */
-export function ensureTemporalUiServer(log?: (line: string) => void): Promise<string> {
-  return ensureGoTool(
-    {
-      name: 'temporal-ui-server',
-      installedAs: 'server',
-      module: `github.com/temporalio/ui-server/v2/cmd/server@v${TEMPORAL_UI_SERVER_VERSION}`,
-      overrideVariable: 'TEMPORAL_UI_SERVER_PATH',
-      purpose: 'the Temporal UI of npm run start:cluster',
-    },
-    log,
-  );
-}
+/** TEMPORAL_SERVER_PATH, TEMPORAL_SQL_TOOL_PATH and TEMPORAL_UI_SERVER_PATH override. */
+export const ensureTemporalServer = (log?: (line: string) => void) => ensureGoTool(TOOLS.server, log);
+export const ensureTemporalSqlTool = (log?: (line: string) => void) => ensureGoTool(TOOLS.sqlTool, log);
+export const ensureTemporalUiServer = (log?: (line: string) => void) => ensureGoTool(TOOLS.uiServer, log);
 
 /**
  * The server's Postgres schema folders (schema/postgresql/v12/{temporal,visibility}/versioned),
