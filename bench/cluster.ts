@@ -90,7 +90,7 @@ async function main(): Promise<number> {
     const [deliveryCost, fileCost] = [await cost(one.deliveries), await cost(one.files)];
     const costRows: CostRow[] = [
       { label: 'per delivery (2 endpoints per event)', cost: deliveryCost, units: one.deliveries.units },
-      { label: 'per event (publish + 2 deliveries)', cost: deliveryCost, units: one.deliveries.units / 2 },
+      { label: 'per event (2 endpoints)', cost: deliveryCost, units: one.deliveries.units / 2 },
       { label: 'per file (import + document.imported to 1 endpoint)', cost: fileCost, units: one.files.units },
     ];
 

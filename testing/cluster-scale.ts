@@ -183,7 +183,7 @@ export async function startScaleCluster(options: ScaleClusterOptions): Promise<S
         return child;
       },
       stop,
-      emit: (count) => emitEvents({ client, taskQueue }, company.id, count),
+      emit: (count) => emitEvents({ repositories, temporal: { client, taskQueue } }, company.id, count),
       upload: (count) => uploadInvoices(api, count),
     };
   } catch (error) {
@@ -260,9 +260,10 @@ export async function killMidBurst(cluster: ScaleCluster, victim: ChildProcess, 
   };
 }
 
-async function emitEvents(temporal: { client: Client; taskQueue: string }, companyId: number, count: number): Promise<string[]> {
+/** As the API emits events (api/publish-event.ts): the event and its deliveries recorded, a delivery workflow started per endpoint. */
+async function emitEvents(deps: Parameters<typeof emitEvent>[0], companyId: number, count: number): Promise<string[]> {
   const ids: string[] = [];
-  for (let i = 0; i < count; i += 1) ids.push((await emitEvent(temporal, { companyId, type: 'contact.created', data: { id: i } })).id);
+  for (let i = 0; i < count; i += 1) ids.push((await emitEvent(deps, { companyId, type: 'contact.created', data: { id: i } })).id);
   return ids;
 }
 
