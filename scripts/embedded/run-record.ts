@@ -45,8 +45,12 @@ export async function claimDataDir(dataDir: string, log: (line: string) => void)
       if (await stopProcess(pid, 'main.ts', 5_000)) log(`stopped the ${name} (pid ${pid}) left by an npm start that crashed`);
     }
     // 'temporal server start-dev', '…/temporal-server … start', '…/temporal-ui-server … start'.
-    for (const pid of [stale.temporal, stale.temporalUi]) {
-      if (pid && (await stopProcess(pid, 'temporal', 10_000))) log(`stopped Temporal (pid ${pid}) left by an npm start that crashed`);
+    const temporalParts: [number | undefined, string][] = [
+      [stale.temporal, stale.temporal && processLooksLike(stale.temporal, 'start-dev') ? 'the Temporal dev server' : 'the Temporal server'],
+      [stale.temporalUi, 'the Temporal UI server'],
+    ];
+    for (const [pid, what] of temporalParts) {
+      if (pid && (await stopProcess(pid, 'temporal', 10_000))) log(`stopped ${what} (pid ${pid}) left by an npm start that crashed`);
     }
   }
   const record: RunRecord = { supervisor: process.pid, parts: {} };
