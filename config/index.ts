@@ -31,6 +31,7 @@ const environmentSchema = z.object({
   TEMPORAL_DEV_PORT: z.coerce.number().int().min(1).max(65535).default(7233),
   TEMPORAL_UI_PORT: z.coerce.number().int().min(1).max(65535).default(8233),
   TEMPORAL_CLI_PATH: z.string().optional(),
+  TEMPORAL_HISTORY_SHARDS: z.coerce.number().int().min(1).max(16384).default(4),
   API_KEY_PREFIX: z
     .string()
     .regex(/^[a-z][a-z0-9]{1,15}$/, 'API_KEY_PREFIX must be 2-16 lowercase letters or digits')
@@ -86,6 +87,8 @@ export type AppConfig = {
     devServerPort: number;
     uiPort: number;
     cliPath?: string;
+    /** History shards of the cluster `npm run start:cluster` runs (fixed once its databases exist). */
+    historyShards: number;
   };
   apiKeyPrefix: string;
   rateLimit: { perSecond: number; burst: number };
@@ -141,6 +144,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       devServerPort: e.TEMPORAL_DEV_PORT,
       uiPort: e.TEMPORAL_UI_PORT,
       cliPath: e.TEMPORAL_CLI_PATH,
+      historyShards: e.TEMPORAL_HISTORY_SHARDS,
     },
     apiKeyPrefix: e.API_KEY_PREFIX,
     rateLimit: { perSecond: e.RATE_LIMIT_PER_SECOND, burst: e.RATE_LIMIT_BURST },

@@ -10,6 +10,7 @@ import { ensureTemporalCli } from './provision/temporal-cli';
 import { ensureTestServer } from './provision/test-server';
 import { ensureMinio } from './provision/minio';
 import { ensureSchemathesis } from './provision/schemathesis';
+import { ensureTemporalServer, ensureTemporalSqlTool } from './provision/temporal-server';
 import { summariseTap, type TapSummary } from './tap-summary';
 import { writeWorkflowBundle } from './bundle-workflows';
 
@@ -34,6 +35,9 @@ async function main(): Promise<number> {
     const bundled = writeWorkflowBundle(workflowBundle);
     bundled.catch(() => undefined); // awaited below; not unhandled while the services start
     const [cliPath, testServerPath, minioPath, schemathesisPath] = await Promise.all([ensureTemporalCli(say), ensureTestServer(say), ensureMinio(say), ensureSchemathesis(say)]);
+    // The scale test's Temporal server on Postgres (test/e2e/cluster-scale.test.ts); built after the CLI, not beside it, to spare a small machine two Go builds at once.
+    await ensureTemporalServer(say);
+    await ensureTemporalSqlTool(say);
 
     const postgres = await startEmbeddedPostgres({ dataDir: path.join(workDir, 'postgres'), port: await freePort(), throwaway: true });
     stops.unshift(() => postgres.stop());

@@ -1,43 +1,84 @@
 import path from 'node:path';
 import { databaseUrlOf, EMBEDDED_DATABASE_NAME, temporalAddressOf, type AppConfig } from '../../config';
 import { ensureTemporalCli } from '../provision/temporal-cli';
-import { createDatabaseIfMissing, startEmbeddedPostgres } from './postgres';
+import { ensureTemporalServer, ensureTemporalSqlTool, ensureTemporalUiServer, temporalPostgresSchemaDir } from '../provision/temporal-server';
+import { createDatabaseIfMissing, POSTGRES_SUPERUSER, startEmbeddedPostgres, type EmbeddedPostgres } from './postgres';
+import { startTemporalCluster } from './temporal-cluster';
 import { startTemporalDevServer } from './temporal-dev-server';
 
 export type LocalServices = {
   databaseUrl: string;
   temporalAddress: string;
   temporalUiUrl: string | null;
-  /** The dev server's process when we started one (recorded for the next start, run-record.ts). */
+  /** What runs Temporal here, for the start banner. */
+  temporalEngine: string;
+  /** Temporal's process (and the UI server's) when we started them (recorded for the next start, run-record.ts). */
   temporalPid?: number;
+  temporalUiPid?: number;
   stop(): Promise<void>;
 };
 
 /**
- * The embedded defaults: a Postgres cluster and a Temporal dev server (SQLite-backed, with UI)
- * under the data folder, each only when DATABASE_URL / TEMPORAL_ADDRESS do not name one.
+ * Which Temporal runs when TEMPORAL_ADDRESS names none: `npm start` runs the CLI's dev server
+ * (SQLite, UI included); `npm run start:cluster` the Temporal server on the embedded Postgres,
+ * with the UI server next to it (docs/scaling.md).
  */
-export async function startLocalServices(config: AppConfig, log: (line: string) => void): Promise<LocalServices> {
+export type TemporalEngine = 'dev-server' | 'cluster';
+
+/**
+ * The embedded defaults: a Postgres cluster under the data folder (unless DATABASE_URL names
+ * one and Temporal needs none) and Temporal (unless TEMPORAL_ADDRESS names one).
+ */
+export async function startLocalServices(config: AppConfig, log: (line: string) => void, engine: TemporalEngine = 'dev-server'): Promise<LocalServices> {
   const stops: (() => Promise<void>)[] = [];
+  const runsCluster = engine === 'cluster' && !config.temporal.address;
   try {
     let databaseUrl = databaseUrlOf(config);
-    if (!config.databaseUrl) {
-      const postgres = await startEmbeddedPostgres({
+    let postgres: EmbeddedPostgres | undefined;
+    if (!config.databaseUrl || runsCluster) {
+      const started = await startEmbeddedPostgres({
         dataDir: path.join(config.dataDir, 'postgres'),
         port: config.embeddedPostgresPort,
         // The caller holds DATA_DIR (run-record.ts): a cluster running there is a crashed start's.
         takeOver: true,
         log,
       });
-      stops.push(() => postgres.stop());
-      await createDatabaseIfMissing(postgres.url(), EMBEDDED_DATABASE_NAME);
-      databaseUrl = postgres.url(EMBEDDED_DATABASE_NAME);
+      postgres = started;
+      stops.push(() => started.stop());
+      if (!config.databaseUrl) {
+        await createDatabaseIfMissing(started.url(), EMBEDDED_DATABASE_NAME);
+        databaseUrl = started.url(EMBEDDED_DATABASE_NAME);
+      }
     }
 
-    let temporalAddress = temporalAddressOf(config);
-    let temporalUiUrl: string | null = null;
-    let temporalPid: number | undefined;
-    if (!config.temporal.address) {
+    const services: Omit<LocalServices, 'stop'> = {
+      databaseUrl,
+      temporalAddress: temporalAddressOf(config),
+      temporalUiUrl: null,
+      temporalEngine: `external Temporal at ${temporalAddressOf(config)}`,
+    };
+    if (runsCluster && postgres) {
+      const [serverPath, sqlToolPath, uiServerPath] = await Promise.all([ensureTemporalServer(log), ensureTemporalSqlTool(log), ensureTemporalUiServer(log)]);
+      const cluster = await startTemporalCluster({
+        serverPath,
+        sqlToolPath,
+        schemaDir: await temporalPostgresSchemaDir(),
+        postgres: { host: '127.0.0.1', port: postgres.port, ...POSTGRES_SUPERUSER },
+        dir: path.join(config.dataDir, 'temporal-cluster'),
+        frontendPort: config.temporal.devServerPort,
+        historyShards: config.temporal.historyShards,
+        ui: { serverPath: uiServerPath, port: config.temporal.uiPort },
+        log,
+      });
+      stops.push(() => cluster.stop());
+      Object.assign(services, {
+        temporalAddress: cluster.address,
+        temporalUiUrl: cluster.uiUrl,
+        temporalEngine: `Temporal server on Postgres, ${config.temporal.historyShards} history shards`,
+        temporalPid: cluster.pid,
+        temporalUiPid: cluster.uiPid,
+      });
+    } else if (!config.temporal.address) {
       const cliPath = await ensureTemporalCli(log);
       const devServer = await startTemporalDevServer({
         cliPath,
@@ -48,16 +89,11 @@ export async function startLocalServices(config: AppConfig, log: (line: string) 
         log,
       });
       stops.push(() => devServer.stop());
-      temporalAddress = devServer.address;
-      temporalUiUrl = devServer.uiUrl;
-      temporalPid = devServer.pid;
+      Object.assign(services, { temporalAddress: devServer.address, temporalUiUrl: devServer.uiUrl, temporalEngine: 'Temporal dev server', temporalPid: devServer.pid });
     }
 
     return {
-      databaseUrl,
-      temporalAddress,
-      temporalUiUrl,
-      temporalPid,
+      ...services,
       async stop() {
         for (const stop of stops.reverse()) await stop();
       },

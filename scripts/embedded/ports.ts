@@ -29,3 +29,17 @@ export async function waitForPort(port: number, timeoutMs: number, host = '127.0
   }
   throw new Error(`nothing listened on ${host}:${port} within ${timeoutMs} ms`);
 }
+
+/** A free loopback port in [low, high), tried at random (the kernel's own picks are all ≥ 32768 on Linux). */
+export async function freePortBetween(low: number, high: number): Promise<number> {
+  for (let attempt = 0; attempt < 50; attempt += 1) {
+    const candidate = low + Math.floor(Math.random() * (high - low));
+    const free = await new Promise<boolean>((resolve) => {
+      const server = net.createServer();
+      server.once('error', () => resolve(false));
+      server.listen(candidate, '127.0.0.1', () => server.close(() => resolve(true)));
+    });
+    if (free) return candidate;
+  }
+  throw new Error(`no free port found between ${low} and ${high}`);
+}

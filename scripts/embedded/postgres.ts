@@ -36,6 +36,8 @@ export type EmbeddedPostgresOptions = {
 
 const SUPERUSER = 'postgres';
 const PASSWORD = 'postgres';
+/** The superuser of every embedded cluster (its url() carries the same). */
+export const POSTGRES_SUPERUSER = { user: SUPERUSER, password: PASSWORD } as const;
 
 export function postgresBinDir(): string {
   if (process.env.POSTGRES_BIN_DIR) return process.env.POSTGRES_BIN_DIR;

@@ -3,13 +3,14 @@ import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
 /**
- * What a running `npm start` has started, in DATA_DIR/run/npm-start.json: its own pid, the
- * Temporal dev server's and each supervised part's. A start that finds the record of a
+ * What a running `npm start` (or `npm run start:cluster`) has started, in
+ * DATA_DIR/run/npm-start.json: its own pid, Temporal's (the dev server, or the cluster's server
+ * and UI server) and each supervised part's. A start that finds the record of a
  * supervisor that is gone (kill -9, power loss) stops what that one left running before it
  * starts anything; the embedded Postgres needs no pid here, its data directory identifies it
  * (scripts/embedded/postgres.ts, takeOver).
  */
-export type RunRecord = { supervisor: number; temporal?: number; parts: Record<string, number> };
+export type RunRecord = { supervisor: number; temporal?: number; temporalUi?: number; parts: Record<string, number> };
 
 export type RunRecordHandle = {
   update(change: (record: RunRecord) => void): Promise<void>;
@@ -43,8 +44,13 @@ export async function claimDataDir(dataDir: string, log: (line: string) => void)
     for (const [name, pid] of Object.entries(stale.parts ?? {})) {
       if (await stopProcess(pid, 'main.ts', 5_000)) log(`stopped the ${name} (pid ${pid}) left by an npm start that crashed`);
     }
-    if (stale.temporal && (await stopProcess(stale.temporal, 'start-dev', 10_000))) {
-      log(`stopped the Temporal dev server (pid ${stale.temporal}) left by an npm start that crashed`);
+    // 'temporal server start-dev', '…/temporal-server … start', '…/temporal-ui-server … start'.
+    const temporalParts: [number | undefined, string][] = [
+      [stale.temporal, stale.temporal && processLooksLike(stale.temporal, 'start-dev') ? 'the Temporal dev server' : 'the Temporal server'],
+      [stale.temporalUi, 'the Temporal UI server'],
+    ];
+    for (const [pid, what] of temporalParts) {
+      if (pid && (await stopProcess(pid, 'temporal', 10_000))) log(`stopped ${what} (pid ${pid}) left by an npm start that crashed`);
     }
   }
   const record: RunRecord = { supervisor: process.pid, parts: {} };

@@ -1,12 +1,18 @@
 import { existsSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { provisionCacheDir } from './cache';
 import { commandOnPath, runStep } from './commands';
 
 export type GoTool = {
-  /** Binary name, e.g. 'temporal'. */
+  /** Binary name in the cache, e.g. 'temporal'. */
   name: string;
+  /**
+   * The name `go install` gives the binary (its main package's directory) when that differs
+   * from `name`: Temporal's server and the UI server are both `server`, so each is installed
+   * into a folder of its own and moved to its cached name.
+   */
+  installedAs?: string;
   /** `go install` argument: module path @ exact version. */
   module: string;
   /** Environment variable naming a binary to use instead. */
@@ -41,7 +47,13 @@ export async function ensureGoTool(tool: GoTool, log: (line: string) => void = (
   }
   await mkdir(binDir, { recursive: true });
   log(`building ${tool.name} with go install ${tool.module} (first run only, a few minutes)…`);
-  await runStep(`go install of ${tool.name}`, go, ['install', tool.module], { ...process.env, GOBIN: binDir });
-  if (!existsSync(cached)) throw new Error(`go install finished but ${cached} is missing.`);
+  const installDir = tool.installedAs ? path.join(binDir, `.install-${tool.name}`) : binDir;
+  const installed = path.join(installDir, tool.installedAs ?? tool.name);
+  await runStep(`go install of ${tool.name}`, go, ['install', tool.module], { ...process.env, GOBIN: installDir });
+  if (!existsSync(installed)) throw new Error(`go install finished but ${installed} is missing.`);
+  if (installed !== cached) {
+    await rename(installed, cached);
+    await rm(installDir, { recursive: true, force: true });
+  }
   return cached;
 }

@@ -2,12 +2,14 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import test from 'ava';
 import { parse } from 'yaml';
+import { searchAttributes } from '../../domain/search-attributes';
+import { TEMPORAL_SERVER_VERSION, TEMPORAL_UI_SERVER_VERSION } from '../../scripts/provision/temporal-server';
 
 // No Docker engine runs these files in CI, so they are checked statically: the compose file
 // must hang together, and the Dockerfile must run npm scripts that exist.
 
 const root = path.resolve(__dirname, '../..');
-const REQUIRED_SERVICES = ['postgres', 'temporal', 'temporal-ui', 'minio', 'migrate', 'api', 'worker', 'intake'];
+const REQUIRED_SERVICES = ['postgres', 'temporal-schema', 'temporal', 'temporal-namespace', 'temporal-ui', 'minio', 'migrate', 'api', 'api-balancer', 'worker', 'intake'];
 /** The services that run this project's code (built from the Dockerfile, after the migrations). */
 const APP_SERVICES = ['api', 'worker', 'intake'];
 
@@ -15,7 +17,8 @@ type Service = Record<string, unknown>;
 type Compose = { services: Record<string, Service>; volumes: Record<string, unknown> };
 
 function loadCompose(): Compose {
-  const document: unknown = parse(readFileSync(path.join(root, 'docker-compose.yml'), 'utf8'));
+  // merge: `<<: *anchor` keys, as Docker Compose resolves them.
+  const document: unknown = parse(readFileSync(path.join(root, 'docker-compose.yml'), 'utf8'), { merge: true });
   if (!isRecord(document) || !isRecord(document.services)) throw new Error('docker-compose.yml has no services');
   const services: Record<string, Service> = {};
   for (const [name, service] of Object.entries(document.services)) {
@@ -210,11 +213,13 @@ test('every named volume is declared under the top-level volumes', (t) => {
   for (const volume of used) t.true(volume in compose.volumes, `volume ${volume} is not declared`);
 });
 
-test('the api publishes port 3000, the intake alone SMTP, and every app service reaches Postgres and Temporal', (t) => {
+test('the balancer publishes port 3000 for the api replicas, the intake alone SMTP, and every app service reaches Postgres and Temporal', (t) => {
   t.true(
-    publishedPorts(compose.services.api).some(([host, container]) => host === '3000' && container === '3000'),
-    'api does not publish 3000:3000',
+    publishedPorts(compose.services['api-balancer']).some(([host, container]) => host === '3000' && container === '3000'),
+    'api-balancer does not publish 3000:3000',
   );
+  t.deepEqual(publishedPorts(compose.services.api), [], 'replicas cannot share a host port: the balancer publishes it');
+  t.is(environmentOf(compose.services.api).TRUST_PROXY, 'true', 'behind the balancer, the client address comes from X-Forwarded-For');
   const intakeEnv = environmentOf(compose.services.intake);
   t.is(intakeEnv.SMTP_HOST, '0.0.0.0', 'the intake listens on every interface of its container');
   t.true(
@@ -315,8 +320,17 @@ test('Prometheus and Grafana run pinned images, mount files that exist, and keep
 
 test('every Prometheus scrape target is an app service on one of its metrics ports, and every metrics port is scraped', (t) => {
   const source = bindMountsOf(compose.services.prometheus).find(([, target]) => target === '/etc/prometheus/prometheus.yml')![0];
-  const config = parse(readFileSync(path.resolve(root, source), 'utf8')) as { scrape_configs: { job_name: string; static_configs: { targets: string[] }[] }[] };
-  const targets = config.scrape_configs.flatMap((job) => job.static_configs.flatMap((c) => c.targets));
+  type ScrapeJob = { job_name: string; static_configs?: { targets: string[] }[]; dns_sd_configs?: { names: string[]; type: string; port: number }[] };
+  const config = parse(readFileSync(path.resolve(root, source), 'utf8')) as { scrape_configs: ScrapeJob[] };
+  // Replicated services are found by DNS (every replica's address), the others by name.
+  const targets = config.scrape_configs.flatMap((job) => [
+    ...(job.static_configs ?? []).flatMap((c) => c.targets),
+    ...(job.dns_sd_configs ?? []).flatMap((c) => c.names.map((name) => `${name}:${c.port}`)),
+  ]);
+  for (const service of ['api', 'worker']) {
+    const jobs = config.scrape_configs.filter((job) => job.static_configs?.some((c) => c.targets.some((target) => target.startsWith(`${service}:`))));
+    t.deepEqual(jobs.map((job) => job.job_name), [], `${service} has replicas: scraping it by name reaches only one of them`);
+  }
   t.true(targets.length > 0);
   for (const target of targets) {
     const [host, port] = target.split(':');
@@ -343,4 +357,35 @@ test('Grafana provisions the Prometheus datasource and a dashboard provider whos
   t.truthy(dashboard.uid);
   t.true(dashboard.panels.length >= 10);
   for (const panel of dashboard.panels.filter((p) => p.datasource)) t.is(panel.datasource!.uid, 'prometheus');
+});
+
+test('two api and two worker replicas; Temporal and its UI are the versions npm run start:cluster provisions', (t) => {
+  for (const name of ['api', 'worker']) {
+    const deploy = compose.services[name].deploy as Record<string, unknown> | undefined;
+    t.is(deploy?.replicas, 2, `${name} replicas`);
+  }
+  t.is(compose.services.temporal.image, `temporalio/server:${TEMPORAL_SERVER_VERSION}`);
+  t.is(compose.services['temporal-schema'].image, `temporalio/admin-tools:${TEMPORAL_SERVER_VERSION}`);
+  t.is(compose.services['temporal-namespace'].image, `temporalio/admin-tools:${TEMPORAL_SERVER_VERSION}`);
+  t.is(compose.services['temporal-ui'].image, `temporalio/ui:${TEMPORAL_UI_SERVER_VERSION}`);
+  for (const service of Object.values(compose.services)) {
+    // Images pulled from a registry are pinned; invoicing:local is the one built here.
+    if (typeof service.image === 'string' && buildOf(service) === undefined) t.regex(service.image, /:[\w.-]*\d[\w.-]*$/, `${service.image} is not pinned to a version`);
+  }
+  const temporalEnv = environmentOf(compose.services.temporal);
+  t.is(temporalEnv.DB, 'postgres12');
+  t.true(Number(temporalEnv.NUM_HISTORY_SHARDS) >= 4, 'at least 4 history shards');
+  t.deepEqual(dependsOn(compose.services.temporal), ['temporal-schema']);
+  const schemaCommand = commandOf(compose.services['temporal-schema']) ?? '';
+  for (const step of ['create-database', 'setup-schema', 'update-schema', 'temporal_visibility']) t.true(schemaCommand.includes(step), `temporal-schema does not run ${step}`);
+});
+
+test('the app starts after the default namespace and every search attribute the service uses are registered', (t) => {
+  const command = commandOf(compose.services['temporal-namespace']) ?? '';
+  t.regex(command, /namespace create --namespace default/);
+  for (const key of Object.values(searchAttributes)) {
+    const type = key.type === 'INT' ? 'Int' : 'Keyword';
+    t.true(command.includes(`${key.name}:${type}`), `temporal-namespace does not register ${key.name} (${type})`);
+  }
+  for (const name of APP_SERVICES) t.true(dependsOn(compose.services[name]).includes('temporal-namespace'), `${name} starts before the namespace exists`);
 });

@@ -1,0 +1,61 @@
+import net from 'node:net';
+
+export type Backend = { host: string; port: number };
+
+export type TcpBalancer = { url: string; port: number; close(): Promise<void> };
+
+/**
+ * The load balancer of `npm run start:cluster`: one public port in front of the API replicas,
+ * connection by connection in turn (round robin at layer 4, like a cloud TCP load balancer; an
+ * HTTP keep-alive connection stays on the replica that accepted it). A replica that refuses the
+ * connection (restarting after a crash) is skipped for that connection, so a client notices a
+ * dead replica only when every replica is down.
+ */
+export async function startTcpBalancer(options: { host: string; port: number; backends: Backend[] }): Promise<TcpBalancer> {
+  let next = 0;
+  const sockets = new Set<net.Socket>();
+  const track = (socket: net.Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  };
+
+  const connectToAnyBackend = (client: net.Socket, tried: number) => {
+    if (tried >= options.backends.length) {
+      client.destroy();
+      return;
+    }
+    const backend = options.backends[next++ % options.backends.length]!;
+    const upstream = net.connect(backend.port, backend.host);
+    track(upstream);
+    let connected = false;
+    upstream.on('error', () => (connected ? client.destroy() : connectToAnyBackend(client, tried + 1)));
+    upstream.once('connect', () => {
+      connected = true;
+      client.once('close', () => upstream.destroy());
+      upstream.once('close', () => client.destroy());
+      client.pipe(upstream);
+      upstream.pipe(client);
+      client.resume();
+    });
+  };
+
+  const server = net.createServer({ pauseOnConnect: true }, (client) => {
+    track(client);
+    client.on('error', () => undefined);
+    connectToAnyBackend(client, 0);
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => resolve());
+  });
+  const { port } = server.address() as net.AddressInfo;
+  return {
+    url: `http://${options.host === '0.0.0.0' ? '127.0.0.1' : options.host}:${port}`,
+    port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        for (const socket of sockets) socket.destroy();
+      }),
+  };
+}
