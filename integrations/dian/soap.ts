@@ -27,8 +27,18 @@ export const ALGORITHMS = {
   base64Binary: 'http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-soap-message-security-1.0#Base64Binary',
 } as const;
 
-/** Operations of IWcfDianCustomerServices this project uses, plus the simulator's extension. */
-export const DIAN_OPERATIONS = ['SendEventUpdateStatus', 'GetXmlByDocumentKey', 'GetStatusEvent'] as const;
+/**
+ * Operations of IWcfDianCustomerServices this project uses, plus the simulator's extension. The
+ * last three are declared by DIAN's interface but their use is ASSUMED (README.md, "Bulk listing").
+ */
+export const DIAN_OPERATIONS = [
+  'SendEventUpdateStatus',
+  'GetXmlByDocumentKey',
+  'GetStatusEvent',
+  'BulkDocumentDownloadAsync',
+  'GetStatusBulkDocumentDownload',
+  'GetDocIdentifierWithEvents',
+] as const;
 export const EXTENSION_OPERATIONS = ['ListReceivedDocuments'] as const;
 export type DianOperation = (typeof DIAN_OPERATIONS)[number];
 export type ExtensionOperation = (typeof EXTENSION_OPERATIONS)[number];
