@@ -7,6 +7,8 @@ import { signXadesEpes } from '../domain/dian/xades';
 import type { UblParty } from '../domain/ubl/types';
 import { DianError, type DianGateway } from '../integrations/dian/port';
 import { companyDian, dianFailure, type DianActivityDependencies } from './dian-gateway';
+import { eligibleForDianEvents } from '../domain/dian/event-eligibility';
+import { expressAcceptanceWindow } from '../domain/dian/express-acceptance';
 
 /** Tax-authority event record (spec), plus the company for publishing. */
 export type DianEventRecord = {
@@ -57,6 +59,25 @@ export function createDianEventActivities(deps: DianActivityDependencies & { blo
     return row;
   }
 
+  /**
+   * The API checked these rules when the event was queued; they are checked again here because
+   * the invoice may have been reclassified since (`invoicing documents reclassify`: a POS ticket
+   * imported as an invoice) or the event may have waited past DC24c's window. The window is checked
+   * only before the first attempt: once an attempt has gone out, DIAN may already hold the event
+   * (a lost answer), and the retry must be able to confirm it.
+   */
+  async function recheckRules(event: DianEventRow, document: Parameters<typeof eligibleForDianEvents>[0]): Promise<void> {
+    const eligibility = eligibleForDianEvents(document);
+    if (!eligibility.eligible) throw dianFailure('not_eligible_for_events', eligibility.reason);
+    if (event.event !== '033' || event.signed_xml_blob_key) return;
+    const window = expressAcceptanceWindow(
+      await repositories.dianEvents.listForDocument(event.company_id, event.document_id),
+      await repositories.dianRegisteredEvents.listForDocument(event.company_id, event.document_id),
+      new Date(),
+    );
+    if (!window.open) throw dianFailure('tacitly_accepted', window.message);
+  }
+
   return {
     /**
      * Builds, signs (XAdES-EPES), zips and sends one buyer event. Transport failures are
@@ -72,6 +93,7 @@ export function createDianEventActivities(deps: DianActivityDependencies & { blo
       if (!document.cufe || !document.number || !document.supplier) {
         throw dianFailure('invoice_incomplete', 'The invoice has no CUFE, number or supplier to refer to.');
       }
+      await recheckRules(event, document);
       const dian = await companyDian(deps, event.company_id);
       const supplier = document.supplier as UblParty;
       const receiverType = organizationTypeOf({ idType: supplier.idType });
