@@ -96,7 +96,8 @@ export function createDianEventActivities(deps: DianActivityDependencies & { blo
       await recheckRules(event, document);
       const dian = await companyDian(deps, event.company_id);
       const supplier = document.supplier as UblParty;
-      const receiverType = organizationTypeOf({ idType: supplier.idType });
+      // The supplier's own AdditionalAccountID when the stored document has it (imported since it is read).
+      const receiverType = organizationTypeOf({ personType: supplier.personType, idType: supplier.idType });
       const receiver: ApplicationResponseParty = {
         name: supplier.name, nit: supplier.idNumber, idType: supplier.idType ?? '31',
         ...(supplier.dv ? { dv: supplier.dv } : {}), ...(receiverType ? { organizationType: receiverType } : {}),
