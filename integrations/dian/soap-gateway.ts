@@ -47,6 +47,9 @@ export type SoapDianGatewaySettings = {
 
 type Result = Record<string, unknown>;
 
+/** DNS's limit for a host name; OpenSSL refuses longer SNI names. */
+const MAX_HOST_NAME_LENGTH = 253;
+
 export function createSoapDianGateway(settings: SoapDianGatewaySettings): DianGateway {
   const timeoutMs = settings.timeoutMs ?? 30_000;
   const doFetch = settings.fetch ?? fetch;
@@ -64,6 +67,11 @@ export function createSoapDianGateway(settings: SoapDianGatewaySettings): DianGa
     // producción must not make the service contact DIAN's real hosts.
     if (!allowedUnderLoopbackOnly(settings.url)) {
       throw new DianError('unavailable', `DIAN ${operation}: ${settings.url} is not a loopback address (OUTBOUND_ALLOW_ONLY_LOOPBACK)`, false);
+    }
+    // A host name OpenSSL cannot send as SNI would leave a stale error behind (domain/dian/signing-key.ts).
+    const host = new URL(settings.url).hostname;
+    if (host.length === 0 || host.length > MAX_HOST_NAME_LENGTH) {
+      throw new DianError('unavailable', `DIAN ${operation}: the host name of ${settings.url.slice(0, 80)}… is not a valid DNS name (${host.length} characters)`, false);
     }
     const request = await sign(operation, params, settings.url);
     let status: number;

@@ -7,6 +7,7 @@ import { randomUUID, X509Certificate } from 'node:crypto';
 import { DOMParser } from '@xmldom/xmldom';
 import { XMLParser } from 'fast-xml-parser';
 import { SignedXml } from 'xml-crypto';
+import { signingKey } from '../../domain/dian/signing-key';
 
 export const NS = {
   soap: 'http://www.w3.org/2003/05/soap-envelope',
@@ -129,7 +130,8 @@ export function buildSoapRequest(
     `</soap:Envelope>`;
 
   const signer = new SignedXml({
-    privateKey: credentials.privateKeyPem,
+    // A parsed KeyObject: immune to a stale OpenSSL error left by a failed TLS connect (signing-key.ts).
+    privateKey: signingKey(credentials.privateKeyPem),
     signatureAlgorithm: ALGORITHMS.rsaSha256,
     canonicalizationAlgorithm: ALGORITHMS.excC14n,
     idMode: 'wssecurity',
