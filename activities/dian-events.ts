@@ -8,6 +8,8 @@ import type { UblParty } from '../domain/ubl/types';
 import { DianError, type DianGateway } from '../integrations/dian/port';
 import { loadDianEventRecord } from '../services/presenters/dian-event';
 import { companyDian, dianFailure, type DianActivityDependencies } from './dian-gateway';
+import { eligibleForDianEvents } from '../domain/dian/event-eligibility';
+import { expressAcceptanceWindow } from '../domain/dian/express-acceptance';
 
 /**
  * DIAN's "already processed" answer. DIAN keys it by sender NIT + event type + event number and
@@ -48,6 +50,25 @@ export function createDianEventActivities(deps: DianActivityDependencies & { blo
     return row;
   }
 
+  /**
+   * The API checked these rules when the event was queued; they are checked again here because
+   * the invoice may have been reclassified since (`invoicing documents reclassify`: a POS ticket
+   * imported as an invoice) or the event may have waited past DC24c's window. The window is checked
+   * only before the first attempt: once an attempt has gone out, DIAN may already hold the event
+   * (a lost answer), and the retry must be able to confirm it.
+   */
+  async function recheckRules(event: DianEventRow, document: Parameters<typeof eligibleForDianEvents>[0]): Promise<void> {
+    const eligibility = eligibleForDianEvents(document);
+    if (!eligibility.eligible) throw dianFailure('not_eligible_for_events', eligibility.reason);
+    if (event.event !== '033' || event.signed_xml_blob_key) return;
+    const window = expressAcceptanceWindow(
+      await repositories.dianEvents.listForDocument(event.company_id, event.document_id),
+      await repositories.dianRegisteredEvents.listForDocument(event.company_id, event.document_id),
+      new Date(),
+    );
+    if (!window.open) throw dianFailure('tacitly_accepted', window.message);
+  }
+
   return {
     /**
      * Builds, signs (XAdES-EPES), zips and sends one buyer event. Transport failures are
@@ -63,9 +84,11 @@ export function createDianEventActivities(deps: DianActivityDependencies & { blo
       if (!document.cufe || !document.number || !document.supplier) {
         throw dianFailure('invoice_incomplete', 'The invoice has no CUFE, number or supplier to refer to.');
       }
+      await recheckRules(event, document);
       const dian = await companyDian(deps, event.company_id);
       const supplier = document.supplier as UblParty;
-      const receiverType = organizationTypeOf({ idType: supplier.idType });
+      // The supplier's own AdditionalAccountID when the stored document has it (imported since it is read).
+      const receiverType = organizationTypeOf({ personType: supplier.personType, idType: supplier.idType });
       const receiver: ApplicationResponseParty = {
         name: supplier.name, nit: supplier.idNumber, idType: supplier.idType ?? '31',
         ...(supplier.dv ? { dv: supplier.dv } : {}), ...(receiverType ? { organizationType: receiverType } : {}),

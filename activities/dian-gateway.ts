@@ -11,8 +11,11 @@ import { createSoapDianGateway, DIAN_ENVIRONMENTS } from '../integrations/dian/s
 export type DianActivityDependencies = {
   repositories: Repositories;
   secretBox: SecretBox;
-  /** DIAN_SIMULATOR_URL: where companies whose environment is 'simulator' are sent. */
-  dian: { simulatorUrl?: string };
+  /**
+   * DIAN_SIMULATOR_URL: where companies whose environment is 'simulator' are sent; bulkListing
+   * (DIAN_BULK_LISTING=assumed): gateways get DIAN's assumed bulk download (docs/dian.md).
+   */
+  dian: { simulatorUrl?: string; bulkListing?: boolean };
 };
 
 /** What a company needs to talk to DIAN: the gateway, its certificate and its software data. */
@@ -79,6 +82,7 @@ export async function companyDian(deps: DianActivityDependencies, companyId: num
     url,
     credentials: { privateKeyPem: certificate.privateKeyPem, certificatePem: certificate.certificatePem },
     extensions: { listReceivedDocuments: settings.environment === 'simulator' },
+    bulkListing: deps.dian.bulkListing === true,
   });
   return { settings, gateway, certificate, software: { softwareId: settings.software_id, pin: deps.secretBox.open(settings.software_pin_sealed) } };
 }

@@ -5,6 +5,17 @@ import { acceptFile } from '../services/accept-file';
 import type { IngestionActivityDependencies } from './ingestion';
 import { companyDian, dianFailure, type DianActivityDependencies } from './dian-gateway';
 import { presentDianImport } from '../services/presenters/dian-import';
+import { LISTING_NOT_SUPPORTED_MESSAGE, listingWindows, type ListingWindow } from '../domain/dian/listing-windows';
+import { cufesFromReceivedExport, ReceivedExportError } from '../domain/dian/received-export';
+import { DownloadError, downloadOutbound } from '../integrations/outbound/download';
+
+/** DIAN's bulk-download CSV: generous for a quarter of documents, bounded all the same. */
+const BULK_CSV_MAX_BYTES = 200 * 1024 * 1024;
+const BULK_CSV_TIMEOUT_MS = 60_000;
+
+/** How a run's CUFEs are listed: already counted, or DIAN's bulk download window by window. */
+export type DianImportListing = number | { windows: ListingWindow[] };
+
 
 /** DIAN's code for each document type of the simulator's listing ('' = every type). */
 const LISTING_TYPE = { invoice: '01', credit_note: '91', all: '' } as const;
@@ -28,27 +39,36 @@ export function createDianImportActivities(deps: DianActivityDependencies & Inge
     return row;
   }
 
+  async function companyOf(companyId: number) {
+    const company = await repositories.companies.findVisible({ allCompanies: true }, companyId);
+    if (!company) throw dianFailure('company_not_found', `Company ${companyId} no longer exists.`);
+    return company;
+  }
+
+  async function bulkListingOf(companyId: number) {
+    const { gateway } = await companyDian(deps, companyId);
+    if (!gateway.bulkListing) throw dianFailure('listing_not_supported', LISTING_NOT_SUPPORTED_MESSAGE);
+    return gateway.bulkListing;
+  }
+
   return {
     /**
-     * The CUFEs of the run: those of the uploaded export, or DIAN's listing of the range. DIAN's
-     * web service has no listing operation (integrations/dian/README.md), so only the simulator
-     * can list; against DIAN a run without a file fails with listing_not_supported.
+     * Lists the run's CUFEs once and keeps them on the run, so the workflow reads them in batches
+     * without carrying them in its history; returns how many there are. The uploaded export is
+     * already listed. A date range uses DIAN's bulk download when the deployment turned it on
+     * (DIAN_BULK_LISTING=assumed): then the answer is the ≤3-month windows for the workflow to
+     * request one by one. Otherwise only the simulator can list (its extension); against DIAN the
+     * run fails with listing_not_supported.
      */
-    /**
-     * Lists the run's CUFEs once (the uploaded export, or the gateway's listing) and keeps them
-     * on the run, so the workflow reads them in batches without carrying them in its history.
-     * Returns how many there are.
-     */
-    async listDianImportCufes(importId: number): Promise<number> {
+    async listDianImportCufes(importId: number): Promise<DianImportListing> {
       const run = await load(importId);
       await repositories.dianImports.markProcessing(importId);
-      if (run.requested_cufes) return run.requested_cufes.length;
+      if (run.source === 'dian_export_file') return run.requested_cufes?.length ?? 0;
       const dian = await companyDian(deps, run.company_id);
-      if (!dian.gateway.listReceivedDocuments) {
-        throw dianFailure('listing_not_supported', 'DIAN\'s web service cannot list received documents; upload the "documentos recibidos" export (CSV or XLSX) instead.');
-      }
-      const company = await repositories.companies.findVisible({ allCompanies: true }, run.company_id);
-      if (!company) throw dianFailure('company_not_found', `Company ${run.company_id} no longer exists.`);
+      if (dian.gateway.bulkListing) return { windows: listingWindows(run.begin_date, run.end_date) };
+      if (run.requested_cufes) return run.requested_cufes.length;
+      if (!dian.gateway.listReceivedDocuments) throw dianFailure('listing_not_supported', LISTING_NOT_SUPPORTED_MESSAGE);
+      const company = await companyOf(run.company_id);
       let cufes: string[];
       try {
         const documents = await dian.gateway.listReceivedDocuments({
@@ -60,6 +80,63 @@ export function createDianImportActivities(deps: DianActivityDependencies & Inge
       }
       await repositories.dianImports.storeListing(importId, cufes);
       return ((await load(importId)).requested_cufes ?? cufes).length;
+    },
+
+    /**
+     * BulkDocumentDownloadAsync for one window of the run, documents the company received
+     * (`Recibido`). Returns DIAN's trackId; DIAN's refusal (range, start older than three months,
+     * not authorised) fails the run with dian_listing_refused and DIAN's words.
+     */
+    async requestDianBulkDownload(importId: number, window: ListingWindow): Promise<string> {
+      const run = await load(importId);
+      const bulk = await bulkListingOf(run.company_id);
+      const company = await companyOf(run.company_id);
+      let answer;
+      try {
+        answer = await bulk.requestBulkDownload({ nit: company.nit, from: window.from, to: window.to, group: 'Recibido' });
+      } catch (error) {
+        return retryableDian(error);
+      }
+      if ('refused' in answer) {
+        throw dianFailure('dian_listing_refused', `DIAN refused the bulk download of ${window.from}…${window.to} (${answer.refused.statusCode}): ${answer.refused.description}`);
+      }
+      return answer.trackId;
+    },
+
+    /**
+     * GetStatusBulkDocumentDownload until DIAN's CSV is ready (a retryable
+     * dian_bulk_download_pending failure meanwhile: the activity's retry policy is the polling),
+     * then the CSV is downloaded under the outbound policy, read by the same parser as an
+     * uploaded export, and its CUFEs added to the run. Returns the listing's length so far.
+     */
+    async collectDianBulkDownload(importId: number, trackId: string): Promise<number> {
+      const run = await load(importId);
+      const { gateway, settings } = await companyDian(deps, run.company_id);
+      if (!gateway.bulkListing) throw dianFailure('listing_not_supported', LISTING_NOT_SUPPORTED_MESSAGE);
+      let status;
+      try {
+        status = await gateway.bulkListing.bulkDownloadStatus(trackId);
+      } catch (error) {
+        return retryableDian(error);
+      }
+      if (status.state === 'pending') throw ApplicationFailure.retryable(`DIAN is preparing bulk download ${trackId}: ${status.description}`, 'dian_bulk_download_pending');
+      if (status.state === 'refused') throw dianFailure('dian_listing_refused', `DIAN answered ${status.statusCode} for bulk download ${trackId}: ${status.description}`);
+      let csv: Buffer;
+      try {
+        // The simulator lives on loopback; DIAN's link must point at a public address.
+        csv = await downloadOutbound(status.url, { allowPrivateTargets: settings.environment === 'simulator', timeoutMs: BULK_CSV_TIMEOUT_MS, maxBytes: BULK_CSV_MAX_BYTES });
+      } catch (error) {
+        if (error instanceof DownloadError && error.retryable) throw ApplicationFailure.retryable(`bulk download ${trackId}: ${error.message}`, 'dian_unavailable');
+        throw dianFailure('dian_invalid_response', `bulk download ${trackId} could not be read: ${(error as Error).message}`);
+      }
+      let cufes: string[];
+      try {
+        cufes = cufesFromReceivedExport(csv, { documentType: run.document_type, beginDate: run.begin_date, endDate: run.end_date });
+      } catch (error) {
+        if (error instanceof ReceivedExportError) throw dianFailure('dian_invalid_response', `DIAN's bulk download ${trackId}: ${error.message}`);
+        throw error;
+      }
+      return repositories.dianImports.appendListing(importId, cufes);
     },
 
     /** CUFEs [offset, offset + limit) of the run's listing. */

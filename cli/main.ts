@@ -21,16 +21,16 @@ const USAGE = `usage:
   invoicing key create --scopes S1,S2 [--companies 1,2] [--role admin|member] [--name NAME]
   invoicing key revoke KEY_ID
   invoicing import COMPANY_ID FILE... [--kind payment_claim_account|foreign_invoice]
-  invoicing documents reclassify
+  invoicing documents reclassify [--company ID]
   invoicing operations reconcile [--older-than SECONDS] [--limit N] [--dry-run]
 
 Talks to DATABASE_URL, or to the embedded Postgres of \`npm start\` (started for the
 command if it is not running). import also needs Temporal (TEMPORAL_ADDRESS, or the dev
 server of \`npm start\`) and stores files where the service does (BLOB_STORE). documents
 reclassify re-reads the stored originals of documents imported before their DIAN type and
-accounting fields were recorded (docs/ingestion.md). operations reconcile settles
-deliveries, exports, DIAN events and DIAN imports left unfinished by a workflow that
-ended without an outcome, e.g. terminated (docs/operations.md). Prints JSON on
+accounting fields were recorded (docs/ingestion.md), of one company with --company. operations
+reconcile settles deliveries, exports, DIAN events and DIAN imports left unfinished by a workflow
+that ended without an outcome, e.g. terminated (docs/operations.md). Prints JSON on
 stdout; errors as JSON on stderr.`;
 
 class UsageError extends Error {}
@@ -61,7 +61,7 @@ const COMMANDS: Record<string, Command> = {
       name: values.name,
       scopes: splitList(values.scopes),
       role: values.role,
-      companyIds: values.companies === undefined ? null : splitList(values.companies).map(parseCompanyId),
+      companyIds: values.companies === undefined ? null : splitList(values.companies).map((id) => parseCompanyId(id)),
     });
     return { ...presentApiKey(created.record), key: created.fullKey };
   },
@@ -73,8 +73,12 @@ const COMMANDS: Record<string, Command> = {
     return importFiles(repositories, config, companyId, positionals.slice(1), values.kind ?? null);
   },
   'documents reclassify': async (repositories, args, config) => {
-    parseArgs({ args, options: {} });
-    return reclassifyFromOriginals({ repositories, blobStore: createBlobStore(config, loadMasterKey(config), () => '') });
+    const { values } = parseArgs({ args, options: { company: { type: 'string' } } });
+    const companyId = values.company === undefined ? undefined : parseCompanyId(values.company, '--company');
+    if (companyId !== undefined && !(await repositories.companies.findVisible({ allCompanies: true }, companyId))) {
+      throw new AdminInputError(`No company with id ${companyId}.`);
+    }
+    return reclassifyFromOriginals({ repositories, blobStore: createBlobStore(config, loadMasterKey(config), () => '') }, { companyId });
   },
   'operations reconcile': async (repositories, args, config) => {
     const { values } = parseArgs({
@@ -150,8 +154,8 @@ function splitList(value: string): string[] {
     .filter((item) => item !== '');
 }
 
-function parseCompanyId(value: string): number {
-  if (!/^[1-9][0-9]{0,15}$/.test(value)) throw new UsageError(`--companies takes company ids, got "${value}".`);
+function parseCompanyId(value: string, option = '--companies'): number {
+  if (!/^[1-9][0-9]{0,15}$/.test(value)) throw new UsageError(`${option} takes company ids, got "${value}".`);
   return Number(value);
 }
 

@@ -66,6 +66,8 @@ const environmentSchema = z.object({
   SMTP_DAILY_QUOTA_BYTES: z.coerce.number().int().min(1024).default(1024 * 1024 * 1024),
   ALEGRA_BASE_URL: z.string().url().optional(),
   DIAN_SIMULATOR_URL: z.string().url().optional(),
+  /** docs/dian.md "Bulk listing (assumed)": DIAN's BulkDocumentDownloadAsync for range imports. */
+  DIAN_BULK_LISTING: z.enum(['assumed', 'off']).default('off'),
 });
 
 export type AppConfig = {
@@ -108,8 +110,11 @@ export type AppConfig = {
     | { driver: 's3'; bucket: string; region: string; endpoint?: string; forcePathStyle: boolean };
   /** The SMTP intake (docs/email-intake.md); port 0 = off. Quotas are per company over the last 24 hours. */
   email: { port: number; host: string; domain: string; maxMessageBytes: number; dailyQuota: { messages: number; bytes: number } };
-  /** docs/dian.md: companies whose DIAN environment is 'simulator' talk to simulatorUrl. */
-  dian: { simulatorUrl?: string };
+  /**
+   * docs/dian.md: companies whose DIAN environment is 'simulator' talk to simulatorUrl;
+   * bulkListing (DIAN_BULK_LISTING=assumed) lets range imports use DIAN's assumed bulk download.
+   */
+  dian: { simulatorUrl?: string; bulkListing: boolean };
   /** Accounting exports (docs/exports.md): alegraBaseUrl overrides Alegra's API root (tests, sandboxes). */
   exports: { alegraBaseUrl?: string };
 };
@@ -165,7 +170,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       dailyQuota: { messages: e.SMTP_DAILY_QUOTA_MESSAGES, bytes: e.SMTP_DAILY_QUOTA_BYTES },
     },
     exports: { alegraBaseUrl: e.ALEGRA_BASE_URL },
-    dian: { simulatorUrl: e.DIAN_SIMULATOR_URL },
+    dian: { simulatorUrl: e.DIAN_SIMULATOR_URL, bulkListing: e.DIAN_BULK_LISTING === 'assumed' },
   };
 }
 

@@ -22,12 +22,12 @@ function documentsIn(original: Buffer, contentType: string | null): UblDocument[
  */
 export async function reclassifyFromOriginals(
   deps: { repositories: Repositories; blobStore: BlobStore },
-  options: { batchSize?: number } = {},
+  options: { batchSize?: number; companyId?: number } = {},
 ): Promise<ReclassifyOutcome> {
   const batchSize = options.batchSize ?? 200;
   const outcome: ReclassifyOutcome = { examined: 0, updated: 0, unreadable: [] };
   for (let afterId = 0; ; ) {
-    const batch = await deps.repositories.documents.unclassified(afterId, batchSize);
+    const batch = await deps.repositories.documents.unclassified(afterId, batchSize, options.companyId);
     if (batch.length === 0) return outcome;
     for (const row of batch) {
       afterId = row.id;

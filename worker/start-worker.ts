@@ -77,6 +77,6 @@ export function buildActivityDependencies(config: AppConfig, db: ActivityDepende
     temporal: { client, taskQueue: config.temporal.taskQueue },
     webhooks: { allowPrivateTargets: config.webhooks.allowPrivateTargets },
     exports: { alegraBaseUrl: config.exports.alegraBaseUrl },
-    dian: { simulatorUrl: config.dian.simulatorUrl },
+    dian: { simulatorUrl: config.dian.simulatorUrl, bulkListing: config.dian.bulkListing },
   };
 }

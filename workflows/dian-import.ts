@@ -25,6 +25,15 @@ const { finishDianImport, failDianImport, dianImportRecord, dianImportBatch } = 
   startToCloseTimeout: '1 minute',
   retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
 });
+const { requestDianBulkDownload } = proxyActivities<DianImportActivities>({
+  startToCloseTimeout: '2 minutes',
+  retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes', maximumAttempts: 8 },
+});
+/** Retrying is the polling: DIAN prepares the CSV asynchronously (about an hour at most here). */
+const { collectDianBulkDownload } = proxyActivities<DianImportActivities>({
+  startToCloseTimeout: '5 minutes',
+  retry: { initialInterval: '10 seconds', backoffCoefficient: 2, maximumInterval: '2 minutes', maximumAttempts: 35 },
+});
 const { awaitUploadedFile } = proxyActivities<DianImportActivities>({
   startToCloseTimeout: '10 seconds',
   retry: { initialInterval: '2 seconds', backoffCoefficient: 1.5, maximumInterval: '30 seconds' },
@@ -68,7 +77,22 @@ async function importOne(importId: number, cufe: string): Promise<void> {
 }
 
 /**
- * A tax-authority import run: list the CUFEs (uploaded export or DIAN listing), import each with
+ * The run's listing: the uploaded export, the simulator's listing, or DIAN's bulk download
+ * (assumed, DIAN_BULK_LISTING) asked for one ≤3-month window at a time, each CSV added to the run.
+ */
+async function listRun(importId: number): Promise<number> {
+  const listing = await listDianImportCufes(importId);
+  if (typeof listing === 'number') return listing;
+  let total = 0;
+  for (const window of listing.windows) {
+    const trackId = await requestDianBulkDownload(importId, window);
+    total = await collectDianBulkDownload(importId, trackId);
+  }
+  return total;
+}
+
+/**
+ * A tax-authority import run: list the CUFEs (uploaded export or DIAN listing, listRun), import each with
  * bounded concurrency, count, and publish dian_import.completed (status DONE) or
  * dian_import.failed (status ERROR). Documents already present are skipped (CUFE guard), so a
  * re-run or a resumed run never duplicates. Cancelled, the run ends ERROR (code cancelled) with
@@ -81,7 +105,7 @@ export async function dianImportWorkflow(input: DianImportInput): Promise<{ stat
 async function importRun(input: DianImportInput): Promise<{ status: 'DONE' | 'ERROR' }> {
   let status: 'DONE' | 'ERROR' = 'DONE';
   try {
-    const total = input.progress?.total ?? (await listDianImportCufes(input.importId));
+    const total = input.progress?.total ?? (await listRun(input.importId));
     let offset = input.progress?.offset ?? 0;
     while (offset < total) {
       const cufes = await dianImportBatch(input.importId, offset, BATCH_SIZE);

@@ -62,8 +62,17 @@ export function createDianEventsRepository(db: Database) {
     },
 
     /** The invoice an event refers to (number, CUFE and the supplier as parsed from the UBL). */
-    documentOf(documentId: number): Promise<{ id: number; company_id: number; number: string | null; cufe: string | null; supplier: unknown } | undefined> {
-      return db('documents').where({ id: documentId }).first('id', 'company_id', 'number', 'cufe', 'supplier');
+    /** What the sending activity needs of the event's invoice, its DIAN type included (eligibility is checked again there). */
+    documentOf(documentId: number): Promise<
+      | {
+          id: number; company_id: number; number: string | null; cufe: string | null; supplier: unknown;
+          document_type: string; dian_document_type: string | null; dian_type_code: string | null; code_scheme: string | null;
+        }
+      | undefined
+    > {
+      return db('documents')
+        .where({ id: documentId })
+        .first('id', 'company_id', 'number', 'cufe', 'supplier', 'document_type', 'dian_document_type', 'dian_type_code', 'code_scheme');
     },
 
     async setArtifacts(id: number, keys: Partial<Pick<DianEventRow, 'signed_xml_blob_key' | 'dian_response_blob_key'>>): Promise<void> {

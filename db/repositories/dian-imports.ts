@@ -83,6 +83,20 @@ export function createDianImportsRepository(db: Database) {
       await db('dian_imports').where({ id }).whereNull('requested_cufes').update({ requested_cufes: JSON.stringify(cufes), updated_at: db.fn.now() });
     },
 
+    /**
+     * Adds one window's CUFEs to the run's listing (DIAN's bulk download, window by window),
+     * without duplicates, so a retried window adds nothing twice. Returns the listing's length.
+     */
+    async appendListing(id: number, cufes: string[]): Promise<number> {
+      return db.transaction(async (trx) => {
+        const row = await trx('dian_imports').select('requested_cufes').where({ id }).forUpdate().first();
+        if (!row) throw new Error(`DIAN import ${id} does not exist`);
+        const listing = [...new Set([...((row.requested_cufes as string[] | null) ?? []), ...cufes])];
+        await trx('dian_imports').where({ id }).update({ requested_cufes: JSON.stringify(listing), updated_at: trx.fn.now() });
+        return listing.length;
+      });
+    },
+
     async markProcessing(id: number): Promise<void> {
       await db('dian_imports').where({ id }).where('status', 'PENDING').update({ status: 'PROCESSING', updated_at: db.fn.now() });
     },

@@ -129,8 +129,11 @@ export function createDocumentsRepository(db: Database) {
      * DIAN documents whose type code was never recorded (imported before migration
      * 20261123080000, classified from their collection) and whose original is stored, by id.
      */
-    unclassified(afterId: number, limit: number): Promise<UnclassifiedDocument[]> {
+    unclassified(afterId: number, limit: number, companyId?: number): Promise<UnclassifiedDocument[]> {
       return db('documents')
+        .modify((query) => {
+          if (companyId !== undefined) query.where({ company_id: companyId });
+        })
         .whereNotNull('cufe')
         .whereNull('dian_type_code')
         .whereNotNull('original_blob_key')

@@ -7,6 +7,7 @@
 import { createHash, randomUUID, X509Certificate } from 'node:crypto';
 import { DOMParser } from '@xmldom/xmldom';
 import { SignedXml } from 'xml-crypto';
+import { signingKey } from './signing-key';
 import { assertNoDtd } from '../ubl/xml-safety';
 import {
   base64ToPem,
@@ -133,7 +134,7 @@ export function signEnvelopedXades(
   if (doc.documentElement.lookupNamespaceURI('xades') === XADES_NS) existingPrefixes.xades = XADES_NS;
 
   const signedXml = new SignedXml({
-    privateKey: credentials.privateKeyPem,
+    privateKey: signingKey(credentials.privateKeyPem),
     publicCert: base64ToPem(certificateBase64(credentials.certificatePem)),
     signatureAlgorithm: RSA_SHA256,
     canonicalizationAlgorithm: C14N,

@@ -67,10 +67,12 @@ export function readParty(wrapper: XmlElement | null, role: string): UblParty {
   const party = first(wrapper, 'Party');
   if (!party) throw new UblParseError('missing_field', `${role} party (cac:Party)`);
   const id = identification(party, role);
+  const organizationType = text(wrapper, 'AdditionalAccountID');
   const name = NAME_PATHS.map((path) => text(party, path)).find(Boolean) ?? personName(party) ?? '';
   const addresses = ADDRESS_PATHS.flatMap((path) => all(party, path));
   return {
     ...id,
+    personType: organizationType === '1' ? 'LEGAL' : organizationType === '2' ? 'NATURAL' : null,
     name,
     email: text(party, 'Contact/ElectronicMail'),
     phone: text(party, 'Contact/Telephone'),

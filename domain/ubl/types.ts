@@ -11,6 +11,12 @@ export type UblParty = {
   dv: string | null;
   /** DIAN identification type code (schemeName), e.g. '31' for NIT; null when absent. */
   idType: string | null;
+  /**
+   * cbc:AdditionalAccountID of the AccountingSupplierParty/AccountingCustomerParty: DIAN's
+   * organisation type, '1' persona jurídica → LEGAL, '2' persona natural → NATURAL; null when
+   * absent or another value. Absent from documents stored before it was read.
+   */
+  personType?: 'LEGAL' | 'NATURAL' | null;
   name: string;
   email: string | null;
   phone: string | null;

@@ -35,6 +35,41 @@ export type DianRegisteredEvent = {
 
 export type DianReceivedDocument = { cufe: string; documentType: string; issueDate: string };
 
+/** BulkDocumentDownloadAsync's `documentGroup`: every document, those the NIT issued, or those it received. */
+export type DianDocumentGroup = 'Todos' | 'Emitido' | 'Recibido';
+
+/**
+ * GetStatusBulkDocumentDownload: `ready` with DIAN's link to the CSV ("documentos recibidos"
+ * export format), `pending` while DIAN prepares it, `refused` when DIAN answers an error.
+ */
+export type DianBulkDownloadStatus =
+  | { state: 'ready'; url: string; description: string }
+  | { state: 'pending'; description: string }
+  | { state: 'refused'; statusCode: string; description: string };
+
+/**
+ * DIAN's bulk download and event-index operations. DIAN's interface declares them, but whether
+ * they answer for a company's certificate cannot be checked from here: ASSUMED
+ * (integrations/dian/README.md), present only when the deployment turns them on (DIAN_BULK_LISTING).
+ */
+export interface DianBulkListing {
+  /**
+   * BulkDocumentDownloadAsync(nit, startDate, endDate, documentGroup): asks DIAN to prepare the
+   * CSV of a range of at most three months. Resolves to the request's trackId; a refusal (89:
+   * range too long, start too old, not authorised) is `{ refused }`.
+   */
+  requestBulkDownload(request: { nit: string; from: string; to: string; group: DianDocumentGroup }): Promise<
+    { trackId: string } | { refused: { statusCode: string; description: string } }
+  >;
+  /** GetStatusBulkDocumentDownload(trackId). */
+  bulkDownloadStatus(trackId: string): Promise<DianBulkDownloadStatus>;
+  /**
+   * GetDocIdentifierWithEvents(contributorCode, dateNumber): the CUFEs of the NIT's documents
+   * that had events registered on `date` (YYYY-MM-DD; sent as yyyyMMdd), lower-cased.
+   */
+  docIdentifiersWithEvents(nit: string, date: string): Promise<string[]>;
+}
+
 export interface DianGateway {
   /** SendEventUpdateStatus: `zip` holds exactly one signed ApplicationResponse XML. */
   sendEvent(zip: Buffer, fileName: string): Promise<DianSendResult>;
@@ -53,6 +88,8 @@ export interface DianGateway {
     to: string;
     documentType: string;
   }): Promise<DianReceivedDocument[]>;
+  /** Only when the deployment turned on DIAN's assumed bulk listing (DianBulkListing). */
+  bulkListing?: DianBulkListing;
 }
 
 export type DianErrorCode = 'unavailable' | 'timeout' | 'invalid_response' | 'rejected_security';

@@ -3,7 +3,7 @@
  * or the local simulator: only `settings.url` (and credentials) change.
  */
 import { XMLParser } from 'fast-xml-parser';
-import { DianError, type DianGateway, type DianReceivedDocument, type DianRegisteredEvent, type DianSendResult } from './port';
+import { DianError, type DianBulkListing, type DianGateway, type DianReceivedDocument, type DianRegisteredEvent, type DianSendResult } from './port';
 import { withClientSpan } from '../outbound/client-span';
 import { allowedUnderLoopbackOnly } from '../outbound/public-targets';
 import { buildSoapRequest, isRecord, parseSoapEnvelope, text, type SoapCredentials, type SoapOperation, type SoapRequest } from './soap';
@@ -35,11 +35,20 @@ export type SoapDianGatewaySettings = {
    * which DIAN does not offer: leave it off when `url` points at DIAN.
    */
   extensions?: { listReceivedDocuments?: boolean };
+  /**
+   * DIAN's bulk download and event index (BulkDocumentDownloadAsync, GetStatusBulkDocumentDownload,
+   * GetDocIdentifierWithEvents): declared by DIAN's interface, their use ASSUMED (README.md).
+   * Adds `gateway.bulkListing`.
+   */
+  bulkListing?: boolean;
   /** Injectable for tests; global fetch by default. */
   fetch?: typeof fetch;
 };
 
 type Result = Record<string, unknown>;
+
+/** DNS's limit for a host name; OpenSSL refuses longer SNI names. */
+const MAX_HOST_NAME_LENGTH = 253;
 
 export function createSoapDianGateway(settings: SoapDianGatewaySettings): DianGateway {
   const timeoutMs = settings.timeoutMs ?? 30_000;
@@ -58,6 +67,11 @@ export function createSoapDianGateway(settings: SoapDianGatewaySettings): DianGa
     // producción must not make the service contact DIAN's real hosts.
     if (!allowedUnderLoopbackOnly(settings.url)) {
       throw new DianError('unavailable', `DIAN ${operation}: ${settings.url} is not a loopback address (OUTBOUND_ALLOW_ONLY_LOOPBACK)`, false);
+    }
+    // A host name OpenSSL cannot send as SNI would leave a stale error behind (domain/dian/signing-key.ts).
+    const host = new URL(settings.url).hostname;
+    if (host.length === 0 || host.length > MAX_HOST_NAME_LENGTH) {
+      throw new DianError('unavailable', `DIAN ${operation}: the host name of ${settings.url.slice(0, 80)}… is not a valid DNS name (${host.length} characters)`, false);
     }
     const request = await sign(operation, params, settings.url);
     let status: number;
@@ -164,7 +178,46 @@ export function createSoapDianGateway(settings: SoapDianGatewaySettings): DianGa
       }));
     };
   }
+  if (settings.bulkListing) gateway.bulkListing = soapBulkListing(call);
   return gateway;
+}
+
+/** A GUID anywhere in a text (DIAN's request messages may carry the trackId only there). */
+const GUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i;
+
+function soapBulkListing(call: (operation: SoapOperation, params: Record<string, string>) => Promise<Result>): DianBulkListing {
+  return {
+    async requestBulkDownload({ nit, from, to, group }) {
+      // Parameter names and order are those of DIAN's interface (string nit, startDate, endDate, documentGroup).
+      const result = await call('BulkDocumentDownloadAsync', { nit, startDate: from, endDate: to, documentGroup: group });
+      const statusCode = text(result['StatusCode']);
+      const description = text(result['StatusDescription']) || text(result['StatusMessage']);
+      if (text(result['IsValid']).toLowerCase() !== 'true') return { refused: { statusCode: statusCode || '(none)', description } };
+      // ASSUMED: the request's trackId comes back in XmlDocumentKey, or inside the description.
+      const trackId = text(result['XmlDocumentKey']) || (GUID.exec(description)?.[0] ?? '');
+      if (!trackId) throw new DianError('invalid_response', `BulkDocumentDownloadAsync accepted the request without a trackId: ${description}`, false);
+      return { trackId };
+    },
+
+    async bulkDownloadStatus(trackId) {
+      const result = await call('GetStatusBulkDocumentDownload', { trackId });
+      const description = text(result['StatusDescription']) || text(result['StatusMessage']);
+      if (text(result['IsValid']).toLowerCase() !== 'true') {
+        return { state: 'refused' as const, statusCode: text(result['StatusCode']) || '(none)', description };
+      }
+      const url = text(result['UrlDescarga']);
+      return url ? { state: 'ready' as const, url, description } : { state: 'pending' as const, description };
+    },
+
+    async docIdentifiersWithEvents(nit, date) {
+      const result = await call('GetDocIdentifierWithEvents', { contributorCode: nit, dateNumber: date.replaceAll('-', '') });
+      if (text(result['Success']).toLowerCase() !== 'true') {
+        throw new DianError('invalid_response', `GetDocIdentifierWithEvents answered ${text(result['StatusCode'])}: ${text(result['Message'])}`, false);
+      }
+      const csv = Buffer.from(text(result['CsvBase64Bytes']), 'base64').toString('utf8');
+      return [...new Set(csv.match(/\b[0-9a-f]{40,128}\b/gi) ?? [])].map((cufe) => cufe.toLowerCase());
+    },
+  };
 }
 
 function toSendResult(result: Result): DianSendResult {

@@ -7,6 +7,7 @@ import { randomUUID, X509Certificate } from 'node:crypto';
 import { DOMParser } from '@xmldom/xmldom';
 import { XMLParser } from 'fast-xml-parser';
 import { SignedXml } from 'xml-crypto';
+import { signingKey } from '../../domain/dian/signing-key';
 
 export const NS = {
   soap: 'http://www.w3.org/2003/05/soap-envelope',
@@ -27,8 +28,18 @@ export const ALGORITHMS = {
   base64Binary: 'http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-soap-message-security-1.0#Base64Binary',
 } as const;
 
-/** Operations of IWcfDianCustomerServices this project uses, plus the simulator's extension. */
-export const DIAN_OPERATIONS = ['SendEventUpdateStatus', 'GetXmlByDocumentKey', 'GetStatusEvent'] as const;
+/**
+ * Operations of IWcfDianCustomerServices this project uses, plus the simulator's extension. The
+ * last three are declared by DIAN's interface but their use is ASSUMED (README.md, "Bulk listing").
+ */
+export const DIAN_OPERATIONS = [
+  'SendEventUpdateStatus',
+  'GetXmlByDocumentKey',
+  'GetStatusEvent',
+  'BulkDocumentDownloadAsync',
+  'GetStatusBulkDocumentDownload',
+  'GetDocIdentifierWithEvents',
+] as const;
 export const EXTENSION_OPERATIONS = ['ListReceivedDocuments'] as const;
 export type DianOperation = (typeof DIAN_OPERATIONS)[number];
 export type ExtensionOperation = (typeof EXTENSION_OPERATIONS)[number];
@@ -119,7 +130,8 @@ export function buildSoapRequest(
     `</soap:Envelope>`;
 
   const signer = new SignedXml({
-    privateKey: credentials.privateKeyPem,
+    // A parsed KeyObject: immune to a stale OpenSSL error left by a failed TLS connect (signing-key.ts).
+    privateKey: signingKey(credentials.privateKeyPem),
     signatureAlgorithm: ALGORITHMS.rsaSha256,
     canonicalizationAlgorithm: ALGORITHMS.excC14n,
     idMode: 'wssecurity',

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { verifyXadesSignature } from '../../domain/dian/xades';
-import { startDianSimulator, type DianSimulator } from '../../integrations/dian/simulator/server';
+import { startDianSimulator, type DianSimulator, type DianSimulatorOptions } from '../../integrations/dian/simulator/server';
 import { bearer, seedCompany, seedKey, startTestApi, type TestApi } from './api';
 import { generateTestPkcs12 } from '../../testing/dian-certificates';
 import { FIXTURES } from './ingestion';
@@ -16,12 +16,13 @@ export const BUYER_FIXTURES = ['invoice-signed-setp.xml', 'creditnote-usd.xml', 
  * receives, its catalog seeded with the buyer's fixtures), the API and the worker pointed at it,
  * a company (NIT 900108281) with DIAN settings in environment 'simulator', and a webhook receiver.
  */
-export async function startDianWorld() {
+export async function startDianWorld(options: { env?: Record<string, string>; simulator?: DianSimulatorOptions } = {}) {
   const simulator: DianSimulator = await startDianSimulator({
     verifyApplicationResponse: verifyXadesSignature,
     seedFiles: BUYER_FIXTURES.map((name) => path.join(FIXTURES, name)),
+    ...options.simulator,
   });
-  const api: TestApi = await startTestApi({ DIAN_SIMULATOR_URL: simulator.url });
+  const api: TestApi = await startTestApi({ DIAN_SIMULATOR_URL: simulator.url, ...options.env });
   const worker: TestWorker = await startTestWorker(api.database, api.config);
   const receiver = await startReceiver();
   const company = await seedCompany(api.database, 'Opticas GMO Colombia S.A.S.', '900108281');

@@ -91,6 +91,7 @@ test('credit note: reference, parties, taxes, lines, due date', (t) => {
     idNumber: '800197268',
     dv: '4',
     idType: '31',
+    personType: 'LEGAL',
     name: 'FACTURADOR DE EJEMPLO',
     email: 'marciaz@sistemas.net',
     phone: '6789521',

@@ -11,7 +11,7 @@ import { startWorkflow } from '../../../temporal/start-workflow';
 import { dianEventWorkflow } from '../../../workflows/dian-event';
 import { eventNumberPrefix } from '../../../db/repositories/dian-settings';
 import type { DianRegisteredEventRow } from '../../../db/repositories/dian-registered-events';
-import { addColombianBusinessDays, colombianDate, EXPRESS_ACCEPTANCE_BUSINESS_DAYS } from '../../../domain/dian/business-days';
+import { expressAcceptanceWindow } from '../../../domain/dian/express-acceptance';
 import { dianEventsSyncWorkflow } from '../../../workflows/dian-events-sync';
 import { workflowIdsFor } from '../../../workflows/messages';
 import { eligibleForDianEvents } from '../../../domain/dian/event-eligibility';
@@ -23,15 +23,6 @@ type InvoiceState = CompanyState & { invoice: DocumentRow };
 
 /** 032 needs a successful 030, 033 a successful 032 (RADIAN order). */
 const PREREQUISITE: Record<DianEventCode, DianEventCode | null> = { '030': null, '032': '030', '033': '032' };
-
-/** The Colombian day an event was registered: ours when DIAN accepted it, DIAN's EffectiveDate otherwise. */
-function registeredOn(code: string, existing: DianEventRow[], atDian: DianRegisteredEventRow[]): string | null {
-  const days = [
-    ...existing.filter((row) => row.event === code && row.status === 'succeeded' && row.completed_at).map((row) => colombianDate(row.completed_at!)),
-    ...atDian.filter((row) => row.event === code && row.effective_date).map((row) => row.effective_date!),
-  ].sort();
-  return days[0] ?? null;
-}
 
 /**
  * Checks RADIAN's rules against the invoice's events — ours and those DIAN registered from
@@ -53,16 +44,8 @@ export function checkEventOrder(code: DianEventCode, existing: DianEventRow[], a
   if (registered('031')) {
     throw new ApiError(409, 'invoice_claimed', 'The invoice has a claim (event 031, reclamo) at DIAN; it can no longer be accepted expressly.');
   }
-  const receipt = registeredOn('032', existing, atDian);
-  if (registered('034') || (receipt && colombianDate(now) > addColombianBusinessDays(receipt, EXPRESS_ACCEPTANCE_BUSINESS_DAYS))) {
-    const deadline = receipt ? addColombianBusinessDays(receipt, EXPRESS_ACCEPTANCE_BUSINESS_DAYS) : null;
-    throw new ApiError(
-      409,
-      'tacitly_accepted',
-      `The invoice is tacitly accepted: event 033 (aceptación expresa) can be sent only within ${EXPRESS_ACCEPTANCE_BUSINESS_DAYS} Colombian business days ` +
-        `of the 032 (DIAN rule DC24c)${deadline ? `, that is until ${deadline} (032 registered ${receipt})` : ''}. No event is needed: the supplier may register 034.`,
-    );
-  }
+  const window = expressAcceptanceWindow(existing, atDian, now);
+  if (!window.open) throw new ApiError(409, 'tacitly_accepted', window.message);
 }
 
 /**

@@ -22,7 +22,7 @@ const start = operation({
   },
   errors: {
     400: 'invalid_parameter: a malformed field, end_date before begin_date, or an export file that cannot be read.',
-    409: "dian_settings_missing, or listing_not_supported (DIAN's web service cannot list received documents: upload the export).",
+    409: "dian_settings_missing, or listing_not_supported (a date range against DIAN's real environments while DIAN_BULK_LISTING is off: upload the export).",
     507: 'insufficient_storage: the blob store cannot take the file now; retry later.',
   },
 });

@@ -8,6 +8,7 @@ import { buildPage, readPageRequest } from '../../pagination';
 import { parseBody } from '../../validation';
 import { MAX_FILE_BYTES } from '../../../services/accept-file';
 import { cufesFromReceivedExport, ReceivedExportError } from '../../../domain/dian/received-export';
+import { LISTING_NOT_SUPPORTED_MESSAGE } from '../../../domain/dian/listing-windows';
 import { startWorkflow } from '../../../temporal/start-workflow';
 import { dianImportWorkflow } from '../../../workflows/dian-import';
 import { workflowIdsFor } from '../../../workflows/messages';
@@ -48,8 +49,8 @@ export function dianImportsRoutes(deps: ApiDependencies): Router {
         if (error instanceof ReceivedExportError) throw invalidParameter('file', error.message);
         throw error;
       }
-    } else if (settings.environment !== 'simulator') {
-      throw new ApiError(409, 'listing_not_supported', 'DIAN\'s web service cannot list received documents: upload the "documentos recibidos" export (CSV or XLSX) as `file`.');
+    } else if (settings.environment !== 'simulator' && !config.dian.bulkListing) {
+      throw new ApiError(409, 'listing_not_supported', LISTING_NOT_SUPPORTED_MESSAGE);
     }
     const run = await repositories.dianImports.insert({
       company_id: owner.id,

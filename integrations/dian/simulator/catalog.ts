@@ -76,7 +76,7 @@ function parseApplicationResponse(xml: string): ParsedEvent {
   return parsed;
 }
 
-function colombiaNow(now: Date): { date: string; time: string } {
+export function colombiaNow(now: Date): { date: string; time: string } {
   const iso = new Date(now.getTime() - 5 * 3_600_000).toISOString();
   return { date: iso.slice(0, 10), time: iso.slice(11, 19) };
 }
@@ -175,6 +175,11 @@ export class DianCatalog {
   /** Seeds from UBL files (see addUbl). */
   seedFromFiles(paths: readonly string[]): void {
     for (const file of paths) this.addUbl(readFileSync(file));
+  }
+
+  /** Every document, in insertion order. */
+  allDocuments(): CatalogDocument[] {
+    return [...this.documents.values()];
   }
 
   events(cufe: string): RegisteredEvent[] {

@@ -7,6 +7,7 @@ import { NS, soapAction, xmlEscape, type SoapOperation } from '../soap';
 
 const DIAN_RESPONSE_NS = 'http://schemas.datacontract.org/2004/07/DianResponse';
 const EVENT_RESPONSE_NS = 'http://schemas.datacontract.org/2004/07/EventResponse';
+const DOC_IDENTIFIER_NS = 'http://schemas.datacontract.org/2004/07/DocIdentifierWithEventsResponse';
 const ARRAYS_NS = 'http://schemas.microsoft.com/2003/10/Serialization/Arrays';
 const XSI_NS = 'http://www.w3.org/2001/XMLSchema-instance';
 
@@ -33,21 +34,49 @@ function envelope(operation: SoapOperation, inner: string): string {
 const field = (name: string, value: string | null | undefined) =>
   value === null || value === undefined ? `<b:${name} i:nil="true"/>` : `<b:${name}>${xmlEscape(value)}</b:${name}>`;
 
+const errorMessage = (errors: string[] | undefined) =>
+  `<b:ErrorMessage xmlns:c="${ARRAYS_NS}">${(errors ?? []).map((error) => `<c:string>${xmlEscape(error)}</c:string>`).join('')}</b:ErrorMessage>`;
+
+/** The members DianResponse and DianResponseBulkDocumentDownload share, in their alphabetical order. */
+const statusFields = (fields: DianResponseFields) =>
+  errorMessage(fields.errors) +
+  field('IsValid', String(fields.isValid)) +
+  field('StatusCode', fields.statusCode) +
+  field('StatusDescription', fields.statusDescription) +
+  field('StatusMessage', fields.statusMessage ?? '');
+
 export function dianResponseEnvelope(operation: SoapOperation, fields: DianResponseFields): string {
-  const errors = (fields.errors ?? []).map((error) => `<c:string>${xmlEscape(error)}</c:string>`).join('');
   const inner =
     `<${operation}Result xmlns:b="${DIAN_RESPONSE_NS}" xmlns:i="${XSI_NS}">` +
-    `<b:ErrorMessage xmlns:c="${ARRAYS_NS}">${errors}</b:ErrorMessage>` +
-    field('IsValid', String(fields.isValid)) +
-    field('StatusCode', fields.statusCode) +
-    field('StatusDescription', fields.statusDescription) +
-    field('StatusMessage', fields.statusMessage ?? '') +
+    statusFields(fields) +
     field('XmlBase64Bytes', fields.xmlBase64Bytes) +
     field('XmlBytes', null) +
     field('XmlDocumentKey', fields.xmlDocumentKey) +
     field('XmlFileName', fields.xmlFileName) +
     `</${operation}Result>`;
   return envelope(operation, inner);
+}
+
+/** GetStatusBulkDocumentDownload's DianResponseBulkDocumentDownload (same namespace as DianResponse, plus UrlDescarga). */
+export function bulkDownloadStatusEnvelope(fields: DianResponseFields & { urlDescarga?: string }): string {
+  const inner =
+    `<GetStatusBulkDocumentDownloadResult xmlns:b="${DIAN_RESPONSE_NS}" xmlns:i="${XSI_NS}">` +
+    statusFields(fields) +
+    field('UrlDescarga', fields.urlDescarga ?? null) +
+    `</GetStatusBulkDocumentDownloadResult>`;
+  return envelope('GetStatusBulkDocumentDownload', inner);
+}
+
+/** GetDocIdentifierWithEvents's DocIdentifierWithEventsResponse (CsvBase64Bytes is a byte[]: base64 on the wire). */
+export function docIdentifierWithEventsEnvelope(fields: { statusCode: string; success: boolean; message: string; csv: string | null }): string {
+  const inner =
+    `<GetDocIdentifierWithEventsResult xmlns:b="${DOC_IDENTIFIER_NS}" xmlns:i="${XSI_NS}">` +
+    field('CsvBase64Bytes', fields.csv === null ? null : Buffer.from(fields.csv, 'utf8').toString('base64')) +
+    field('Message', fields.message) +
+    field('StatusCode', fields.statusCode) +
+    field('Success', String(fields.success)) +
+    `</GetDocIdentifierWithEventsResult>`;
+  return envelope('GetDocIdentifierWithEvents', inner);
 }
 
 export function eventResponseEnvelope(fields: { code: string; message: string; xmlBytesBase64?: string | null }): string {

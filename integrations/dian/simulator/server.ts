@@ -1,7 +1,9 @@
 /**
  * A loopback HTTP server that speaks DIAN's WcfDianCustomerServices protocol (SOAP 1.2,
  * WS-Addressing, WS-Security with an X.509 BinarySecurityToken) for the operations this
- * project uses, plus one documented extension operation:
+ * project uses (BulkDocumentDownloadAsync, GetStatusBulkDocumentDownload and
+ * GetDocIdentifierWithEvents as DIAN's published code has them; bulk-download.ts), plus one
+ * documented extension operation:
  *
  *   ListReceivedDocuments (action urn:dian-simulator:extensions/ListReceivedDocuments) —
  *   NOT part of DIAN's service; lists catalog documents by receiver NIT, issue-date range and
@@ -27,9 +29,12 @@ import {
   verifySoapSecurity,
 } from '../soap';
 import { DianCatalog, type DocumentMeta, type ForeignEvent, type RegisteredEvent, type VerifyApplicationResponse } from './catalog';
+import { SimulatedBulkDownloads } from './bulk-download';
 import {
   FAULTS,
+  bulkDownloadStatusEnvelope,
   dianResponseEnvelope,
+  docIdentifierWithEventsEnvelope,
   eventResponseEnvelope,
   faultEnvelope,
   listReceivedDocumentsEnvelope,
@@ -58,6 +63,11 @@ export type DianSimulatorOptions = {
   stateFile?: string;
   /** Port to listen on (loopback only); 0 (default) picks a free one. */
   port?: number;
+  /**
+   * BulkDocumentDownloadAsync refuses starts more than this many days back (DIAN: 90, the
+   * default). Widen only to test ranges longer than three months.
+   */
+  bulkDownloadMaxStartAgeDays?: number;
 };
 
 export type SimulatorRequest = { operation: string | null; status: number; outcome: string };
@@ -91,6 +101,7 @@ export async function startDianSimulator(options: DianSimulatorOptions = {}): Pr
   const verifyApplicationResponse = options.verifyApplicationResponse ?? requireSignatureElement;
   const now = options.now ?? (() => new Date());
   const catalog = new DianCatalog(options.stateFile);
+  const bulkDownloads = new SimulatedBulkDownloads(catalog, { maxStartAgeDays: options.bulkDownloadMaxStartAgeDays });
   if (options.seedFiles) catalog.seedFromFiles(options.seedFiles);
   const failures: FailureKind[] = [];
   const hung = new Set<http.ServerResponse>();
@@ -150,6 +161,15 @@ export async function startDianSimulator(options: DianSimulatorOptions = {}): Pr
     const pathname = new URL(req.url ?? '/', 'http://x').pathname;
     // Administration is not DIAN: injected failures do not apply to it.
     if (pathname.startsWith('/simulator/')) return handleAdmin(req, res, pathname);
+    // The link GetStatusBulkDocumentDownload answers (DIAN's points at its file storage).
+    const download = /^\/bulk-downloads\/([^/]+)\.csv$/.exec(pathname);
+    if (download && req.method === 'GET') {
+      const csv = bulkDownloads.csv(decodeURIComponent(download[1]!));
+      requests.push({ operation: 'bulk download', status: csv === undefined ? 404 : 200, outcome: pathname });
+      res.writeHead(csv === undefined ? 404 : 200, { 'Content-Type': 'text/csv; charset=utf-8' });
+      res.end(csv ?? 'not found');
+      return;
+    }
     const injected = failures.shift();
     if (injected === 'timeout') {
       requests.push({ operation: null, status: 0, outcome: 'injected timeout' });
@@ -204,6 +224,21 @@ export async function startDianSimulator(options: DianSimulatorOptions = {}): Pr
       case 'SendEventUpdateStatus': {
         const answer = catalog.sendEvent(param('contentFile'), verifyApplicationResponse, now());
         return send(res, 200, dianResponseEnvelope(operation, answer), operation, `StatusCode ${answer.statusCode}`);
+      }
+      case 'BulkDocumentDownloadAsync': {
+        const answer = bulkDownloads.request(
+          { nit: param('nit'), startDate: param('startDate'), endDate: param('endDate'), documentGroup: param('documentGroup') },
+          now(),
+        );
+        return send(res, 200, dianResponseEnvelope(operation, answer), operation, `StatusCode ${answer.statusCode}`);
+      }
+      case 'GetStatusBulkDocumentDownload': {
+        const answer = bulkDownloads.status(param('trackId'), new URL(url).origin);
+        return send(res, 200, bulkDownloadStatusEnvelope(answer), operation, `StatusCode ${answer.statusCode}`);
+      }
+      case 'GetDocIdentifierWithEvents': {
+        const answer = bulkDownloads.docIdentifiersWithEvents(param('contributorCode'), param('dateNumber'), now());
+        return send(res, 200, docIdentifierWithEventsEnvelope(answer), operation, `StatusCode ${answer.statusCode}`);
       }
       case 'ListReceivedDocuments': {
         const documents = catalog.listReceived({

@@ -1,0 +1,36 @@
+/**
+ * Rule DC24c: 033 (aceptación expresa) only within 3 Colombian business days of the invoice's
+ * 032; after that, or once DIAN lists a 034, the invoice is tacitly accepted. Used by the API
+ * before queuing a 033 and by the sending activity before sending it. Pure.
+ */
+import { addColombianBusinessDays, colombianDate, EXPRESS_ACCEPTANCE_BUSINESS_DAYS } from './business-days';
+
+/** One of our events (dian_events) and one DIAN lists for the invoice (dian_registered_events). */
+type OurEvent = { event: string; status: string; completed_at: Date | null };
+type ListedAtDian = { event: string; effective_date: string | null };
+
+/** The Colombian day an event was first registered: ours when DIAN accepted it, DIAN's EffectiveDate otherwise. */
+export function registeredOn(code: string, ours: readonly OurEvent[], atDian: readonly ListedAtDian[]): string | null {
+  const days = [
+    ...ours.filter((row) => row.event === code && row.status === 'succeeded' && row.completed_at).map((row) => colombianDate(row.completed_at!)),
+    ...atDian.filter((row) => row.event === code && row.effective_date).map((row) => row.effective_date!),
+  ].sort();
+  return days[0] ?? null;
+}
+
+export type ExpressAcceptanceWindow = { open: true } | { open: false; receipt: string | null; deadline: string | null; message: string };
+
+export function expressAcceptanceWindow(ours: readonly OurEvent[], atDian: readonly ListedAtDian[], now: Date): ExpressAcceptanceWindow {
+  const receipt = registeredOn('032', ours, atDian);
+  const deadline = receipt ? addColombianBusinessDays(receipt, EXPRESS_ACCEPTANCE_BUSINESS_DAYS) : null;
+  const tacitAtDian = atDian.some((row) => row.event === '034');
+  if (!tacitAtDian && !(deadline && colombianDate(now) > deadline)) return { open: true };
+  return {
+    open: false,
+    receipt,
+    deadline,
+    message:
+      `The invoice is tacitly accepted: event 033 (aceptación expresa) can be sent only within ${EXPRESS_ACCEPTANCE_BUSINESS_DAYS} Colombian business days ` +
+      `of the 032 (DIAN rule DC24c)${deadline ? `, that is until ${deadline} (032 registered ${receipt})` : ''}. No event is needed: the supplier may register 034.`,
+  };
+}

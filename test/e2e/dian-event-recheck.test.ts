@@ -1,0 +1,75 @@
+import test from 'ava';
+import { ApplicationFailure } from '@temporalio/common';
+import { createDianEventActivities } from '../../activities/dian-events';
+import { startDianWorld, type DianWorld } from '../support/dian-world';
+import { eventually } from '../support/eventually';
+import { fixture, upload, waitForImport } from '../support/ingestion';
+
+// Issue #12: the activity that sends an event checks eligibility (types 01–04 with a CUFE) and
+// 033's business-day window again, so an event queued before a reclassification, or left waiting
+// past DC24c, is never sent wrongly.
+let world: DianWorld;
+let invoice: { id: number; cufe: string };
+const ISSUER = { id_type: '13', id_number: '1020304050', first_name: 'Ana', family_name: 'Pérez', job_title: 'Contadora' };
+const ELECTRONIC_INVOICE = { dian_document_type: 'electronic_invoice', dian_type_code: '01', code_scheme: 'CUFE' };
+
+test.before(async () => {
+  world = await startDianWorld();
+  const accepted = await upload(world.api.url, world.key, world.company.id, { name: 'invoice-signed-setp.xml', bytes: fixture('invoice-signed-setp.xml') });
+  const file = await waitForImport(world.api.url, world.key, world.company.id, accepted.body.id);
+  invoice = { id: file.documents[0].id, cufe: file.documents[0].cufe };
+  // The import's own GetStatusEvent sync goes first, so the failure injected below hits the send.
+  await eventually(async () => (await world.call('GET', eventsPath())).body.registered_at_dian_synced_at ?? undefined);
+});
+test.after.always(async () => {
+  await world?.close();
+});
+
+const eventsPath = () => `/v1/companies/${world.company.id}/invoices/${invoice.id}/dian-events`;
+const sends = () => world.simulator.requests.filter((request) => request.operation === 'SendEventUpdateStatus').length;
+
+test.serial('an event queued before the invoice was reclassified as a POS document fails not_eligible_for_events and is not sent again', async (t) => {
+  world.simulator.failNext(1, 'http500');
+  const posted = await world.call('POST', eventsPath(), { event: '030', issuer: ISSUER });
+  t.is(posted.status, 202);
+  // The first attempt went out and failed in transport; before the retry the invoice turns out to be a POS ticket.
+  await eventually(() => world.simulator.requests.some((request) => request.outcome === 'injected http500') || undefined);
+  await world.api.database.db('documents').where({ id: invoice.id }).update({ dian_document_type: 'pos_equivalent', dian_type_code: '20', code_scheme: 'CUDE' });
+  const failed = await eventually(() => world.events('dian_event.failed').find((event) => event.data.invoice_id === invoice.id));
+  t.like(failed.data.error, { code: 'not_eligible_for_events' });
+  t.regex(failed.data.error.message, /POS equivalent document/);
+  t.is(sends(), 0, 'no SendEventUpdateStatus reached DIAN');
+  t.deepEqual(world.simulator.events(invoice.cufe), []);
+  const row = (await world.call('GET', eventsPath())).body.data.find((item: { id: number }) => item.id === posted.body.id);
+  t.like(row, { status: 'failed', succeeded: false });
+});
+
+test.serial('a 033 that reaches the sending activity after the DC24c window fails tacitly_accepted without being sent', async (t) => {
+  await world.api.database.db('documents').where({ id: invoice.id }).update(ELECTRONIC_INVOICE);
+  const { repositories, secretBox, blobStore, config } = world.api.dependencies;
+  // Its 032, accepted by DIAN on Friday 6 Nov 2026: the window closed on Wednesday 11 Nov.
+  const receipt = await repositories.dianEvents.insert(world.company.id, invoice.id, '032', null, 'T');
+  await repositories.dianEvents.markSucceeded(receipt.id, 'e'.repeat(96));
+  await world.api.database.db('dian_events').where({ id: receipt.id }).update({ completed_at: new Date('2026-11-06T15:00:00Z') });
+  const acceptance = await repositories.dianEvents.insert(world.company.id, invoice.id, '033', null, 'T');
+  const before = sends();
+
+  const activities = createDianEventActivities({ repositories, secretBox, blobStore, dian: config.dian });
+  const error = await t.throwsAsync(activities.sendDianEvent(acceptance.id), { instanceOf: ApplicationFailure });
+  t.is(error?.type, 'tacitly_accepted');
+  t.true(error?.nonRetryable);
+  t.regex(error!.message, /until 2026-11-11 \(032 registered 2026-11-06\)/);
+  t.is(sends(), before, 'nothing was sent');
+  t.is((await repositories.dianEvents.findById(acceptance.id))?.signed_xml_blob_key, null, 'nothing was signed or stored');
+});
+
+test.serial('the same activity still sends an eligible 030', async (t) => {
+  const { repositories, secretBox, blobStore, config } = world.api.dependencies;
+  const event = await repositories.dianEvents.insert(world.company.id, invoice.id, '030', ISSUER_ROW, 'T');
+  const activities = createDianEventActivities({ repositories, secretBox, blobStore, dian: config.dian });
+  const { cude } = await activities.sendDianEvent(event.id);
+  t.regex(cude, /^[0-9a-f]{96}$/);
+  t.deepEqual(world.simulator.events(invoice.cufe).map((registered) => registered.code), ['030']);
+});
+
+const ISSUER_ROW = { idType: '13', idNumber: '1020304050', firstName: 'Ana', familyName: 'Pérez', jobTitle: 'Contadora' };
