@@ -37,6 +37,14 @@ export type ImportedDocumentRef = DocumentEntry;
 /** Narrows a status change to imports still running (alias `t` of updateStatus). */
 const whileUnfinished = (query: Knex.QueryBuilder) => void query.whereIn('t.status', ['PENDING', 'PROCESSING']);
 
+/**
+ * An import may end DONE unless an operator cancelled it: a run reset after a failure (ERROR
+ * with another code) may still succeed, but a cancelled one told clients document.import_failed
+ * and stays so even when its in-flight activity completes (docs/operations.md, steering).
+ */
+const unlessCancelled = (query: Knex.QueryBuilder) =>
+  void query.where((statuses) => statuses.whereIn('t.status', ['PENDING', 'PROCESSING']).orWhereRaw("t.status = 'ERROR' and t.error_code is distinct from 'cancelled'"));
+
 export function createUploadedFilesRepository(db: Database) {
   return {
     async insert(file: NewUploadedFile): Promise<UploadedFileRow> {
@@ -100,10 +108,10 @@ export function createUploadedFilesRepository(db: Database) {
       await db('uploaded_files').where({ id }).whereIn('status', ['PENDING', 'PROCESSING']).update({ status: 'PROCESSING', updated_at: db.fn.now() });
     },
 
-    /** Only an unfinished import ends DONE: one cancelled meanwhile (failIfUnfinished) stays ERROR. */
+    /** A running or failed import ends DONE; one cancelled meanwhile (failIfUnfinished) stays ERROR. */
     async markDone(id: number, skipped: UploadedFileRow['skipped']): Promise<void> {
       const changes = { status: 'DONE', skipped: JSON.stringify(skipped), error_code: null, error_message: null, processed_at: db.fn.now(), updated_at: db.fn.now() };
-      const row = await updateStatus<Pick<UploadedFileRow, 'type'>>(db, 'uploaded_files', id, changes, ['type'], whileUnfinished);
+      const row = await updateStatus<Pick<UploadedFileRow, 'type'>>(db, 'uploaded_files', id, changes, ['type'], unlessCancelled);
       if (row && row.previous_status !== 'DONE') countImport(row.type, 'imported');
     },
 
