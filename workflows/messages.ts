@@ -44,6 +44,13 @@ export const COUNT_FAILED_DELIVERIES_PATCH = 'count-failed-deliveries';
  */
 export const ACKNOWLEDGE_COUNTED_FAILURES_PATCH = 'acknowledge-counted-failures';
 
+/**
+ * Patch id (workflows/webhook-delivery.ts, webhook-endpoint.ts): the short database steps
+ * (recordLostAttempt, reportAttemptOutcome, mirrorConsecutiveFailures) run as local activities.
+ * Asked where each step runs, so a run that never takes one records no marker.
+ */
+export const LOCAL_BOOKKEEPING_PATCH = 'local-bookkeeping';
+
 export const attemptOutcomeSignal = defineSignal<[AttemptOutcome]>('attemptOutcome');
 export const endpointReenabledSignal = defineSignal('endpointReenabled');
 export const endpointDeletedSignal = defineSignal('endpointDeleted');

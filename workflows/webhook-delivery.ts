@@ -1,7 +1,7 @@
-import { ActivityFailure, isCancellation, patched, proxyActivities, sleep } from '@temporalio/workflow';
+import { ActivityFailure, isCancellation, patched, proxyActivities, proxyLocalActivities, sleep } from '@temporalio/workflow';
 import type { createWebhookActivities } from '../activities/webhooks';
 import { delayBeforeAttempt, MAX_ATTEMPTS } from '../domain/webhooks/retry-schedule';
-import { COUNT_FAILED_DELIVERIES_PATCH, type DeliveryInput } from './messages';
+import { COUNT_FAILED_DELIVERIES_PATCH, LOCAL_BOOKKEEPING_PATCH, type DeliveryInput } from './messages';
 import { settleIfCancelled } from './settle-on-cancellation';
 
 type WebhookActivities = ReturnType<typeof createWebhookActivities>;
@@ -11,10 +11,13 @@ const { deliverAttempt } = proxyActivities<WebhookActivities>({
   startToCloseTimeout: '25 seconds',
   retry: { maximumAttempts: 1 },
 });
-const { recordLostAttempt, reportAttemptOutcome } = proxyActivities<WebhookActivities>({
-  startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
-});
+const bookkeepingRetry = { initialInterval: '1 second', maximumInterval: '1 minute' } as const;
+const remoteBookkeeping = proxyActivities<WebhookActivities>({ startToCloseTimeout: '30 seconds', retry: bookkeepingRetry });
+// One row write, or one signal: short enough to run inside the workflow task that needs it,
+// without an activity task's round trips (retried in the worker, then by server timers).
+const localBookkeeping = proxyLocalActivities<WebhookActivities>({ startToCloseTimeout: '10 seconds', retry: bookkeepingRetry });
+/** Runs started before LOCAL_BOOKKEEPING_PATCH scheduled these steps as activities; they replay so. */
+const bookkeeping = () => (patched(LOCAL_BOOKKEEPING_PATCH) ? localBookkeeping : remoteBookkeeping);
 
 /**
  * One event to one endpoint: attempts at 0, +1 min, +5 min, +30 min and +2 h after the end of
@@ -53,13 +56,13 @@ export async function webhookDeliveryWorkflow(input: DeliveryInput): Promise<'de
         changesNothing = result.kind === 'delivered' && result.counterUnaffected === true;
       } catch (error) {
         if (!(error instanceof ActivityFailure) || isCancellation(error)) throw error;
-        await recordLostAttempt({ ...request, error: `attempt interrupted: ${error.cause?.message ?? error.message}` });
+        await bookkeeping().recordLostAttempt({ ...request, error: `attempt interrupted: ${error.cause?.message ?? error.message}` });
         succeeded = false;
       }
 
       const final = succeeded || attempt === MAX_ATTEMPTS;
       if ((final || !reportsOnlyOutcomes) && !changesNothing) {
-        await reportAttemptOutcome(input.endpointId, { deliveryId: input.deliveryId, attempt, succeeded });
+        await bookkeeping().reportAttemptOutcome(input.endpointId, { deliveryId: input.deliveryId, attempt, succeeded });
       }
       if (succeeded) return 'delivered';
     }

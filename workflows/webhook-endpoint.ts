@@ -4,6 +4,7 @@ import {
   continueAsNew,
   patched,
   proxyActivities,
+  proxyLocalActivities,
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
@@ -15,15 +16,19 @@ import {
   attemptOutcomeSignal,
   COUNT_FAILED_DELIVERIES_PATCH,
   endpointDeletedSignal,
+  LOCAL_BOOKKEEPING_PATCH,
   endpointHealthQuery,
   endpointReenabledSignal,
   type EndpointWorkflowInput,
 } from './messages';
 
-const { disableEndpoint, mirrorConsecutiveFailures } = proxyActivities<ReturnType<typeof createWebhookActivities>>({
-  startToCloseTimeout: '1 minute',
-  retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
-});
+const retry = { initialInterval: '1 second', maximumInterval: '1 minute' } as const;
+const { disableEndpoint, mirrorConsecutiveFailures } = proxyActivities<ReturnType<typeof createWebhookActivities>>({ startToCloseTimeout: '1 minute', retry });
+// The mirror is one row write: a local activity in the workflow task that decided it (runs
+// started before LOCAL_BOOKKEEPING_PATCH scheduled an activity, and replay so).
+const local = proxyLocalActivities<ReturnType<typeof createWebhookActivities>>({ startToCloseTimeout: '10 seconds', retry });
+const mirror = (endpointId: number, consecutiveFailures: number, countedFailedDeliveryIds: number[]) =>
+  (patched(LOCAL_BOOKKEEPING_PATCH) ? local : { mirrorConsecutiveFailures }).mirrorConsecutiveFailures(endpointId, consecutiveFailures, countedFailedDeliveryIds);
 
 type Message = { kind: 'outcome'; outcome: AttemptOutcome } | { kind: 'reenabled' };
 
@@ -81,7 +86,7 @@ export async function webhookEndpointWorkflow(input: EndpointWorkflowInput): Pro
     const acknowledgeOnly = countedFailures.length > 0 && patched(ACKNOWLEDGE_COUNTED_FAILURES_PATCH);
     if (reenabled || health.consecutiveFailures !== before || firstMirrorOfRun || acknowledgeOnly) {
       mirroredInThisRun = true;
-      await mirrorConsecutiveFailures(input.endpointId, health.consecutiveFailures, countedFailures);
+      await mirror(input.endpointId, health.consecutiveFailures, countedFailures);
     }
 
     if (historyIsLong() && inbox.length === 0) {

@@ -2,6 +2,8 @@ import test from 'ava';
 import { randomUUID } from 'node:crypto';
 import { createRepositories } from '../../db/repositories';
 import { publishEvent, recordEventDeliveries } from '../../services/publish-events';
+import { costOfHistory } from '../../bench/support/temporal-cost';
+import { workflowIdsFor } from '../../workflows/messages';
 import { startReceiver } from '../support/receiver';
 import { webhookAdmin } from '../support/webhook-api';
 import { startWebhookWorld, type WebhookWorld } from '../support/webhook-world';
@@ -100,6 +102,10 @@ test.serial('failures and successes across concurrent deliveries keep the counte
     t.deepEqual(await world.deliveryResults(endpoint.id, mixed), ['failed', 'delivered', 'failed', 'delivered', 'failed']);
     t.is(await world.consecutiveFailures(endpoint.id, 3), 3);
     t.is(await entitySignals(), 3);
+    // A failed delivery's history: five attempts as activities, the outcome report as a local
+    // activity (no activity task of its own), four timers.
+    const failedRun = await world.env.client.workflow.getHandle(workflowIdsFor(world.taskQueue).delivery(endpoint.id, mixed[0])).fetchHistory();
+    t.like(costOfHistory(failedRun.events ?? []), { activityTasks: 5, localActivities: 1, timers: 4, signalsSent: 0 });
 
     // 3. A success after them is reported (the counter is 3): it resets to 0.
     t.deepEqual(await world.deliveryResults(endpoint.id, await publish(['ok'])), ['delivered']);
