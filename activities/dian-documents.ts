@@ -5,6 +5,7 @@ import { DianError } from '../integrations/dian/port';
 import { registerDocumentWithSimulator } from '../integrations/dian/simulator/admin-client';
 import { companyDian, type DianActivityDependencies } from './dian-gateway';
 import type { IngestionActivityDependencies } from './ingestion';
+import { dianFollowUpOf } from './dian-follow-up';
 
 /** The DIAN XMLs inside an uploaded file's bytes (a bare XML, or the XMLs of a ZIP). */
 function dianXmls(bytes: Buffer): Buffer[] {
@@ -17,6 +18,29 @@ function dianXmls(bytes: Buffer): Buffer[] {
 /** What happens at DIAN's side once a file's documents are imported (docs/dian.md). */
 export function createDianDocumentActivities(deps: DianActivityDependencies & IngestionActivityDependencies) {
   const { repositories } = deps;
+
+  async function syncEventsOf(documentId: number): Promise<number> {
+    const document = await repositories.dianEvents.documentOf(documentId);
+    if (!document?.cufe) return 0;
+    const dian = await companyDian(deps, document.company_id);
+    let events;
+    try {
+      events = await dian.gateway.getStatusEvent(document.cufe);
+    } catch (error) {
+      if (error instanceof DianError) {
+        if (error.retryable) throw ApplicationFailure.retryable(error.message, `dian_${error.code}`);
+        throw ApplicationFailure.create({ type: `dian_${error.code}`, message: error.message, nonRetryable: true });
+      }
+      throw error;
+    }
+    await repositories.dianRegisteredEvents.replace(
+      document.company_id,
+      documentId,
+      events.map((event) => ({ event: event.code, description: event.description, cude: event.cude, effectiveDate: event.date })),
+    );
+    return events.length;
+  }
+
   return {
     /**
      * For a company whose DIAN environment is `simulator`: the simulator plays DIAN, which
@@ -26,11 +50,9 @@ export function createDianDocumentActivities(deps: DianActivityDependencies & In
      */
     async registerImportedWithDianSimulator(fileId: number): Promise<number> {
       const file = await repositories.uploadedFiles.findById(fileId);
-      if (!file || file.status !== 'DONE') return 0;
-      const settings = await repositories.dianSettings.find(file.company_id);
-      if (settings?.environment !== 'simulator' || !deps.dian.simulatorUrl) return 0;
+      if (!file || file.status !== 'DONE' || !deps.dian.simulatorUrl) return 0;
       const documents = (await repositories.uploadedFiles.documentsOf([fileId])).get(fileId) ?? [];
-      if (!documents.some((document) => document.cufe)) return 0;
+      if (!(await dianFollowUpOf(deps, file, documents)).registerWithSimulator) return 0;
       let registered = 0;
       for (const xml of dianXmls(await deps.blobStore.get(file.blob_key))) {
         try {
@@ -49,10 +71,9 @@ export function createDianDocumentActivities(deps: DianActivityDependencies & In
      */
     async importedInvoicesForDianSync(fileId: number): Promise<number[]> {
       const file = await repositories.uploadedFiles.findById(fileId);
-      if (!file || file.status !== 'DONE' || !(await repositories.dianSettings.find(file.company_id))) return [];
+      if (!file) return [];
       const documents = (await repositories.uploadedFiles.documentsOf([fileId])).get(fileId) ?? [];
-      const ids = documents.filter((document) => document.kind === 'electronic_invoice' && document.cufe).map((document) => document.id);
-      return repositories.dianRegisteredEvents.purchasesAmong(file.company_id, ids);
+      return (await dianFollowUpOf(deps, file, documents)).invoicesToSync;
     },
 
     /**
@@ -60,25 +81,25 @@ export function createDianDocumentActivities(deps: DianActivityDependencies & In
      * DIAN's portal or other software included, so the API's checks need no call to DIAN.
      */
     async syncDianEvents(documentId: number): Promise<number> {
-      const document = await repositories.dianEvents.documentOf(documentId);
-      if (!document?.cufe) return 0;
-      const dian = await companyDian(deps, document.company_id);
-      let events;
-      try {
-        events = await dian.gateway.getStatusEvent(document.cufe);
-      } catch (error) {
-        if (error instanceof DianError) {
-          if (error.retryable) throw ApplicationFailure.retryable(error.message, `dian_${error.code}`);
-          throw ApplicationFailure.create({ type: `dian_${error.code}`, message: error.message, nonRetryable: true });
+      return syncEventsOf(documentId);
+    },
+
+    /**
+     * syncDianEvents for the invoices of one imported file, in one activity. An invoice DIAN
+     * refuses for good is left unsynced (as a failed per-invoice sync was); a retryable fault
+     * retries the batch, which is idempotent (each invoice's list is replaced). Returns how many
+     * events were read.
+     */
+    async syncDianEventsOf(documentIds: number[]): Promise<number> {
+      let events = 0;
+      for (const documentId of documentIds) {
+        try {
+          events += await syncEventsOf(documentId);
+        } catch (error) {
+          if (!(error instanceof ApplicationFailure && error.nonRetryable)) throw error;
         }
-        throw error;
       }
-      await repositories.dianRegisteredEvents.replace(
-        document.company_id,
-        documentId,
-        events.map((event) => ({ event: event.code, description: event.description, cude: event.cude, effectiveDate: event.date })),
-      );
-      return events.length;
+      return events;
     },
   };
 }

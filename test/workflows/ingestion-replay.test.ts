@@ -20,7 +20,7 @@ test('import and DIAN import histories recorded before the patches replay determ
   // must poll the queue they were recorded on (one world: the same queue for every history);
   // the SDK lets an explicit taskQueue override its fake replay queue.
   const recordedQueue = decoded[0]?.events[0]?.workflowExecutionStartedEventAttributes?.taskQueue?.name ?? undefined;
-  const options = { ...serviceWorkflows(), taskQueue: recordedQueue } as ReplayWorkerOptions;
+  const options = { ...serviceWorkflows(), taskQueue: recordedQueue } as unknown as ReplayWorkerOptions;
   const histories = decoded.map((history, index) => ({ workflowId: files[index]!.replace(/\.binpb$/, ''), history }));
   const replayed: string[] = [];
   for await (const result of Worker.runReplayHistories(options, histories)) {
