@@ -15,32 +15,37 @@ function dianXmls(bytes: Buffer): Buffer[] {
   return [];
 }
 
+/**
+ * Refreshes what DIAN has registered against an invoice (GetStatusEvent), events sent through
+ * DIAN's portal or other software included, so the API's checks need no call to DIAN. DIAN's
+ * faults become activity failures (retryable or not). Returns how many events DIAN listed.
+ */
+export async function syncInvoiceEvents(deps: DianActivityDependencies, documentId: number): Promise<number> {
+  const { repositories } = deps;
+  const document = await repositories.dianEvents.documentOf(documentId);
+  if (!document?.cufe) return 0;
+  const dian = await companyDian(deps, document.company_id);
+  let events;
+  try {
+    events = await dian.gateway.getStatusEvent(document.cufe);
+  } catch (error) {
+    if (error instanceof DianError) {
+      if (error.retryable) throw ApplicationFailure.retryable(error.message, `dian_${error.code}`);
+      throw ApplicationFailure.create({ type: `dian_${error.code}`, message: error.message, nonRetryable: true });
+    }
+    throw error;
+  }
+  await repositories.dianRegisteredEvents.replace(
+    document.company_id,
+    documentId,
+    events.map((event) => ({ event: event.code, description: event.description, cude: event.cude, effectiveDate: event.date })),
+  );
+  return events.length;
+}
+
 /** What happens at DIAN's side once a file's documents are imported (docs/dian.md). */
 export function createDianDocumentActivities(deps: DianActivityDependencies & IngestionActivityDependencies) {
   const { repositories } = deps;
-
-  async function syncEventsOf(documentId: number): Promise<number> {
-    const document = await repositories.dianEvents.documentOf(documentId);
-    if (!document?.cufe) return 0;
-    const dian = await companyDian(deps, document.company_id);
-    let events;
-    try {
-      events = await dian.gateway.getStatusEvent(document.cufe);
-    } catch (error) {
-      if (error instanceof DianError) {
-        if (error.retryable) throw ApplicationFailure.retryable(error.message, `dian_${error.code}`);
-        throw ApplicationFailure.create({ type: `dian_${error.code}`, message: error.message, nonRetryable: true });
-      }
-      throw error;
-    }
-    await repositories.dianRegisteredEvents.replace(
-      document.company_id,
-      documentId,
-      events.map((event) => ({ event: event.code, description: event.description, cude: event.cude, effectiveDate: event.date })),
-    );
-    return events.length;
-  }
-
   return {
     /**
      * For a company whose DIAN environment is `simulator`: the simulator plays DIAN, which
@@ -76,12 +81,9 @@ export function createDianDocumentActivities(deps: DianActivityDependencies & In
       return (await dianFollowUpOf(deps, file, documents)).invoicesToSync;
     },
 
-    /**
-     * Refreshes what DIAN has registered against an invoice (GetStatusEvent), events sent through
-     * DIAN's portal or other software included, so the API's checks need no call to DIAN.
-     */
+    /** syncInvoiceEvents for one invoice (the on-demand sync, and import runs started before the patch 'lean-import'). */
     async syncDianEvents(documentId: number): Promise<number> {
-      return syncEventsOf(documentId);
+      return syncInvoiceEvents(deps, documentId);
     },
 
     /**
@@ -94,7 +96,7 @@ export function createDianDocumentActivities(deps: DianActivityDependencies & In
       let events = 0;
       for (const documentId of documentIds) {
         try {
-          events += await syncEventsOf(documentId);
+          events += await syncInvoiceEvents(deps, documentId);
         } catch (error) {
           if (!(error instanceof ApplicationFailure && error.nonRetryable)) throw error;
         }

@@ -19,7 +19,9 @@ export async function dianFollowUpOf(
   if (file.status !== 'DONE') return NO_DIAN_FOLLOW_UP;
   const settings = await deps.repositories.dianSettings.find(file.company_id);
   if (!settings) return NO_DIAN_FOLLOW_UP;
-  const registerWithSimulator = settings.environment === 'simulator' && Boolean(deps.dian.simulatorUrl) && documents.some((document) => document.cufe);
+  // A file fetched from DIAN (an import run) is already known there: only uploads teach the simulator.
+  const registerWithSimulator =
+    file.type !== 'DIAN' && settings.environment === 'simulator' && Boolean(deps.dian.simulatorUrl) && documents.some((document) => document.cufe);
   const invoices = documents.filter((document) => document.kind === 'electronic_invoice' && document.cufe).map((document) => document.id);
   return { registerWithSimulator, invoicesToSync: await deps.repositories.dianRegisteredEvents.purchasesAmong(file.company_id, invoices) };
 }
