@@ -12,7 +12,7 @@ import { CleanupStack as Cleanup } from './support/cleanup';
 import { startIngestionEnvironment } from './support/environment';
 import { apiAndWorkerEnv } from './support/environment';
 import { COMPANY_NIT } from './ingestion/inputs';
-import { RssSampler, spawnChildProcess, withOutput, type ChildProcessHandle as NodeChild } from './support/child-process';
+import { reportPeakRss, RssSampler, spawnChildProcess, withOutput, type ChildProcessHandle as NodeChild } from './support/child-process';
 import { startImportEventReceiver, type ImportEventReceiver } from './ingestion/receiver';
 import { fixedOrDash as fixed, markdownTable } from './support/report';
 
@@ -159,6 +159,7 @@ async function main(): Promise<number> {
     await run('warm-up', '2026-10', WARMUP_DOCUMENTS);
     const result = await run(`import run of ${options.documents}`, '2026-11', options.documents);
     if (receiver.malformed().length > 0) throw new Error(`the receiver got malformed requests, e.g. ${receiver.malformed()[0]}`);
+    reportPeakRss(log, [{ name: 'api', sampler: apiRss }, { name: 'worker', sampler: workerRss }]);
     process.stdout.write(`${report(options, result)}\n`);
     return 0;
   } catch (error) {
