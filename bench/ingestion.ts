@@ -23,6 +23,8 @@ import { apiAndWorkerEnv, startIngestionEnvironment, type IngestionEnvironment }
 import { fixedOrDash as fixed, markdownTable } from './support/report';
 import { percentile } from './support/stats';
 import { startNoopBaseline } from './support/noop-baseline';
+import { Client, Connection } from '@temporalio/client';
+import { formatCostTable, measureTemporalCost, type TemporalCost } from './support/temporal-cost';
 
 /**
  * `npm run bench:ingestion [-- --short] [-- --parsing]`: upload → document.imported latency and
@@ -52,6 +54,8 @@ type TypeResult = {
   workerPeakRssMb: number | null;
   /** files/s ÷ no-op workflows/s measured in the same run (bursts only). */
   vsBaseline?: number;
+  /** What the engine did on the service's task queue during the phase (bench/support/temporal-cost.ts). */
+  temporalCost: TemporalCost;
 };
 
 const log = (line: string) => process.stderr.write(`[bench:ingestion] ${line}\n`);
@@ -149,7 +153,10 @@ async function measureIngestion(environment: IngestionEnvironment, options: Opti
 
   const db = connectDatabase(environment.databaseUrl, 1);
   cleanup.push('close the benchmark\'s database connection', () => db.destroy());
-  const phase = { receiver, options, api, worker, apiRss, workerRss, db, upload, alive };
+  const connection = await Connection.connect({ address: environment.temporalAddress });
+  cleanup.push('close the Temporal client connection', () => connection.close());
+  const temporal = { client: new Client({ connection, namespace: 'default' }), taskQueue: env.TEMPORAL_TASK_QUEUE! };
+  const phase = { receiver, options, api, worker, apiRss, workerRss, db, upload, alive, temporal };
 
   const baseline = await startNoopBaseline(environment.temporalAddress, cleanup);
   await baseline.run(options.warmupFiles * 3, options.concurrency);
@@ -189,6 +196,7 @@ type Phase = {
   db: Database;
   upload: (file: BenchFile) => Promise<UploadedFile>;
   alive: () => void;
+  temporal: { client: Client; taskQueue: string };
 };
 
 /**
@@ -199,6 +207,7 @@ async function measurePhase(phase: Phase, type: InputType, mode: string, files: 
   const { receiver, options, api, worker, apiRss, workerRss, db } = phase;
   phase.alive();
   await Promise.all([apiRss.reset(), workerRss.reset()]);
+  const window = { from: new Date(), to: new Date() };
   let uploaded: UploadedFile[];
   if (serial) {
     uploaded = [];
@@ -214,6 +223,10 @@ async function measurePhase(phase: Phase, type: InputType, mode: string, files: 
   await waitForEvents(receiver, ids, options, api, worker);
   const [apiPeak, workerPeak] = await Promise.all([apiRss.phasePeakMb(), workerRss.phasePeakMb()]);
   phase.alive();
+  // The runs' last workflow tasks complete just after the webhook is answered.
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  window.to = new Date();
+  const { total: temporalCost } = await measureTemporalCost(phase.temporal.client, { taskQueue: phase.temporal.taskQueue, window });
 
   const latencies: number[] = [];
   const accepted: number[] = [];
@@ -246,6 +259,7 @@ async function measurePhase(phase: Phase, type: InputType, mode: string, files: 
     importedP50Ms: percentile(importMs, 0.5),
     apiPeakRssMb: apiPeak,
     workerPeakRssMb: workerPeak,
+    temporalCost,
   };
   log(
     `${type}, ${mode}: ${result.files} files in ${fixed(seconds, 1)} s (${fixed(result.filesPerSecond, 1)} files/s), ` +
@@ -335,7 +349,8 @@ function report(options: Options, ingestion: TypeResult[], pdf: PdfRenderResult[
     rows,
     [false, true, true, true, true, true, true, true, true, true],
   );
-  return `${heading}\n\n${table}`;
+  const costs = formatCostTable(ingestion.map((result) => ({ label: `per file, ${result.type}, ${result.mode}`, cost: result.temporalCost, units: result.files })));
+  return `${heading}\n\n${table}\n\nTemporal cost per file (import, its events' deliveries to the subscribed endpoint):\n\n${costs}`;
 }
 
 runMain(main);
