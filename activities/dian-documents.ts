@@ -5,6 +5,7 @@ import { DianError } from '../integrations/dian/port';
 import { registerDocumentWithSimulator } from '../integrations/dian/simulator/admin-client';
 import { companyDian, type DianActivityDependencies } from './dian-gateway';
 import type { IngestionActivityDependencies } from './ingestion';
+import { dianFollowUpOf } from './dian-follow-up';
 
 /** The DIAN XMLs inside an uploaded file's bytes (a bare XML, or the XMLs of a ZIP). */
 function dianXmls(bytes: Buffer): Buffer[] {
@@ -12,6 +13,34 @@ function dianXmls(bytes: Buffer): Buffer[] {
   if (type === 'xml') return [bytes];
   if (type === 'zip') return readZipSafely(bytes).xmls.map((xml) => xml.data);
   return [];
+}
+
+/**
+ * Refreshes what DIAN has registered against an invoice (GetStatusEvent), events sent through
+ * DIAN's portal or other software included, so the API's checks need no call to DIAN. DIAN's
+ * faults become activity failures (retryable or not). Returns how many events DIAN listed.
+ */
+export async function syncInvoiceEvents(deps: DianActivityDependencies, documentId: number): Promise<number> {
+  const { repositories } = deps;
+  const document = await repositories.dianEvents.documentOf(documentId);
+  if (!document?.cufe) return 0;
+  const dian = await companyDian(deps, document.company_id);
+  let events;
+  try {
+    events = await dian.gateway.getStatusEvent(document.cufe);
+  } catch (error) {
+    if (error instanceof DianError) {
+      if (error.retryable) throw ApplicationFailure.retryable(error.message, `dian_${error.code}`);
+      throw ApplicationFailure.create({ type: `dian_${error.code}`, message: error.message, nonRetryable: true });
+    }
+    throw error;
+  }
+  await repositories.dianRegisteredEvents.replace(
+    document.company_id,
+    documentId,
+    events.map((event) => ({ event: event.code, description: event.description, cude: event.cude, effectiveDate: event.date })),
+  );
+  return events.length;
 }
 
 /** What happens at DIAN's side once a file's documents are imported (docs/dian.md). */
@@ -26,11 +55,9 @@ export function createDianDocumentActivities(deps: DianActivityDependencies & In
      */
     async registerImportedWithDianSimulator(fileId: number): Promise<number> {
       const file = await repositories.uploadedFiles.findById(fileId);
-      if (!file || file.status !== 'DONE') return 0;
-      const settings = await repositories.dianSettings.find(file.company_id);
-      if (settings?.environment !== 'simulator' || !deps.dian.simulatorUrl) return 0;
+      if (!file || file.status !== 'DONE' || !deps.dian.simulatorUrl) return 0;
       const documents = (await repositories.uploadedFiles.documentsOf([fileId])).get(fileId) ?? [];
-      if (!documents.some((document) => document.cufe)) return 0;
+      if (!(await dianFollowUpOf(deps, file, documents)).registerWithSimulator) return 0;
       let registered = 0;
       for (const xml of dianXmls(await deps.blobStore.get(file.blob_key))) {
         try {
@@ -49,36 +76,32 @@ export function createDianDocumentActivities(deps: DianActivityDependencies & In
      */
     async importedInvoicesForDianSync(fileId: number): Promise<number[]> {
       const file = await repositories.uploadedFiles.findById(fileId);
-      if (!file || file.status !== 'DONE' || !(await repositories.dianSettings.find(file.company_id))) return [];
+      if (!file) return [];
       const documents = (await repositories.uploadedFiles.documentsOf([fileId])).get(fileId) ?? [];
-      const ids = documents.filter((document) => document.kind === 'electronic_invoice' && document.cufe).map((document) => document.id);
-      return repositories.dianRegisteredEvents.purchasesAmong(file.company_id, ids);
+      return (await dianFollowUpOf(deps, file, documents)).invoicesToSync;
+    },
+
+    /** syncInvoiceEvents for one invoice (the on-demand sync, and import runs started before the patch 'lean-import'). */
+    async syncDianEvents(documentId: number): Promise<number> {
+      return syncInvoiceEvents(deps, documentId);
     },
 
     /**
-     * Refreshes what DIAN has registered against an invoice (GetStatusEvent), events sent through
-     * DIAN's portal or other software included, so the API's checks need no call to DIAN.
+     * syncDianEvents for the invoices of one imported file, in one activity. An invoice DIAN
+     * refuses for good is left unsynced (as a failed per-invoice sync was); a retryable fault
+     * retries the batch, which is idempotent (each invoice's list is replaced). Returns how many
+     * events were read.
      */
-    async syncDianEvents(documentId: number): Promise<number> {
-      const document = await repositories.dianEvents.documentOf(documentId);
-      if (!document?.cufe) return 0;
-      const dian = await companyDian(deps, document.company_id);
-      let events;
-      try {
-        events = await dian.gateway.getStatusEvent(document.cufe);
-      } catch (error) {
-        if (error instanceof DianError) {
-          if (error.retryable) throw ApplicationFailure.retryable(error.message, `dian_${error.code}`);
-          throw ApplicationFailure.create({ type: `dian_${error.code}`, message: error.message, nonRetryable: true });
+    async syncDianEventsOf(documentIds: number[]): Promise<number> {
+      let events = 0;
+      for (const documentId of documentIds) {
+        try {
+          events += await syncInvoiceEvents(deps, documentId);
+        } catch (error) {
+          if (!(error instanceof ApplicationFailure && error.nonRetryable)) throw error;
         }
-        throw error;
       }
-      await repositories.dianRegisteredEvents.replace(
-        document.company_id,
-        documentId,
-        events.map((event) => ({ event: event.code, description: event.description, cude: event.cude, effectiveDate: event.date })),
-      );
-      return events.length;
+      return events;
     },
   };
 }

@@ -1,8 +1,10 @@
-import { ApplicationFailure } from '@temporalio/activity';
+import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { DianImportRow } from '../db/repositories/dian-imports';
 import { DianError } from '../integrations/dian/port';
 import { acceptFile } from '../services/accept-file';
-import type { IngestionActivityDependencies } from './ingestion';
+import { publishWorkflowEvents } from '../services/publish-events';
+import { importAndGather, type EventToPublish, type IngestionActivityDependencies } from './ingestion';
+import { syncInvoiceEvents } from './dian-documents';
 import { companyDian, dianFailure, type DianActivityDependencies } from './dian-gateway';
 import { presentDianImport } from '../services/presenters/dian-import';
 import { LISTING_NOT_SUPPORTED_MESSAGE, listingWindows, type ListingWindow } from '../domain/dian/listing-windows';
@@ -21,6 +23,31 @@ export type DianImportListing = number | { windows: ListingWindow[] };
 const LISTING_TYPE = { invoice: '01', credit_note: '91', all: '' } as const;
 
 export type DianDocumentOutcome = { fileId: number } | { skipped: 'already_present' | 'not_found' };
+
+/** Documents of one batch fetched and imported at the same time. */
+export const DIAN_BATCH_CONCURRENCY = 4;
+
+/** What one batch did; `imported` counts files whose import ended (DONE or ERROR). */
+export type DianBatchOutcome = { imported: number; skipped: number; failed: number };
+
+/** Heartbeats when running as an activity; a no-op when called directly. */
+function heartbeat(details: unknown): void {
+  try {
+    Context.current().heartbeat(details);
+  } catch {
+    // Not in an activity.
+  }
+}
+
+/** Where a retried batch resumes: the count of leading CUFEs already done, from the last heartbeat. */
+function resumePoint(): number {
+  try {
+    const details: unknown = Context.current().info.heartbeatDetails;
+    return typeof details === 'number' && details >= 0 ? details : 0;
+  } catch {
+    return 0;
+  }
+}
 
 function retryableDian(error: unknown): never {
   if (error instanceof DianError) {
@@ -49,6 +76,56 @@ export function createDianImportActivities(deps: DianActivityDependencies & Inge
     const { gateway } = await companyDian(deps, companyId);
     if (!gateway.bulkListing) throw dianFailure('listing_not_supported', LISTING_NOT_SUPPORTED_MESSAGE);
     return gateway.bulkListing;
+  }
+
+  /**
+   * One document of the run: skipped without asking DIAN when the company already has its
+   * CUFE; otherwise its XML is fetched and stored like an upload (type DIAN), without starting
+   * an import. Idempotent per run and CUFE.
+   */
+  async function fetchAndStore(run: DianImportRow, cufe: string): Promise<DianDocumentOutcome> {
+    if (await repositories.dianImports.companyHasCufe(run.company_id, cufe)) return { skipped: 'already_present' };
+    const dian = await companyDian(deps, run.company_id);
+    let lookup;
+    try {
+      lookup = await dian.gateway.getXmlByDocumentKey(cufe);
+    } catch (error) {
+      return retryableDian(error);
+    }
+    if (!lookup.found) return { skipped: 'not_found' };
+    const { file } = await acceptFile(deps, {
+      companyId: run.company_id,
+      type: 'DIAN',
+      fileName: `${cufe}.xml`,
+      bytes: lookup.xml,
+      dianImportationId: run.id,
+      idempotencyKey: `dian-import-${run.id}-${cufe}`,
+      startImport: false,
+    });
+    return { fileId: file.id };
+  }
+
+  /** fetchAndStore, then the file's import, its events and DIAN's events of a received invoice. */
+  async function importOneDocument(run: DianImportRow, cufe: string): Promise<keyof DianBatchOutcome> {
+    let stored: DianDocumentOutcome;
+    try {
+      stored = await fetchAndStore(run, cufe);
+    } catch (error) {
+      if (error instanceof ApplicationFailure && error.nonRetryable) return 'skipped';
+      throw error;
+    }
+    if (!('fileId' in stored)) return 'skipped';
+    const imported = await importAndGather(deps, stored.fileId);
+    for (const documentId of imported.dian.invoicesToSync) {
+      // Best effort, as after an upload: a failed read leaves the invoice unsynced, never the run.
+      await syncInvoiceEvents(deps, documentId).catch(() => 0);
+    }
+    const { company_id: companyId, ...data } = imported.record;
+    const events: EventToPublish[] = imported.contacts.map((contact) => ({ companyId, type: contact.type, data: contact.data }));
+    events.push({ companyId, type: imported.status === 'DONE' ? 'document.imported' : 'document.import_failed', data });
+    // Ids derive from this publisher, the type and the record: a retried batch announces nothing twice.
+    await publishWorkflowEvents(deps, `dian-import-${run.id}/file-${stored.fileId}`, events);
+    return imported.status === 'DONE' ? 'imported' : 'failed';
   }
 
   return {
@@ -150,26 +227,39 @@ export function createDianImportActivities(deps: DianActivityDependencies & Inge
      * the import (the run awaits importFileWorkflow as a child). Idempotent per run and CUFE.
      */
     async fetchDianDocument(importId: number, cufe: string): Promise<DianDocumentOutcome> {
+      return fetchAndStore(await load(importId), cufe);
+    },
+
+    /**
+     * CUFEs [offset, offset + limit) of the run, each fetched, stored and imported here
+     * (importAndGather, the upload path's import), its events published and, for a received
+     * invoice, the events DIAN has read (best effort) — instead of an activity and a child
+     * workflow per document. DIAN_BATCH_CONCURRENCY at a time; heartbeats the count of leading
+     * CUFEs done, where a retry resumes. Every step is idempotent (CUFE guard, idempotency key
+     * per run and CUFE, event ids derived from the file), so a batch retried after a crash
+     * stores, imports and announces nothing twice. A document DIAN cannot give, or that fails
+     * to import, is skipped; a retryable DIAN fault retries the batch.
+     */
+    async importDianBatch(importId: number, offset: number, limit: number): Promise<DianBatchOutcome> {
       const run = await load(importId);
-      if (await repositories.dianImports.companyHasCufe(run.company_id, cufe)) return { skipped: 'already_present' };
-      const dian = await companyDian(deps, run.company_id);
-      let lookup;
-      try {
-        lookup = await dian.gateway.getXmlByDocumentKey(cufe);
-      } catch (error) {
-        return retryableDian(error);
-      }
-      if (!lookup.found) return { skipped: 'not_found' };
-      const { file } = await acceptFile(deps, {
-        companyId: run.company_id,
-        type: 'DIAN',
-        fileName: `${cufe}.xml`,
-        bytes: lookup.xml,
-        dianImportationId: importId,
-        idempotencyKey: `dian-import-${importId}-${cufe}`,
-        startImport: false,
-      });
-      return { fileId: file.id };
+      const cufes = (run.requested_cufes ?? []).slice(offset, offset + limit);
+      const outcome: DianBatchOutcome = { imported: 0, skipped: 0, failed: 0 };
+      const done = new Array<boolean>(cufes.length).fill(false);
+      let leading = Math.min(resumePoint(), cufes.length);
+      done.fill(true, 0, leading);
+      let next = leading;
+      const lane = async () => {
+        while (next < cufes.length) {
+          const index = next++;
+          const result = await importOneDocument(run, cufes[index]!);
+          outcome[result] += 1;
+          done[index] = true;
+          while (leading < cufes.length && done[leading]) leading += 1;
+          heartbeat(leading);
+        }
+      };
+      await Promise.all(Array.from({ length: Math.min(DIAN_BATCH_CONCURRENCY, cufes.length) }, lane));
+      return outcome;
     },
 
     /** Whether an uploaded file's import has finished (for a child that was started elsewhere). */

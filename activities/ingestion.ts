@@ -4,22 +4,37 @@ import type { ContactChange } from '../db/repositories/imports';
 import { PDF_KINDS, type ImportPlan, type ImportStep, type PdfKind } from '../domain/ingestion/plan-import';
 import { CpuBudgetExceeded, planImportInPool } from '../services/cpu/pool';
 import type { BlobStore } from '../storage/blob-store';
-import { loadUploadedFileRecord, type UploadedFileRecord } from '../services/presenters/uploaded-file';
-import { presentContact } from '../services/presenters/contact';
+import { loadUploadedFileRecord, presentUploadedFile, type UploadedFileRecord } from '../services/presenters/uploaded-file';
+import { presentContact, type ContactOut } from '../services/presenters/contact';
 import type { TemporalTarget } from '../temporal/start-workflow';
 import { publishWorkflowEvents, type WorkflowEvent } from '../services/publish-events';
 import { startImport } from '../services/start-import';
+import { dianFollowUpOf, NO_DIAN_FOLLOW_UP, type DianFollowUp } from './dian-follow-up';
 
 export type IngestionActivityDependencies = {
   repositories: Repositories;
   blobStore: BlobStore;
   temporal: TemporalTarget;
+  dian: { simulatorUrl?: string };
 };
 
 export type ImportOutcome = { status: 'DONE' | 'ERROR'; contactChanges: ContactChange[] };
 
 /** `id` is not used: published ids derive from the workflow (see publishEvents). */
 export type EventToPublish = WorkflowEvent & { id?: string };
+
+/** The Uploaded file record as document.imported / document.import_failed carry it, with its company. */
+export type UploadedFileEventRecord = UploadedFileRecord & { company_id: number };
+
+/**
+ * Everything the import workflow needs after the import, gathered by the import activity itself
+ * (one round trip instead of a read per record): the events' data and what DIAN's side needs.
+ */
+export type ImportedFile = ImportOutcome & {
+  record: UploadedFileEventRecord;
+  contacts: { type: ContactChange['type']; data: ContactOut }[];
+  dian: DianFollowUp;
+};
 
 /** Lets Temporal notice a lost worker within the heartbeat timeout instead of the whole start-to-close. */
 function heartbeat(details?: ImportStep): void {
@@ -30,56 +45,92 @@ function heartbeat(details?: ImportStep): void {
   }
 }
 
+/**
+ * Reads, parses and records one stored file. Bad input is an outcome (status ERROR with a
+ * code), not an exception; exceptions are infrastructure faults and are retried. A file already
+ * DONE or ERROR (a retry after the work was done) is left as it is.
+ */
+export async function importStoredFile(deps: IngestionActivityDependencies, fileId: number): Promise<ImportOutcome> {
+  const { repositories } = deps;
+  const file = await repositories.uploadedFiles.findById(fileId);
+  if (!file) throw new Error(`uploaded file ${fileId} does not exist`);
+  if (file.status === 'DONE' || file.status === 'ERROR') return { status: file.status, contactChanges: [] };
+  await repositories.uploadedFiles.markProcessing(fileId);
+  heartbeat();
+  const company = await repositories.companies.findVisible({ allCompanies: true }, file.company_id);
+  if (!company) throw new Error(`company ${file.company_id} does not exist`);
+  const bytes = await deps.blobStore.get(file.blob_key);
+  heartbeat();
+  const pdfKind = (PDF_KINDS as readonly string[]).includes(file.kind_hint ?? '') ? (file.kind_hint as PdfKind) : null;
+  // In the CPU pool, within its time and memory budget; a heartbeat per ZIP entry and per document.
+  let plan: ImportPlan;
+  try {
+    plan = await planImportInPool(bytes, file.file_name, company.nit, pdfKind, heartbeat);
+  } catch (error) {
+    if (!(error instanceof CpuBudgetExceeded)) throw error;
+    plan = { ok: false, code: error.code, message: `The file could not be processed: ${error.message}.` };
+  }
+  heartbeat();
+  if (!plan.ok) {
+    await repositories.uploadedFiles.markFailed(fileId, plan.code, plan.message);
+    return { status: 'ERROR', contactChanges: [] };
+  }
+  const result = await repositories.imports.importDrafts(file, plan.drafts);
+  await repositories.uploadedFiles.markDone(fileId, result.skipped);
+  return { status: 'DONE', contactChanges: result.contactChanges };
+}
+
+/** The file's record for its event, read once with its documents. */
+async function uploadedFileEventRecord(repositories: Repositories, fileId: number) {
+  const file = await repositories.uploadedFiles.findById(fileId);
+  if (!file) throw new Error(`uploaded file ${fileId} does not exist`);
+  const documents = (await repositories.uploadedFiles.documentsOf([fileId])).get(fileId) ?? [];
+  return { file, documents, record: { ...presentUploadedFile(file, documents), company_id: file.company_id } };
+}
+
+async function contactRecord(repositories: Repositories, contactId: number): Promise<ContactOut> {
+  const contact = await repositories.contacts.findVisible({ allCompanies: true }, contactId);
+  if (!contact) throw new Error(`contact ${contactId} does not exist`);
+  return presentContact(contact);
+}
+
+/** importStoredFile, then what the workflow needs afterwards (ImportedFile), read in the same activity. */
+export async function importAndGather(deps: IngestionActivityDependencies, fileId: number): Promise<ImportedFile> {
+  const outcome = await importStoredFile(deps, fileId);
+  const { file, documents, record } = await uploadedFileEventRecord(deps.repositories, fileId);
+  const contacts = [];
+  for (const change of outcome.contactChanges) contacts.push({ type: change.type, data: await contactRecord(deps.repositories, change.contactId) });
+  const dian = outcome.status === 'DONE' ? await dianFollowUpOf(deps, file, documents) : NO_DIAN_FOLLOW_UP;
+  return { ...outcome, record, contacts, dian };
+}
+
 export function createIngestionActivities(deps: IngestionActivityDependencies) {
   const { repositories } = deps;
 
   return {
     /**
-     * Reads, parses and records one uploaded file. Bad input is an outcome (status ERROR with a
-     * code), not an exception; exceptions are infrastructure faults and are retried.
+     * Imports one uploaded file (importStoredFile) and returns, with the outcome, the records its
+     * events carry and what DIAN's side needs (ImportedFile). Runs written before the patch
+     * 'lean-import' read only status and contactChanges.
      */
-    async importUploadedFile(fileId: number): Promise<ImportOutcome> {
-      const file = await repositories.uploadedFiles.findById(fileId);
-      if (!file) throw new Error(`uploaded file ${fileId} does not exist`);
-      if (file.status === 'DONE' || file.status === 'ERROR') return { status: file.status, contactChanges: [] };
-      await repositories.uploadedFiles.markProcessing(fileId);
-      heartbeat();
-      const company = await repositories.companies.findVisible({ allCompanies: true }, file.company_id);
-      if (!company) throw new Error(`company ${file.company_id} does not exist`);
-      const bytes = await deps.blobStore.get(file.blob_key);
-      heartbeat();
-      const pdfKind = (PDF_KINDS as readonly string[]).includes(file.kind_hint ?? '') ? (file.kind_hint as PdfKind) : null;
-      // In the CPU pool, within its time and memory budget; a heartbeat per ZIP entry and per document.
-      let plan: ImportPlan;
-      try {
-        plan = await planImportInPool(bytes, file.file_name, company.nit, pdfKind, heartbeat);
-      } catch (error) {
-        if (!(error instanceof CpuBudgetExceeded)) throw error;
-        plan = { ok: false, code: error.code, message: `The file could not be processed: ${error.message}.` };
-      }
-      heartbeat();
-      if (!plan.ok) {
-        await repositories.uploadedFiles.markFailed(fileId, plan.code, plan.message);
-        return { status: 'ERROR', contactChanges: [] };
-      }
-      const result = await repositories.imports.importDrafts(file, plan.drafts);
-      await repositories.uploadedFiles.markDone(fileId, result.skipped);
-      return { status: 'DONE', contactChanges: result.contactChanges };
+    async importUploadedFile(fileId: number): Promise<ImportedFile> {
+      return importAndGather(deps, fileId);
     },
 
-    /** The last resort when importing kept failing for reasons other than the file itself. */
-    async failUploadedFile(fileId: number, code: string, message: string): Promise<void> {
+    /** The last resort when importing kept failing for reasons other than the file itself; returns the failed record. */
+    async failUploadedFile(fileId: number, code: string, message: string): Promise<UploadedFileEventRecord> {
       await repositories.uploadedFiles.markFailed(fileId, code, message);
+      return (await uploadedFileEventRecord(repositories, fileId)).record;
     },
 
-    async uploadedFileRecord(fileId: number): Promise<UploadedFileRecord & { company_id: number }> {
+    /** Read by import runs started before the patch 'lean-import' (the record now comes with the import). */
+    async uploadedFileRecord(fileId: number): Promise<UploadedFileEventRecord> {
       return loadUploadedFileRecord(repositories, fileId);
     },
 
+    /** Read by import runs started before the patch 'lean-import'. */
     async contactRecord(contactId: number) {
-      const contact = await repositories.contacts.findVisible({ allCompanies: true }, contactId);
-      if (!contact) throw new Error(`contact ${contactId} does not exist`);
-      return presentContact(contact);
+      return contactRecord(repositories, contactId);
     },
 
     /**

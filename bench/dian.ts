@@ -12,9 +12,10 @@ import { CleanupStack as Cleanup } from './support/cleanup';
 import { startIngestionEnvironment } from './support/environment';
 import { apiAndWorkerEnv } from './support/environment';
 import { COMPANY_NIT } from './ingestion/inputs';
-import { RssSampler, spawnChildProcess, withOutput, type ChildProcessHandle as NodeChild } from './support/child-process';
+import { reportPeakRss, RssSampler, spawnChildProcess, withOutput, type ChildProcessHandle as NodeChild } from './support/child-process';
 import { startImportEventReceiver, type ImportEventReceiver } from './ingestion/receiver';
 import { fixedOrDash as fixed, markdownTable } from './support/report';
+import { formatCostTable, measureTemporalCost, type TemporalCost } from './support/temporal-cost';
 
 /**
  * `npm run bench:dian [-- --short]`: one tax-authority import run (source dian_web_service) of
@@ -44,6 +45,8 @@ type RunResult = {
   workerPeakRssMb: number | null;
   /** Events in the run's workflow history (Temporal refuses a history over 51,200 events). */
   historyEvents: number;
+  /** Everything the engine did on the worker's task queue during the run (bench/support/temporal-cost.ts). */
+  temporalCost: TemporalCost;
 };
 
 function readOptions(): Options {
@@ -134,6 +137,7 @@ async function main(): Promise<number> {
     const temporal = new Client({ connection });
     const run = async (label: string, month: string, expected: number): Promise<RunResult> => {
       await Promise.all([apiRss.reset(), workerRss.reset()]);
+      const window = { from: new Date(), to: new Date() };
       const t0 = performance.now();
       const accepted = await call('POST', `/v1/companies/${companyId}/dian-imports`, { begin_date: `${month}-01`, end_date: `${month}-28`, document_type: 'invoice' }, 202);
       const acceptedMs = performance.now() - t0;
@@ -149,7 +153,12 @@ async function main(): Promise<number> {
       if (files !== expected) throw new Error(`${label} run ${id}: ${files} uploaded files DONE, expected ${expected}`);
       const seconds = (event.receivedAt - t0) / 1000;
       const { historyLength } = await temporal.workflow.getHandle(workflowIdsFor(env.TEMPORAL_TASK_QUEUE!).dianImport(id)).describe();
-      const result = { label, documents: expected, seconds, documentsPerSecond: expected / seconds, acceptedMs, apiPeakRssMb: apiPeak, workerPeakRssMb: workerPeak, historyEvents: historyLength };
+      window.to = new Date();
+      const { total: temporalCost } = await measureTemporalCost(temporal, { taskQueue: env.TEMPORAL_TASK_QUEUE!, window });
+      const result = {
+        label, documents: expected, seconds, documentsPerSecond: expected / seconds, acceptedMs,
+        apiPeakRssMb: apiPeak, workerPeakRssMb: workerPeak, historyEvents: historyLength, temporalCost,
+      };
       log(`${label}: ${expected} documents in ${fixed(seconds, 1)} s (${fixed(result.documentsPerSecond, 1)} documents/s), 202 in ${fixed(acceptedMs, 0)} ms, ` +
         `peak RSS API ${fixed(apiPeak, 0)} MiB, worker ${fixed(workerPeak, 0)} MiB, ${historyLength} history events`);
       return result;
@@ -159,6 +168,7 @@ async function main(): Promise<number> {
     await run('warm-up', '2026-10', WARMUP_DOCUMENTS);
     const result = await run(`import run of ${options.documents}`, '2026-11', options.documents);
     if (receiver.malformed().length > 0) throw new Error(`the receiver got malformed requests, e.g. ${receiver.malformed()[0]}`);
+    reportPeakRss(log, [{ name: 'api', sampler: apiRss }, { name: 'worker', sampler: workerRss }]);
     process.stdout.write(`${report(options, result)}\n`);
     return 0;
   } catch (error) {
@@ -224,7 +234,8 @@ function report(options: Options, result: RunResult): string {
     ]],
     [false, true, true, true, true, true, true, true],
   );
-  return `${heading}\n\n${table}`;
+  const costs = formatCostTable([{ label: `per DIAN document, ${result.label}`, cost: result.temporalCost, units: result.documents }]);
+  return `${heading}\n\n${table}\n\nTemporal cost per document (the run's workflow, its batches and the documents' events):\n\n${costs}`;
 }
 
 main().then(

@@ -7,8 +7,10 @@ import { startImportEventReceiver, type ImportEventReceiver } from './ingestion/
 import { uploadAll, uploadFile, type UploadedFile } from './ingestion/upload';
 import { measurePdfRendering, type PdfRenderResult } from './pdf-render';
 import { measureParsing, parsingTable } from './ingestion/parsing';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
 import {
   assertRunning,
+  reportPeakRss,
   RssSampler,
   spawnApiAndWorker,
   waitForHttp,
@@ -20,6 +22,9 @@ import { runMain } from './support/cli';
 import { apiAndWorkerEnv, startIngestionEnvironment, type IngestionEnvironment } from './support/environment';
 import { fixedOrDash as fixed, markdownTable } from './support/report';
 import { percentile } from './support/stats';
+import { startNoopBaseline } from './support/noop-baseline';
+import { Client, Connection } from '@temporalio/client';
+import { formatCostTable, measureTemporalCost, type TemporalCost } from './support/temporal-cost';
 
 /**
  * `npm run bench:ingestion [-- --short] [-- --parsing]`: upload → document.imported latency and
@@ -47,6 +52,10 @@ type TypeResult = {
   importedP50Ms: number;
   apiPeakRssMb: number | null;
   workerPeakRssMb: number | null;
+  /** files/s ÷ no-op workflows/s measured in the same run (bursts only). */
+  vsBaseline?: number;
+  /** What the engine did on the service's task queue during the phase (bench/support/temporal-cost.ts). */
+  temporalCost: TemporalCost;
 };
 
 const log = (line: string) => process.stderr.write(`[bench:ingestion] ${line}\n`);
@@ -84,6 +93,8 @@ async function main(): Promise<number> {
     process.stdout.write(`${parsingHeading(options)}\n\n${parsingTable(measureParsing(options.short, log))}\n`);
     return 0;
   }
+  // Before any NativeConnection: the in-process baseline worker logs warnings only.
+  Runtime.install({ logger: new DefaultLogger('WARN') });
   try {
     log('parsing figures (one core, CPU time)…');
     const parsing = measureParsing(options.short, log);
@@ -142,12 +153,22 @@ async function measureIngestion(environment: IngestionEnvironment, options: Opti
 
   const db = connectDatabase(environment.databaseUrl, 1);
   cleanup.push('close the benchmark\'s database connection', () => db.destroy());
-  const phase = { receiver, options, api, worker, apiRss, workerRss, db, upload, alive };
+  const connection = await Connection.connect({ address: environment.temporalAddress });
+  cleanup.push('close the Temporal client connection', () => connection.close());
+  const temporal = { client: new Client({ connection, namespace: 'default' }), taskQueue: env.TEMPORAL_TASK_QUEUE! };
+  const phase = { receiver, options, api, worker, apiRss, workerRss, db, upload, alive, temporal };
 
+  const baseline = await startNoopBaseline(environment.temporalAddress, cleanup);
+  await baseline.run(options.warmupFiles * 3, options.concurrency);
   const results: TypeResult[] = [];
   for (const type of INPUT_TYPES) {
     const files = await makeFiles(type, options.files, 'BURST');
-    results.push(await measurePhase(phase, type, `burst of ${files.length}, ${options.concurrency} in flight`, files, options.concurrency, false));
+    const result = await measurePhase(phase, type, `burst of ${files.length}, ${options.concurrency} in flight`, files, options.concurrency, false);
+    // The yardstick right after each burst, as many workflows with as many in flight: drift affects both alike.
+    const baselinePerSecond = await baseline.run(options.files, options.concurrency);
+    result.vsBaseline = result.filesPerSecond / baselinePerSecond;
+    log(`  no-op baseline: ${fixed(baselinePerSecond, 1)} workflows/s → ${type} burst at ${fixed(result.vsBaseline, 2)}× the baseline`);
+    results.push(result);
   }
   for (const type of INPUT_TYPES) {
     const files = await makeFiles(type, options.serialFiles, 'SERIAL');
@@ -158,6 +179,7 @@ async function measureIngestion(environment: IngestionEnvironment, options: Opti
   if (malformed.length > 0) throw new Error(`the receiver got ${malformed.length} malformed request(s), e.g. ${malformed[0]}`);
   if (receiver.duplicates() > 0) log(`note: ${receiver.duplicates()} duplicate deliveries (at-least-once), ignored`);
 
+  reportPeakRss(log, [{ name: 'api', sampler: apiRss }, { name: 'worker', sampler: workerRss }]);
   // Stop the servers now so the PDF timings do not share the CPU with them.
   await worker.stop();
   await api.stop();
@@ -174,6 +196,7 @@ type Phase = {
   db: Database;
   upload: (file: BenchFile) => Promise<UploadedFile>;
   alive: () => void;
+  temporal: { client: Client; taskQueue: string };
 };
 
 /**
@@ -184,6 +207,7 @@ async function measurePhase(phase: Phase, type: InputType, mode: string, files: 
   const { receiver, options, api, worker, apiRss, workerRss, db } = phase;
   phase.alive();
   await Promise.all([apiRss.reset(), workerRss.reset()]);
+  const window = { from: new Date(), to: new Date() };
   let uploaded: UploadedFile[];
   if (serial) {
     uploaded = [];
@@ -199,6 +223,10 @@ async function measurePhase(phase: Phase, type: InputType, mode: string, files: 
   await waitForEvents(receiver, ids, options, api, worker);
   const [apiPeak, workerPeak] = await Promise.all([apiRss.phasePeakMb(), workerRss.phasePeakMb()]);
   phase.alive();
+  // The runs' last workflow tasks complete just after the webhook is answered.
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  window.to = new Date();
+  const { total: temporalCost } = await measureTemporalCost(phase.temporal.client, { taskQueue: phase.temporal.taskQueue, window });
 
   const latencies: number[] = [];
   const accepted: number[] = [];
@@ -231,6 +259,7 @@ async function measurePhase(phase: Phase, type: InputType, mode: string, files: 
     importedP50Ms: percentile(importMs, 0.5),
     apiPeakRssMb: apiPeak,
     workerPeakRssMb: workerPeak,
+    temporalCost,
   };
   log(
     `${type}, ${mode}: ${result.files} files in ${fixed(seconds, 1)} s (${fixed(result.filesPerSecond, 1)} files/s), ` +
@@ -290,6 +319,7 @@ function report(options: Options, ingestion: TypeResult[], pdf: PdfRenderResult[
       `upload → document.imported, ${result.type}, ${result.mode}`,
       String(result.files),
       fixed(result.filesPerSecond, 1),
+      result.vsBaseline === undefined ? dash : fixed(result.vsBaseline, 2),
       fixed(result.latencyP50Ms, 0),
       fixed(result.latencyP99Ms, 0),
       fixed(result.acceptedP50Ms, 0),
@@ -300,6 +330,7 @@ function report(options: Options, ingestion: TypeResult[], pdf: PdfRenderResult[
     ...pdf.map((result) => [
       `renderInvoicePdf, ${result.name} (${result.lines} lines, ${Math.round(result.bytes / 1024)} KiB)`,
       String(result.iterations),
+      dash,
       dash,
       fixed(result.p50Ms, 1),
       fixed(result.p99Ms, 1),
@@ -314,11 +345,12 @@ function report(options: Options, ingestion: TypeResult[], pdf: PdfRenderResult[
     `Ingestion, ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${cpus.length} cores (${cpus[0]?.model.trim() ?? 'unknown CPU'}), ` +
     `${options.short ? 'short mode, ' : ''}${options.concurrency} uploads in flight`;
   const table = markdownTable(
-    ['measurement', 'n', 'files/s', 'p50 ms', 'p99 ms', '202 p50 ms', 'imported p50 ms', 'API peak RSS MiB', 'worker peak RSS MiB'],
+    ['measurement', 'n', 'files/s', 'vs no-op baseline', 'p50 ms', 'p99 ms', '202 p50 ms', 'imported p50 ms', 'API peak RSS MiB', 'worker peak RSS MiB'],
     rows,
-    [false, true, true, true, true, true, true, true, true],
+    [false, true, true, true, true, true, true, true, true, true],
   );
-  return `${heading}\n\n${table}`;
+  const costs = formatCostTable(ingestion.map((result) => ({ label: `per file, ${result.type}, ${result.mode}`, cost: result.temporalCost, units: result.files })));
+  return `${heading}\n\n${table}\n\nTemporal cost per file (import, its events' deliveries to the subscribed endpoint):\n\n${costs}`;
 }
 
 runMain(main);

@@ -6,6 +6,7 @@ import type { OpenTelemetrySinks } from '@temporalio/interceptors-opentelemetry/
 import { createActivities, type ActivityDependencies } from '../activities';
 import type { Tracing } from '../config/tracing';
 import { activityInterceptors } from './activity-interceptors';
+import { workerTuning } from './tuning';
 
 export const workflowsPath = path.resolve(__dirname, '../workflows/index.ts');
 
@@ -35,6 +36,7 @@ export function createWorker(setup: WorkerSetup): Promise<Worker> {
     // workflowModules only matter when the worker bundles; a prebuilt bundle includes them (scripts/bundle-workflows.ts).
     interceptors: { workflowModules: [workflowsPath], activity: activityInterceptors(setup.tracing) },
     sinks: workflowSpanSinks(setup.tracing),
+    ...workerTuning(),
     ...setup.overrides,
   });
 }

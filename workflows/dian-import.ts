@@ -1,4 +1,4 @@
-import { ActivityFailure, ApplicationFailure, continueAsNew, executeChild, proxyActivities, uuid4, workflowInfo } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, continueAsNew, executeChild, patched, proxyActivities, uuid4, workflowInfo } from '@temporalio/workflow';
 import type { createDianImportActivities } from '../activities/dian-imports';
 import type { createIngestionActivities } from '../activities/ingestion';
 import { importFileWorkflow } from './import-file';
@@ -9,11 +9,19 @@ import { searchAttributePairs, searchAttributes } from '../domain/search-attribu
 type DianImportActivities = ReturnType<typeof createDianImportActivities>;
 type IngestionActivities = ReturnType<typeof createIngestionActivities>;
 
-/** Documents fetched and imported at the same time within one run. */
+/** Documents fetched and imported at the same time within one run started before the patch 'dian-import-batches'. */
 export const DIAN_IMPORT_CONCURRENCY = 4;
 /** CUFEs read per batch; the run continues as new between batches once its history is long. */
 const BATCH_SIZE = 100;
+/**
+ * CUFEs per importDianBatch activity: long enough that the per-activity cost (a task, three
+ * history events) is small next to the documents' own work, short enough that a retried batch
+ * redoes little (it resumes from its last heartbeat anyway).
+ */
+export const DOCUMENTS_PER_ACTIVITY = 50;
 const MAX_HISTORY_EVENTS = 5_000;
+/** Runs started before it imported each document with an activity and a child workflow. */
+export const DIAN_IMPORT_BATCHES_PATCH = 'dian-import-batches';
 
 export type DianImportInput = { importId: number; progress?: { offset: number; total: number } };
 
@@ -34,6 +42,11 @@ const { collectDianBulkDownload } = proxyActivities<DianImportActivities>({
   startToCloseTimeout: '5 minutes',
   retry: { initialInterval: '10 seconds', backoffCoefficient: 2, maximumInterval: '2 minutes', maximumAttempts: 35 },
 });
+const { importDianBatch } = proxyActivities<DianImportActivities>({
+  startToCloseTimeout: '10 minutes',
+  heartbeatTimeout: '1 minute',
+  retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes', maximumAttempts: 8 },
+});
 const { awaitUploadedFile } = proxyActivities<DianImportActivities>({
   startToCloseTimeout: '10 seconds',
   retry: { initialInterval: '2 seconds', backoffCoefficient: 1.5, maximumInterval: '30 seconds' },
@@ -44,7 +57,20 @@ const { publishEvents } = proxyActivities<IngestionActivities>({
 });
 
 /**
- * One document: fetched from DIAN and stored (type DIAN), then imported by importFileWorkflow
+ * DOCUMENTS_PER_ACTIVITY documents in one activity (fetched, stored, imported, announced: see
+ * importDianBatch). A batch that keeps failing (DIAN unreachable through every retry) leaves its
+ * documents skipped, as a document that cannot be fetched always was; it never fails the run.
+ */
+async function importBatch(importId: number, offset: number): Promise<void> {
+  try {
+    await importDianBatch(importId, offset, DOCUMENTS_PER_ACTIVITY);
+  } catch (error) {
+    if (!(error instanceof ActivityFailure)) throw error;
+  }
+}
+
+/**
+ * One document of a run started before the patch 'dian-import-batches': fetched from DIAN and stored (type DIAN), then imported by importFileWorkflow
  * as an awaited child, the same path as uploads. A document that cannot be fetched or imported
  * counts as skipped; it never fails the run.
  */
@@ -92,8 +118,8 @@ async function listRun(importId: number): Promise<number> {
 }
 
 /**
- * A tax-authority import run: list the CUFEs (uploaded export or DIAN listing, listRun), import each with
- * bounded concurrency, count, and publish dian_import.completed (status DONE) or
+ * A tax-authority import run: list the CUFEs (uploaded export or DIAN listing, listRun), import them in
+ * batches of DOCUMENTS_PER_ACTIVITY (one activity each), count, and publish dian_import.completed (status DONE) or
  * dian_import.failed (status ERROR). Documents already present are skipped (CUFE guard), so a
  * re-run or a resumed run never duplicates. Cancelled, the run ends ERROR (code cancelled) with
  * dian_import.failed; its documents' imports, cancelled with it, settle themselves.
@@ -107,15 +133,21 @@ async function importRun(input: DianImportInput): Promise<{ status: 'DONE' | 'ER
   try {
     const total = input.progress?.total ?? (await listRun(input.importId));
     let offset = input.progress?.offset ?? 0;
+    const inBatches = patched(DIAN_IMPORT_BATCHES_PATCH);
     while (offset < total) {
-      const cufes = await dianImportBatch(input.importId, offset, BATCH_SIZE);
-      if (cufes.length === 0) break;
-      let next = 0;
-      const lane = async () => {
-        while (next < cufes.length) await importOne(input.importId, cufes[next++]!);
-      };
-      await Promise.all(Array.from({ length: Math.min(DIAN_IMPORT_CONCURRENCY, cufes.length) }, lane));
-      offset += cufes.length;
+      if (inBatches) {
+        await importBatch(input.importId, offset);
+        offset = Math.min(total, offset + DOCUMENTS_PER_ACTIVITY);
+      } else {
+        const cufes = await dianImportBatch(input.importId, offset, BATCH_SIZE);
+        if (cufes.length === 0) break;
+        let next = 0;
+        const lane = async () => {
+          while (next < cufes.length) await importOne(input.importId, cufes[next++]!);
+        };
+        await Promise.all(Array.from({ length: Math.min(DIAN_IMPORT_CONCURRENCY, cufes.length) }, lane));
+        offset += cufes.length;
+      }
       // Thousands of documents would outgrow one history (about ten events each).
       if (offset < total && (workflowInfo().continueAsNewSuggested || workflowInfo().historyLength > MAX_HISTORY_EVENTS)) {
         await continueAsNew<typeof dianImportWorkflow>({ importId: input.importId, progress: { offset, total } });

@@ -279,6 +279,24 @@ async function readRssKb(pid: number): Promise<number | null> {
  * The real API (`api/main.ts`) and worker (`worker/main.ts`) as child processes sharing `env`,
  * each registered on `cleanup`; not waited for (see waitForHttp).
  */
+/** The issue's memory budget for every node process of the service, worker threads included. */
+export const RSS_BUDGET_MB = 300;
+
+/**
+ * One line per process with its peak RSS over the whole benchmark (`VmRSS` covers the CPU
+ * pool's threads too), and a warning for each above RSS_BUDGET_MB. Returns the warnings.
+ */
+export function reportPeakRss(log: (line: string) => void, samplers: { name: string; sampler: RssSampler }[]): string[] {
+  const warnings: string[] = [];
+  for (const { name, sampler } of samplers) {
+    const peak = sampler.overallPeakMb();
+    log(`peak RSS ${name}: ${peak === null ? 'not sampled' : `${peak.toFixed(0)} MiB`} (budget ${RSS_BUDGET_MB} MiB)`);
+    if (peak !== null && peak > RSS_BUDGET_MB) warnings.push(`${name} peaked at ${peak.toFixed(0)} MiB RSS, above the ${RSS_BUDGET_MB} MiB budget`);
+  }
+  for (const warning of warnings) log(`WARNING: ${warning}`);
+  return warnings;
+}
+
 export function spawnApiAndWorker(env: Record<string, string>, cleanup: { push(name: string, run: () => Promise<void>): void }): {
   api: ChildProcessHandle;
   worker: ChildProcessHandle;

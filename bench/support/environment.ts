@@ -11,6 +11,7 @@ import { createDatabaseIfMissing, startEmbeddedPostgres } from '../../scripts/em
 import { freePort } from '../../scripts/embedded/ports';
 import { startTemporalDevServer } from '../../scripts/embedded/temporal-dev-server';
 import { ensureTemporalCli } from '../../scripts/provision/temporal-cli';
+import { writeWorkflowBundle } from '../../scripts/bundle-workflows';
 import type { CleanupStack } from './cleanup';
 
 export const BENCH_DATABASE = 'invoicing_bench';
@@ -55,12 +56,21 @@ export async function startSeededPostgres<T>(options: {
 
 /**
  * startSeededPostgres plus an in-memory Temporal dev server (no SQLite file, no UI) on a free
- * port; the Temporal CLI is fetched (or found) while Postgres starts.
+ * port; the Temporal CLI is fetched (or found) while Postgres starts, and the workflow bundle
+ * is built once meanwhile (`workflowBundlePath`): benchmark workers load it as `npm start`'s
+ * do, instead of running webpack in the measured process.
  */
-export async function startPostgresAndTemporal<T>(options: Parameters<typeof startSeededPostgres<T>>[0]): Promise<SeededDatabase<T> & { temporalAddress: string }> {
+export async function startPostgresAndTemporal<T>(
+  options: Parameters<typeof startSeededPostgres<T>>[0],
+): Promise<SeededDatabase<T> & { temporalAddress: string; workflowBundlePath: string }> {
   const { cleanup, log } = options;
   const cliPathPromise = ensureTemporalCli(log);
   cliPathPromise.catch(() => undefined); // awaited below; this keeps an early failure from going unhandled
+  const bundleDir = await mkdtemp(path.join(os.tmpdir(), 'invoicing-bench-bundle-'));
+  cleanup.push('remove the workflow bundle', () => rm(bundleDir, { recursive: true, force: true }));
+  const workflowBundlePath = path.join(bundleDir, 'workflow-bundle.js');
+  const bundled = writeWorkflowBundle(workflowBundlePath);
+  bundled.catch(() => undefined); // awaited below
   const database = await startSeededPostgres(options);
   const devServer = await startTemporalDevServer({
     cliPath: await cliPathPromise,
@@ -69,13 +79,15 @@ export async function startPostgresAndTemporal<T>(options: Parameters<typeof sta
   });
   cleanup.push('stop the Temporal dev server', () => devServer.stop());
   log(`Temporal dev server (in memory) on ${devServer.address}`);
-  return { ...database, temporalAddress: devServer.address };
+  log(`workflow bundle: ${Math.round((await bundled) / 1024)} KiB`);
+  return { ...database, temporalAddress: devServer.address, workflowBundlePath };
 }
 
 export type BenchEnvironment = {
   workDir: string;
   databaseUrl: string;
   temporalAddress: string;
+  workflowBundlePath: string;
   /** `Bearer …` value of an admin key with every scope and access to all companies. */
   authorization: string;
   companyCount: number;
@@ -86,7 +98,7 @@ export type BenchEnvironment = {
  * Postgres seeded with `companies` companies and an all-scopes admin key, and Temporal.
  */
 export async function startBenchEnvironment(options: { cleanup: CleanupStack; log: Log; companies: number }): Promise<BenchEnvironment> {
-  const { workDir, databaseUrl, temporalAddress, seeded } = await startPostgresAndTemporal({
+  const { workDir, databaseUrl, temporalAddress, workflowBundlePath, seeded } = await startPostgresAndTemporal({
     cleanup: options.cleanup,
     log: options.log,
     database: BENCH_DATABASE,
@@ -100,13 +112,14 @@ export async function startBenchEnvironment(options: { cleanup: CleanupStack; lo
       return `Bearer ${fullKey}`;
     },
   });
-  return { workDir, databaseUrl, temporalAddress, authorization: seeded, companyCount: options.companies };
+  return { workDir, databaseUrl, temporalAddress, workflowBundlePath, authorization: seeded, companyCount: options.companies };
 }
 
 export type IngestionEnvironment = {
   workDir: string;
   databaseUrl: string;
   temporalAddress: string;
+  workflowBundlePath: string;
   companyId: number;
   /** `Bearer …` of an admin key with documents:read, documents:write and webhooks:manage on that company. */
   authorization: string;
@@ -117,7 +130,7 @@ export type IngestionEnvironment = {
  * 900108281) and its admin key, and Temporal.
  */
 export async function startIngestionEnvironment(cleanup: CleanupStack, log: Log): Promise<IngestionEnvironment> {
-  const { workDir, databaseUrl, temporalAddress, seeded } = await startPostgresAndTemporal({
+  const { workDir, databaseUrl, temporalAddress, workflowBundlePath, seeded } = await startPostgresAndTemporal({
     cleanup,
     log,
     database: 'invoicing_bench_ingestion',
@@ -135,7 +148,7 @@ export async function startIngestionEnvironment(cleanup: CleanupStack, log: Log)
       return { companyId: company.id, authorization: `Bearer ${fullKey}` };
     },
   });
-  return { workDir, databaseUrl, temporalAddress, ...seeded };
+  return { workDir, databaseUrl, temporalAddress, workflowBundlePath, ...seeded };
 }
 
 /**
@@ -144,7 +157,7 @@ export async function startIngestionEnvironment(cleanup: CleanupStack, log: Log)
  * the work directory, the API on `port`, loopback webhook targets allowed, no rate limit, no mail.
  */
 export function apiAndWorkerEnv(
-  environment: { workDir: string; databaseUrl: string; temporalAddress: string },
+  environment: { workDir: string; databaseUrl: string; temporalAddress: string; workflowBundlePath?: string },
   options: { port: number; taskQueuePrefix: string; extra?: Record<string, string> },
 ): Record<string, string> {
   return {
@@ -161,6 +174,7 @@ export function apiAndWorkerEnv(
     RATE_LIMIT_PER_SECOND: '0',
     SMTP_PORT: '0',
     WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+    ...(environment.workflowBundlePath ? { WORKFLOW_BUNDLE_PATH: environment.workflowBundlePath } : {}),
     ...options.extra,
   };
 }

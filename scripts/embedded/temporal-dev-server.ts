@@ -24,6 +24,21 @@ export type DevServerOptions = {
 };
 
 /**
+ * The SQLite file's pragmas (npm start): a write-ahead log instead of a rollback journal, and
+ * fsync only at checkpoints (synchronous=NORMAL, safe in WAL mode against a crash of the
+ * server; a power cut can lose the last transactions, acceptable for the local engine).
+ * Measured in docs/performance.md ("Worker tuning").
+ */
+const SQLITE_PRAGMAS = ['journal_mode=WAL', 'synchronous=NORMAL'];
+
+/**
+ * Eager activity execution: when a workflow task schedules an activity this worker can run,
+ * the server hands it back with the task's completion instead of through another poll (a round
+ * trip less per activity; the SDK requests it by default, the dev server has it off).
+ */
+const DYNAMIC_CONFIG = ['system.enableActivityEagerExecution=true'];
+
+/**
  * Runs `temporal server start-dev` (frontend on port, UI on uiPort). When something already
  * listens on the port we assume it is a dev server from an earlier start and use it.
  */
@@ -40,7 +55,8 @@ export async function startTemporalDevServer(options: DevServerOptions): Promise
   const args = [
     'server', 'start-dev', '--ip', '127.0.0.1', '--port', String(options.port),
     '--log-level', 'warn', '--namespace', 'default',
-    ...(options.dbFile ? ['--db-filename', options.dbFile] : []),
+    ...(options.dbFile ? ['--db-filename', options.dbFile, ...SQLITE_PRAGMAS.flatMap((pragma) => ['--sqlite-pragma', pragma])] : []),
+    ...DYNAMIC_CONFIG.flatMap((value) => ['--dynamic-config-value', value]),
     ...(options.uiPort ? ['--ui-port', String(options.uiPort)] : ['--headless']),
   ];
   const child: ChildProcess = spawn(options.cliPath, args, {

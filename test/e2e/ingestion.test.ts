@@ -5,6 +5,7 @@ import { fixture, upload, waitForImport } from '../support/ingestion';
 import { startReceiver, verifiedEvents } from '../support/receiver';
 import { startTestWorker, type TestWorker } from '../support/worker';
 import { eventually } from '../support/eventually';
+import { workflowIdsFor } from '../../workflows/messages';
 
 // Upload → import workflow → documents, contacts and webhooks, on the Temporal dev server,
 // with the real DIAN sample documents.
@@ -141,6 +142,21 @@ test.serial('a sale: the company is the supplier, the customer becomes the conta
   const invoice = await getJson(`/v1/companies/${seller.id}/invoices/${file.documents[0].id}`);
   t.like(invoice, { kind: 'sale', total: '3570000.00', vat: '570000.00' });
   t.is(invoice.contact.id_number, 154698949);
+});
+
+test.serial('a company without DIAN settings: the import is one activity and one local activity, no DIAN-side step (patch lean-import)', async (t) => {
+  // The seller of the test above: a company without DIAN settings (its document is skipped this time).
+  const other = (await api.database.db('companies').where({ nit: '2022516219' }).first()) as { id: number };
+  const accepted = await upload(api.url, key, other.id, { name: 'sale-again.xml', bytes: fixture('toolbox-other-currency.xml') });
+  t.is((await waitForImport(api.url, key, other.id, accepted.body.id)).status, 'DONE');
+  const handle = api.temporal.client.workflow.getHandle(workflowIdsFor(worker.taskQueue).importFile(accepted.body.id));
+  await handle.result();
+  const events = (await handle.fetchHistory()).events ?? [];
+  const activities = events.flatMap((event) => (event.activityTaskScheduledEventAttributes?.activityType?.name ? [event.activityTaskScheduledEventAttributes.activityType.name] : []));
+  t.deepEqual(activities, ['importUploadedFile']);
+  const markers = events.filter((event) => event.markerRecordedEventAttributes?.markerName === 'core_local_activity');
+  t.is(markers.length, 1, 'publishEvents ran as a local activity');
+  t.is(events.filter((event) => event.workflowTaskCompletedEventAttributes).length, 2);
 });
 
 test.serial('an AttachedDocument is unwrapped, and keeps DIAN validation', async (t) => {

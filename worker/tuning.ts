@@ -1,0 +1,32 @@
+import type { WorkerOptions } from '@temporalio/worker';
+import { z } from 'zod';
+
+const count = (fallback: number) => z.coerce.number().int().min(1).max(10_000).default(fallback);
+
+/**
+ * The worker's Temporal slots and pollers, sized for a small machine (2 cores shared with
+ * Postgres and the Temporal server; docs/performance.md "Worker tuning"): the SDK's defaults
+ * (10 pollers of each kind, 100 activity and 40 workflow-task slots, a sticky cache of about
+ * 2,300 workflows on a 4 GiB heap) let one worker hold far more work in memory than two cores
+ * can progress. Each can be raised by environment for bigger machines.
+ */
+const tuningSchema = z.object({
+  TEMPORAL_MAX_CACHED_WORKFLOWS: count(250),
+  TEMPORAL_WORKFLOW_TASK_POLLS: count(2),
+  TEMPORAL_ACTIVITY_TASK_POLLS: count(2),
+  TEMPORAL_MAX_WORKFLOW_TASKS: count(10),
+  TEMPORAL_MAX_ACTIVITIES: count(20),
+  TEMPORAL_MAX_LOCAL_ACTIVITIES: count(20),
+});
+
+export function workerTuning(env: NodeJS.ProcessEnv = process.env): Partial<WorkerOptions> {
+  const tuning = tuningSchema.parse(Object.fromEntries(Object.entries(env).filter(([, value]) => value !== '')));
+  return {
+    maxCachedWorkflows: tuning.TEMPORAL_MAX_CACHED_WORKFLOWS,
+    workflowTaskPollerBehavior: { type: 'simple-maximum', maximum: tuning.TEMPORAL_WORKFLOW_TASK_POLLS },
+    activityTaskPollerBehavior: { type: 'simple-maximum', maximum: tuning.TEMPORAL_ACTIVITY_TASK_POLLS },
+    maxConcurrentWorkflowTaskExecutions: tuning.TEMPORAL_MAX_WORKFLOW_TASKS,
+    maxConcurrentActivityTaskExecutions: tuning.TEMPORAL_MAX_ACTIVITIES,
+    maxConcurrentLocalActivityExecutions: tuning.TEMPORAL_MAX_LOCAL_ACTIVITIES,
+  };
+}
