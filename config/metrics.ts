@@ -35,12 +35,17 @@ function watchEventLoopDelay(): void {
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
     registers: [register],
     collect() {
-      let below = 0;
-      for (const [percentile, nanoseconds] of monitor.percentiles) {
-        const samples = Math.round((monitor.count * (percentile - below)) / 100);
-        below = percentile;
-        const seconds = Math.max(0, nanoseconds / 1e9 - SAMPLING_MS / 1000);
-        for (let i = 0; i < samples; i += 1) this.observe(seconds);
+      const beyondSampling = (nanoseconds: number) => Math.max(0, nanoseconds / 1e9 - SAMPLING_MS / 1000);
+      const total = monitor.count;
+      if (total > 0) {
+        // All samples but the worst at their percentile step (cumulative, so rounding never loses
+        // any), then the worst itself: with thousands of samples its step would round to none.
+        let observed = 0;
+        for (const [percentile, nanoseconds] of monitor.percentiles) {
+          const upTo = Math.min(total - 1, Math.round(((total - 1) * percentile) / 100));
+          for (; observed < upTo; observed += 1) this.observe(beyondSampling(nanoseconds));
+        }
+        this.observe(beyondSampling(monitor.max));
       }
       monitor.reset();
     },

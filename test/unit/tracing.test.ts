@@ -73,7 +73,7 @@ test('without it the same process exports nothing and its log lines carry no tra
 test('docker-compose.yml: an optional Jaeger (profile tracing) takes OTLP/HTTP, and api, worker and intake get OTEL_EXPORTER_OTLP_ENDPOINT, empty by default', (t) => {
   // Checked statically: no Docker engine runs here.
   type Service = { image?: string; profiles?: string[]; ports?: string[]; environment?: Record<string, string> };
-  const compose = parse(readFileSync(path.join(root, 'docker-compose.yml'), 'utf8')) as { services: Record<string, Service> };
+  const compose = parse(readFileSync(path.join(root, 'docker-compose.yml'), 'utf8'), { merge: true }) as { services: Record<string, Service> };
   const jaeger = compose.services.jaeger!;
   t.regex(jaeger.image ?? '', /^jaegertracing\/all-in-one:\d+\.\d+\.\d+$/);
   t.deepEqual(jaeger.profiles, ['tracing']);
