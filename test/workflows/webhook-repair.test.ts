@@ -1,12 +1,18 @@
 import test from 'ava';
 import { randomUUID } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import pino from 'pino';
 import { Client, Connection } from '@temporalio/client';
 import { createRepositories } from '../../db/repositories';
+import { buildApiDependencies } from '../../api/app-context';
+import { createHttpServer } from '../../api/http-server';
 import { emitEvent } from '../../api/publish-event';
+import { createApp } from '../../api/server';
 import { recordEventDeliveries } from '../../services/publish-events';
 import { deliveryWorkflowId } from '../../services/start-deliveries';
 import { webhookDeliveryWorkflow } from '../../workflows/webhook-delivery';
 import { repairUnstartedDeliveriesWorkflow } from '../../workflows/repair-unstarted-deliveries';
+import { jsonClient } from '../support/api';
 import { startReceiver } from '../support/receiver';
 import { webhookAdmin } from '../support/webhook-api';
 import { startWebhookWorld, type WebhookWorld } from '../support/webhook-world';
@@ -16,12 +22,21 @@ import { startWebhookWorld, type WebhookWorld } from '../support/webhook-world';
 // repair schedule's workflow starts them, and never a delivery whose workflow already exists.
 let world: WebhookWorld;
 let unreachable: Connection;
+let apiWithoutTemporal: ReturnType<typeof createHttpServer>;
+let apiWithoutTemporalUrl: string;
 test.before(async () => {
   world = await startWebhookWorld();
   // Nothing listens there, and no retries: every start fails at once, as with Temporal down.
   unreachable = await Connection.lazy({ address: '127.0.0.1:49097', connectTimeout: '1s', interceptors: [] });
+  const temporal = { connection: unreachable, client: new Client({ connection: unreachable }) };
+  const { app } = createApp(buildApiDependencies(world.config, world.database.db, temporal, pino({ level: 'silent' }), () => apiWithoutTemporalUrl));
+  apiWithoutTemporal = createHttpServer(app, pino({ level: 'silent' }));
+  await new Promise<void>((resolve) => apiWithoutTemporal.listen(0, '127.0.0.1', resolve));
+  apiWithoutTemporalUrl = `http://127.0.0.1:${(apiWithoutTemporal.address() as AddressInfo).port}`;
 });
 test.after.always(async () => {
+  apiWithoutTemporal?.closeAllConnections();
+  apiWithoutTemporal?.close();
   await unreachable?.close();
   await world?.close();
 });
@@ -40,11 +55,13 @@ test.serial('an event whose workflows could not start is accepted, and the repai
     const endpoints = [await admins[0].createEndpoint(receivers[0].url), await admins[1].createEndpoint(receivers[1].url)];
     const down = { repositories: repositories(), temporal: { client: new Client({ connection: unreachable }), taskQueue: world.taskQueue } };
 
-    const events = [
-      await emitEvent(down, { companyId: admins[0].company.id, type: 'webhook.test', data: { message: 'test' } }, endpoints[0].id),
-      await emitEvent(down, { companyId: admins[1].company.id, type: 'contact.created', data: { id: 7 } }),
-    ];
-    t.deepEqual(events.map((event) => event.deliveriesStarted), [false, false]);
+    // The contract's POST /webhooks/{id}/test: the event is recorded, so it is accepted (202).
+    const sent = await jsonClient(apiWithoutTemporalUrl, admins[0].key)('POST', `/v1/webhooks/${endpoints[0].id}/test`);
+    t.is(sent.status, 202);
+    t.is(sent.body!.type, 'webhook.test');
+    const other = await emitEvent(down, { companyId: admins[1].company.id, type: 'contact.created', data: { id: 7 } });
+    t.false(other.deliveriesStarted);
+    const events = [{ id: sent.body!.event_id as string }, other];
     const rows = await world.database.db('webhook_deliveries').whereIn('event_id', events.map((event) => event.id)).orderBy('id');
     t.deepEqual(rows.map((row) => [row.endpoint_id, row.status, row.attempts]), [[endpoints[0].id, 'pending', 0], [endpoints[1].id, 'pending', 0]]);
 
