@@ -1,6 +1,7 @@
 import test from 'ava';
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
+import type { Knex } from 'knex';
 import pino from 'pino';
 import { Client, Connection } from '@temporalio/client';
 import { createRepositories } from '../../db/repositories';
@@ -118,4 +119,24 @@ test.serial('a delivery whose workflow exists — running, completed or terminat
   } finally {
     await receiver.close();
   }
+});
+
+test.serial('the repair reads its partial index, not every pending delivery', async (t) => {
+  const admin = await webhookAdmin(world.database, world.apiUrl);
+  const endpoint = await admin.createEndpoint('http://127.0.0.1:49098/never-called');
+  const { db } = world.database;
+  // A busy history: many delivered deliveries and a backlog of retries waiting on a down endpoint.
+  await db.raw(`INSERT INTO events (id, company_id, type, data) SELECT gen_random_uuid(), ?, 'contact.created', '{}'::jsonb FROM generate_series(1, 6000)`, [admin.company.id]);
+  await db.raw(
+    `INSERT INTO webhook_deliveries (endpoint_id, event_id, event_type, status, attempts)
+     SELECT ?, id, type, CASE WHEN random() < 0.2 THEN 'pending' ELSE 'delivered' END, 3 FROM events WHERE company_id = ?`,
+    [endpoint.id, admin.company.id],
+  );
+  await db.raw('ANALYZE webhook_deliveries');
+  // The repository's own query (a knex builder behind its Promise type).
+  const { sql, bindings } = (repositories().unfinishedWork.unstartedDeliveries(60, 100) as unknown as Knex.QueryBuilder).toSQL();
+  const plan = await db.raw(`EXPLAIN ${sql}`, bindings as Knex.RawBinding[]);
+  const text = plan.rows.map((row: { 'QUERY PLAN': string }) => row['QUERY PLAN']).join('\n');
+  t.regex(text, /Index Scan using webhook_deliveries_unstarted/);
+  t.deepEqual(await runRepair(), { started: 0, alreadyStarted: 2 }); // the previous test's two, and none of these
 });
