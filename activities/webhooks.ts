@@ -10,13 +10,14 @@ import { webhookEndpointWorkflow } from '../workflows/webhook-endpoint';
 import { endPendingDeliveries } from '../services/end-pending-deliveries';
 import { startDeliveryWorkflows } from '../services/start-deliveries';
 import { recordEventDeliveries } from '../services/publish-events';
+import { repairUnstartedDeliveries, type RepairReport } from '../services/repair-unstarted-deliveries';
 import { postWebhook } from './webhook-http';
 
 export type WebhookActivityDependencies = {
   repositories: Repositories;
   secretBox: SecretBox;
   temporal: TemporalTarget;
-  webhooks: { allowPrivateTargets: boolean };
+  webhooks: { allowPrivateTargets: boolean; repairAfterSeconds: number };
 };
 
 export type AttemptResult =
@@ -145,6 +146,11 @@ export function createWebhookActivities(deps: WebhookActivityDependencies) {
     async mirrorConsecutiveFailures(endpointId: number, consecutiveFailures: number, countedFailedDeliveryIds: number[] = []): Promise<void> {
       await repositories.webhookEndpoints.mirrorConsecutiveFailures(endpointId, consecutiveFailures);
       await repositories.webhookDeliveries.markOutcomesCounted(endpointId, countedFailedDeliveryIds);
+    },
+
+    /** The repair schedule's step: starts deliveries recorded but never started (services/repair-unstarted-deliveries.ts). */
+    async startUnstartedDeliveries(): Promise<RepairReport> {
+      return repairUnstartedDeliveries(deps, { olderThanSeconds: deps.webhooks.repairAfterSeconds });
     },
 
     async purgeWebhookHistory(): Promise<{ deliveries: number; events: number }> {

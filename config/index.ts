@@ -48,6 +48,7 @@ const environmentSchema = z.object({
     .refine((value) => Buffer.from(value, 'base64').length === 32, 'must be the base64 of 32 random bytes')
     .optional(),
   WEBHOOK_ALLOW_PRIVATE_TARGETS: booleanFromEnv.optional(),
+  WEBHOOK_REPAIR_AFTER_SECONDS: z.coerce.number().int().min(0).default(60),
   BLOB_STORE: z.enum(['filesystem', 's3']).default('filesystem'),
   BLOB_DIR: z.string().optional(),
   S3_BUCKET: z.string().optional(),
@@ -104,6 +105,8 @@ export type AppConfig = {
     /** Loopback/private targets: allowed outside production unless configured otherwise. */
     allowPrivateTargets: boolean;
     requireHttps: boolean;
+    /** Pending deliveries never attempted for this long with no workflow are started by the repair schedule. */
+    repairAfterSeconds: number;
   };
   blobStore:
     | { driver: 'filesystem'; directory: string }
@@ -160,6 +163,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     webhooks: {
       allowPrivateTargets: e.WEBHOOK_ALLOW_PRIVATE_TARGETS ?? e.NODE_ENV !== 'production',
       requireHttps: e.NODE_ENV === 'production',
+      repairAfterSeconds: e.WEBHOOK_REPAIR_AFTER_SECONDS,
     },
     blobStore: blobStoreConfig(e, path.resolve(e.DATA_DIR)),
     email: {

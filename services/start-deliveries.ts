@@ -10,10 +10,11 @@ export function deliveryWorkflowId(taskQueue: string, delivery: DeliveryInput): 
 
 /**
  * Starts one delivery workflow per delivery. Workflow ids are never reused, so a retried call
- * starts nothing twice (not even a delivery whose workflow has already finished).
+ * starts nothing twice (not even a delivery whose workflow has already finished). Answers, per
+ * delivery, whether this call started it (false: its workflow already existed).
  */
-export async function startDeliveryWorkflows(temporal: TemporalTarget, deliveries: DeliveryInput[]): Promise<void> {
-  await Promise.all(
+export async function startDeliveryWorkflows(temporal: TemporalTarget, deliveries: DeliveryInput[]): Promise<boolean[]> {
+  return Promise.all(
     deliveries.map((delivery) =>
       startWorkflow(temporal, webhookDeliveryWorkflow, {
         workflowId: deliveryWorkflowId(temporal.taskQueue, delivery),

@@ -3,11 +3,13 @@ import { resumeUnfinishedImportsWorkflow } from '../workflows/import-file';
 import { scheduleIds } from '../workflows/messages';
 import { purgeWebhookHistoryWorkflow } from '../workflows/purge-webhook-history';
 import { purgeUnimportableMailWorkflow } from '../workflows/purge-unimportable-mail';
+import { repairUnstartedDeliveriesWorkflow } from '../workflows/repair-unstarted-deliveries';
 
 const RECURRING_JOBS = [
   { scheduleId: scheduleIds.purgeWebhookHistory, workflow: purgeWebhookHistoryWorkflow, every: '1 hour' },
   { scheduleId: scheduleIds.resumeUnfinishedImports, workflow: resumeUnfinishedImportsWorkflow, every: '5 minutes' },
   { scheduleId: scheduleIds.purgeUnimportableMail, workflow: purgeUnimportableMailWorkflow, every: '1 hour' },
+  { scheduleId: scheduleIds.repairUnstartedDeliveries, workflow: repairUnstartedDeliveriesWorkflow, every: '1 minute' },
 ] as const;
 
 /** Recurring jobs, created once per namespace and task queue; an existing schedule is left as it is. */

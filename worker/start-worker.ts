@@ -75,7 +75,7 @@ export function buildActivityDependencies(config: AppConfig, db: ActivityDepende
     // Activities only read and write blobs; download links are made by the API.
     blobStore: createBlobStore(config, masterKey, () => config.http.publicBaseUrl ?? ''),
     temporal: { client, taskQueue: config.temporal.taskQueue },
-    webhooks: { allowPrivateTargets: config.webhooks.allowPrivateTargets },
+    webhooks: { allowPrivateTargets: config.webhooks.allowPrivateTargets, repairAfterSeconds: config.webhooks.repairAfterSeconds },
     exports: { alegraBaseUrl: config.exports.alegraBaseUrl },
     dian: { simulatorUrl: config.dian.simulatorUrl, bulkListing: config.dian.bulkListing },
   };

@@ -4,6 +4,7 @@ export { publishEventWorkflow } from './publish-event';
 export { webhookDeliveryWorkflow } from './webhook-delivery';
 export { webhookEndpointWorkflow } from './webhook-endpoint';
 export { purgeWebhookHistoryWorkflow } from './purge-webhook-history';
+export { repairUnstartedDeliveriesWorkflow } from './repair-unstarted-deliveries';
 export { purgeUnimportableMailWorkflow } from './purge-unimportable-mail';
 export { importFileWorkflow, resumeUnfinishedImportsWorkflow } from './import-file';
 export { exportDocumentWorkflow } from './export-document';

@@ -81,4 +81,5 @@ export const scheduleIds = {
   purgeWebhookHistory: (taskQueue: string) => `purge-webhook-history-${taskQueue}`,
   resumeUnfinishedImports: (taskQueue: string) => `resume-unfinished-imports-${taskQueue}`,
   purgeUnimportableMail: (taskQueue: string) => `purge-unimportable-mail-${taskQueue}`,
+  repairUnstartedDeliveries: (taskQueue: string) => `repair-unstarted-deliveries-${taskQueue}`,
 };

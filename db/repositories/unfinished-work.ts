@@ -3,6 +3,9 @@ import type { Database } from '../connection';
 /** A pending delivery: enough to name its workflow (services/start-deliveries.ts). */
 export type PendingDeliveryRef = { id: number; endpoint_id: number; event_id: string; resend_of: number | null };
 
+/** A pending delivery never attempted, with what its workflow is started with: its event's company and type. */
+export type UnstartedDelivery = PendingDeliveryRef & { event_type: string; company_id: number };
+
 /**
  * Every company's work still unfinished after `olderThanSeconds`, oldest first, for the
  * operators' reconciliation (services/reconcile-stopped-work.ts): not on behalf of a client, so
@@ -21,6 +24,24 @@ export function createUnfinishedWorkRepository(db: Database) {
   return {
     deliveries: (olderThanSeconds: number, limit: number): Promise<PendingDeliveryRef[]> =>
       olderThan('webhook_deliveries', ['pending'], olderThanSeconds, limit).select('id', 'endpoint_id', 'event_id', 'resend_of'),
+    /**
+     * Pending deliveries with no attempt, created more than `olderThanSeconds` ago, in id order
+     * after `afterId` (webhook_deliveries_unstarted, migration 20261124170000). The company is the
+     * event's, and the endpoint must belong to it: a delivery is started only for its own tenant.
+     */
+    unstartedDeliveries: (olderThanSeconds: number, limit: number, afterId = 0): Promise<UnstartedDelivery[]> =>
+      db('webhook_deliveries as d')
+        .join('events as e', 'e.id', 'd.event_id')
+        .join('webhook_endpoints as w', function joinEndpoint() {
+          this.on('w.id', '=', 'd.endpoint_id').andOn('w.company_id', '=', 'e.company_id');
+        })
+        .where('d.status', 'pending')
+        .where('d.attempts', 0)
+        .where('d.created_at', '<', db.raw('now() - make_interval(secs => ?)', [olderThanSeconds]))
+        .where('d.id', '>', afterId)
+        .orderBy('d.id')
+        .limit(limit)
+        .select('d.id', 'd.endpoint_id', 'd.event_id', 'd.resend_of', 'd.event_type', 'e.company_id'),
     exports: (olderThanSeconds: number, limit: number) => ids(olderThan('exports', ['pending'], olderThanSeconds, limit)),
     dianEvents: (olderThanSeconds: number, limit: number) => ids(olderThan('dian_events', ['pending'], olderThanSeconds, limit)),
     dianImports: (olderThanSeconds: number, limit: number) => ids(olderThan('dian_imports', ['PENDING', 'PROCESSING'], olderThanSeconds, limit)),

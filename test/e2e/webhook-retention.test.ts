@@ -54,4 +54,10 @@ test('the worker creates the hourly purge schedule once', async (t) => {
   t.is(description.action.type === 'startWorkflow' ? description.action.workflowType : '', 'purgeWebhookHistoryWorkflow');
   t.is(description.spec.intervals?.[0]?.every, 3_600_000);
   await api.temporal.client.schedule.getHandle(scheduleIds.purgeWebhookHistory(worker.taskQueue)).delete();
+
+  // Its sibling, the repair of deliveries recorded but never started, runs every minute.
+  const repair = await api.temporal.client.schedule.getHandle(scheduleIds.repairUnstartedDeliveries(worker.taskQueue)).describe();
+  t.is(repair.action.type === 'startWorkflow' ? repair.action.workflowType : '', 'repairUnstartedDeliveriesWorkflow');
+  t.is(repair.spec.intervals?.[0]?.every, 60_000);
+  await api.temporal.client.schedule.getHandle(scheduleIds.repairUnstartedDeliveries(worker.taskQueue)).delete();
 });

@@ -145,7 +145,7 @@ export function webhooksRoutes(deps: ApiDependencies): Router {
     const { endpoint } = ctx.state as EndpointState;
     requireEnabled(endpoint);
     const event = await emitEvent(
-      { repositories, temporal },
+      { repositories, temporal, logger: deps.logger },
       { companyId: endpoint.company_id, type: 'webhook.test', data: { message: `Test event for webhook endpoint ${endpoint.id}.` } },
       endpoint.id,
     );
