@@ -58,3 +58,31 @@ export async function startCpuWindow(sources: CpuSource[]): Promise<() => Promis
     return new Map(sources.map((source, i) => [source.name, before[i] === null || after[i] === null ? null : after[i]! - before[i]!]));
   };
 }
+
+/** CPU ms of each thread of a process, summed by thread name (`comm`: main thread, tokio workers, V8 and libuv pools, worker_threads). */
+export async function threadCpuMsByName(pid: number): Promise<Map<string, number>> {
+  const byName = new Map<string, number>();
+  let threads: string[];
+  try {
+    threads = await readdir(`/proc/${pid}/task`);
+  } catch {
+    return byName;
+  }
+  for (const tid of threads) {
+    try {
+      const text = await readFile(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const name = text.slice(text.indexOf('(') + 1, text.lastIndexOf(')'));
+      const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+      const ms = ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
+      byName.set(name, (byName.get(name) ?? 0) + ms);
+    } catch {
+      // The thread ended meanwhile.
+    }
+  }
+  return byName;
+}
+
+/** What each thread name used between two threadCpuMsByName readings (threads that ended are not counted). */
+export function threadCpuDelta(before: Map<string, number>, after: Map<string, number>): Map<string, number> {
+  return new Map([...after].map(([name, ms]) => [name, ms - (before.get(name) ?? 0)] as [string, number]).sort((a, b) => b[1] - a[1]));
+}
