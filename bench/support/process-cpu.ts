@@ -59,7 +59,10 @@ export async function startCpuWindow(sources: CpuSource[]): Promise<() => Promis
   };
 }
 
-/** CPU ms of each thread of a process, summed by thread name (`comm`: main thread, tokio workers, V8 and libuv pools, worker_threads). */
+/**
+ * CPU ms of each thread of a process, summed by thread name (`comm`): the main thread is
+ * "main"; Node's worker_threads keep the name "node"; tokio, V8 and libuv pools have their own.
+ */
 export async function threadCpuMsByName(pid: number): Promise<Map<string, number>> {
   const byName = new Map<string, number>();
   let threads: string[];
@@ -71,7 +74,7 @@ export async function threadCpuMsByName(pid: number): Promise<Map<string, number
   for (const tid of threads) {
     try {
       const text = await readFile(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-      const name = text.slice(text.indexOf('(') + 1, text.lastIndexOf(')'));
+      const name = tid === String(pid) ? 'main' : text.slice(text.indexOf('(') + 1, text.lastIndexOf(')'));
       const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
       const ms = ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
       byName.set(name, (byName.get(name) ?? 0) + ms);
