@@ -8,6 +8,27 @@ export type PostOutcome = { statusCode: number | null; error: string | null; suc
 const ERROR_BODY_BYTES = 1024;
 
 /**
+ * Connections to an endpoint are kept open and reused (keep-alive): a burst of deliveries to
+ * one endpoint pays one TCP (and TLS) handshake per socket instead of one per delivery. An idle
+ * socket is closed after 4 s, under the 5 s most servers (Node's default) keep one, so reuse
+ * rarely meets a socket the server already closed; when it does, the POST is sent once more on
+ * a new connection (the server never answered it). A pool per transport and per targeting rule:
+ * a connection checked only under allowPrivateTargets is never reused without it.
+ */
+const KEEP_ALIVE = { keepAlive: true, timeout: 4_000, maxFreeSockets: 16, scheduling: 'lifo' } as const;
+/** A 2xx whose body has not ended by then loses its connection instead of holding it. */
+const DRAIN_MS = 1_000;
+const AGENTS = {
+  'http:': { privateAllowed: new http.Agent(KEEP_ALIVE), publicOnly: new http.Agent(KEEP_ALIVE) },
+  'https:': { privateAllowed: new https.Agent(KEEP_ALIVE), publicOnly: new https.Agent(KEEP_ALIVE) },
+};
+
+function agentFor(target: URL, allowPrivateTargets: boolean): http.Agent {
+  const agents = target.protocol === 'https:' ? AGENTS['https:'] : AGENTS['http:'];
+  return allowPrivateTargets ? agents.privateAllowed : agents.publicOnly;
+}
+
+/**
  * One POST of a webhook, with a hard limit on the whole exchange. Redirects are failures and
  * never followed; only the first KB of an error response is read, for last_error. Without
  * allowPrivateTargets, the address actually connected to must be public (DNS rebinding).
@@ -30,6 +51,7 @@ export function postWebhook(
 
   const send = (traceHeaders: Record<string, string>) => new Promise<PostOutcome>((resolve) => {
     let settled = false;
+    let request: http.ClientRequest;
     const finish = (statusCode: number | null, error: string | null) => {
       if (settled) return;
       settled = true;
@@ -38,20 +60,38 @@ export function postWebhook(
       const succeeded = error === null && statusCode !== null && statusCode >= 200 && statusCode < 300;
       resolve({ statusCode, error, succeeded, durationMs: performance.now() - started });
     };
+    /** A 2xx: the body is drained, not read, and the socket goes back to the pool for the next delivery. */
+    const succeed = (statusCode: number, response: http.IncomingMessage) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(deadline);
+      const drainLimit = setTimeout(() => response.destroy(), DRAIN_MS).unref();
+      response.on('close', () => clearTimeout(drainLimit));
+      response.resume();
+      resolve({ statusCode, error: null, succeeded: true, durationMs: performance.now() - started });
+    };
 
-    const request = transport.request(target, {
-      method: 'POST',
-      headers: { ...headers, ...traceHeaders, 'content-length': String(payload.length), 'user-agent': 'document-invoicing-webhooks/1' },
-      lookup: outboundLookup(options.allowPrivateTargets),
-      agent: false,
-    });
+    const post = (reuse: boolean) => {
+      request = transport.request(target, {
+        method: 'POST',
+        headers: { ...headers, ...traceHeaders, 'content-length': String(payload.length), 'user-agent': 'document-invoicing-webhooks/1' },
+        lookup: outboundLookup(options.allowPrivateTargets),
+        agent: reuse ? agentFor(target, options.allowPrivateTargets) : false,
+      });
+      request.on('error', (error: Error & { code?: string }) => {
+        // A kept-alive socket the server closed meanwhile: the request never reached it.
+        if (reuse && request.reusedSocket && error.code === 'ECONNRESET' && !settled) post(false);
+        else finish(null, describeNetworkError(error));
+      });
+      request.on('response', onResponse);
+      request.end(payload);
+    };
     const deadline = setTimeout(() => finish(null, `timed out after ${options.timeoutMs / 1000} s`), options.timeoutMs);
 
-    request.on('error', (error) => finish(null, describeNetworkError(error)));
-    request.on('response', (response) => {
+    const onResponse = (response: http.IncomingMessage) => {
       const status = response.statusCode ?? 0;
       if (status >= 200 && status < 300) {
-        finish(status, null);
+        succeed(status, response);
         return;
       }
       if (status >= 300 && status < 400) {
@@ -71,8 +111,8 @@ export function postWebhook(
       });
       response.on('end', done);
       response.on('error', done);
-    });
-    request.end(payload);
+    };
+    post(true);
   });
   return withClientSpan({ method: 'POST', url: target, peer: 'webhook' }, send, (outcome) => ({ status: outcome.statusCode, error: outcome.error }));
 }

@@ -25,6 +25,9 @@ import { percentile } from './support/stats';
 import { startNoopBaseline } from './support/noop-baseline';
 import { Client, Connection } from '@temporalio/client';
 import { formatCostTable, measureTemporalCost, type TemporalCost } from './support/temporal-cost';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { processCpuMs, processTreeCpuMs, startCpuWindow, threadCpuDelta, threadCpuMsByName, type CpuSource } from './support/process-cpu';
 
 /**
  * `npm run bench:ingestion [-- --short] [-- --parsing]`: upload → document.imported latency and
@@ -56,6 +59,8 @@ type TypeResult = {
   vsBaseline?: number;
   /** What the engine did on the service's task queue during the phase (bench/support/temporal-cost.ts). */
   temporalCost: TemporalCost;
+  /** CPU ms per file of each process during the phase (api, worker, temporal, postgres, bench). */
+  cpuMsPerFile: Map<string, number | null>;
 };
 
 const log = (line: string) => process.stderr.write(`[bench:ingestion] ${line}\n`);
@@ -156,7 +161,8 @@ async function measureIngestion(environment: IngestionEnvironment, options: Opti
   const connection = await Connection.connect({ address: environment.temporalAddress });
   cleanup.push('close the Temporal client connection', () => connection.close());
   const temporal = { client: new Client({ connection, namespace: 'default' }), taskQueue: env.TEMPORAL_TASK_QUEUE! };
-  const phase = { receiver, options, api, worker, apiRss, workerRss, db, upload, alive, temporal };
+  const cpuSources = await cpuSourcesOf(environment, api, worker);
+  const phase = { receiver, options, api, worker, apiRss, workerRss, db, upload, alive, temporal, cpuSources };
 
   const baseline = await startNoopBaseline(environment.temporalAddress, cleanup);
   await baseline.run(options.warmupFiles * 3, options.concurrency);
@@ -197,7 +203,25 @@ type Phase = {
   upload: (file: BenchFile) => Promise<UploadedFile>;
   alive: () => void;
   temporal: { client: Client; taskQueue: string };
+  cpuSources: CpuSource[];
 };
+
+/**
+ * The processes whose CPU time a phase reports: the API, the worker (its CPU pool's threads
+ * included), the Temporal dev server, Postgres (postmaster and backends) and this process (the
+ * receiver and the uploads).
+ */
+async function cpuSourcesOf(environment: IngestionEnvironment, api: NodeChild, worker: NodeChild): Promise<CpuSource[]> {
+  const postmasterPid = Number((await readFile(path.join(environment.workDir, 'postgres', 'postmaster.pid'), 'utf8').catch(() => '')).split('\n')[0]);
+  const unknown = async () => null;
+  return [
+    { name: 'api', read: () => processCpuMs(api.pid) },
+    { name: 'worker', read: () => processCpuMs(worker.pid) },
+    { name: 'temporal', read: environment.temporalPid ? () => processCpuMs(environment.temporalPid!) : unknown },
+    { name: 'postgres', read: postmasterPid > 0 ? () => processTreeCpuMs(postmasterPid) : unknown },
+    { name: 'bench', read: () => processCpuMs(process.pid) },
+  ];
+}
 
 /**
  * Uploads `files` (at most `concurrency` in flight; with `serial`, each upload waits for the
@@ -208,6 +232,8 @@ async function measurePhase(phase: Phase, type: InputType, mode: string, files: 
   phase.alive();
   await Promise.all([apiRss.reset(), workerRss.reset()]);
   const window = { from: new Date(), to: new Date() };
+  const cpuUsed = await startCpuWindow(phase.cpuSources);
+  const workerThreadsBefore = await threadCpuMsByName(worker.pid);
   let uploaded: UploadedFile[];
   if (serial) {
     uploaded = [];
@@ -225,6 +251,9 @@ async function measurePhase(phase: Phase, type: InputType, mode: string, files: 
   phase.alive();
   // The runs' last workflow tasks complete just after the webhook is answered.
   await new Promise((resolve) => setTimeout(resolve, 1000));
+  const cpuMsPerFile = new Map([...(await cpuUsed())].map(([name, ms]) => [name, ms === null ? null : ms / files.length]));
+  const workerThreads = threadCpuDelta(workerThreadsBefore, await threadCpuMsByName(worker.pid));
+  log(`  worker CPU ms per file by thread: ${[...workerThreads].filter(([, ms]) => ms > 0).map(([name, ms]) => `${name} ${fixed(ms / files.length, 1)}`).join(', ')}`);
   window.to = new Date();
   const { total: temporalCost } = await measureTemporalCost(phase.temporal.client, { taskQueue: phase.temporal.taskQueue, window });
 
@@ -260,11 +289,13 @@ async function measurePhase(phase: Phase, type: InputType, mode: string, files: 
     apiPeakRssMb: apiPeak,
     workerPeakRssMb: workerPeak,
     temporalCost,
+    cpuMsPerFile,
   };
   log(
     `${type}, ${mode}: ${result.files} files in ${fixed(seconds, 1)} s (${fixed(result.filesPerSecond, 1)} files/s), ` +
       `p50 ${fixed(result.latencyP50Ms, 0)} ms, p99 ${fixed(result.latencyP99Ms, 0)} ms, 202 p50 ${fixed(result.acceptedP50Ms, 0)} ms, ` +
-      `stored→imported p50 ${fixed(result.importedP50Ms, 0)} ms`,
+      `stored→imported p50 ${fixed(result.importedP50Ms, 0)} ms; CPU ms per file: ` +
+      [...cpuMsPerFile].map(([name, ms]) => `${name} ${fixed(ms, 1)}`).join(', '),
   );
   return result;
 }
@@ -350,7 +381,20 @@ function report(options: Options, ingestion: TypeResult[], pdf: PdfRenderResult[
     [false, true, true, true, true, true, true, true, true, true],
   );
   const costs = formatCostTable(ingestion.map((result) => ({ label: `per file, ${result.type}, ${result.mode}`, cost: result.temporalCost, units: result.files })));
-  return `${heading}\n\n${table}\n\nTemporal cost per file (import, its events' deliveries to the subscribed endpoint):\n\n${costs}`;
+  const processes = ingestion[0] ? [...ingestion[0].cpuMsPerFile.keys()] : [];
+  const cpu = markdownTable(
+    ['CPU ms per file (user + system, /proc)', ...processes, 'total'],
+    ingestion.map((result) => {
+      const values = processes.map((name) => result.cpuMsPerFile.get(name) ?? null);
+      const total = values.every((value) => value !== null) ? values.reduce((sum, value) => sum! + value!, 0) : null;
+      return [`${result.type}, ${result.mode}`, ...values.map((value) => fixed(value, 1)), fixed(total, 1)];
+    }),
+    [false, ...processes.map(() => true), true],
+  );
+  return (
+    `${heading}\n\n${table}\n\nTemporal cost per file (import, its events' deliveries to the subscribed endpoint):\n\n${costs}` +
+    `\n\nCPU time per file of each process during the phase (the 1 s settling wait included; bench = uploads and receiver):\n\n${cpu}`
+  );
 }
 
 runMain(main);

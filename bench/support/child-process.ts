@@ -58,8 +58,11 @@ export type StartOptions = SpawnOptions & {
 
 /** Spawns the process and returns at once; see startChildProcess to also wait until it is ready. */
 export function spawnChildProcess(options: SpawnOptions): ChildProcessHandle & { onOutputLine(listener: (line: string) => void): void } {
+  // BENCH_CPU_PROF_DIR: each script child writes a V8 CPU profile there when it exits (docs/performance.md).
+  // A directory per child (api/, worker/); V8 names each thread's profile (CPU.<date>.<time>.<pid>.<thread>.<n>.cpuprofile).
+  const profile = process.env.BENCH_CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${path.join(process.env.BENCH_CPU_PROF_DIR, options.name)}`] : [];
   const [command, args] = options.script
-    ? [process.execPath, ['--import', 'tsx', path.join(projectRoot, options.script)]]
+    ? [process.execPath, [...profile, '--import', 'tsx', path.join(projectRoot, options.script)]]
     : [options.command ?? '', options.args ?? []];
   if (!command) throw new Error(`${options.name}: neither script nor command given`);
   const child = spawn(command, args, {

@@ -62,7 +62,7 @@ export async function startSeededPostgres<T>(options: {
  */
 export async function startPostgresAndTemporal<T>(
   options: Parameters<typeof startSeededPostgres<T>>[0],
-): Promise<SeededDatabase<T> & { temporalAddress: string; workflowBundlePath: string }> {
+): Promise<SeededDatabase<T> & { temporalAddress: string; temporalPid?: number; workflowBundlePath: string }> {
   const { cleanup, log } = options;
   const cliPathPromise = ensureTemporalCli(log);
   cliPathPromise.catch(() => undefined); // awaited below; this keeps an early failure from going unhandled
@@ -80,7 +80,7 @@ export async function startPostgresAndTemporal<T>(
   cleanup.push('stop the Temporal dev server', () => devServer.stop());
   log(`Temporal dev server (in memory) on ${devServer.address}`);
   log(`workflow bundle: ${Math.round((await bundled) / 1024)} KiB`);
-  return { ...database, temporalAddress: devServer.address, workflowBundlePath };
+  return { ...database, temporalAddress: devServer.address, temporalPid: devServer.pid, workflowBundlePath };
 }
 
 export type BenchEnvironment = {
@@ -120,6 +120,8 @@ export type IngestionEnvironment = {
   databaseUrl: string;
   temporalAddress: string;
   workflowBundlePath: string;
+  /** The dev server's process (its CPU time is measured per phase). */
+  temporalPid?: number;
   companyId: number;
   /** `Bearer …` of an admin key with documents:read, documents:write and webhooks:manage on that company. */
   authorization: string;
@@ -130,7 +132,7 @@ export type IngestionEnvironment = {
  * 900108281) and its admin key, and Temporal.
  */
 export async function startIngestionEnvironment(cleanup: CleanupStack, log: Log): Promise<IngestionEnvironment> {
-  const { workDir, databaseUrl, temporalAddress, workflowBundlePath, seeded } = await startPostgresAndTemporal({
+  const { workDir, databaseUrl, temporalAddress, temporalPid, workflowBundlePath, seeded } = await startPostgresAndTemporal({
     cleanup,
     log,
     database: 'invoicing_bench_ingestion',
@@ -148,7 +150,7 @@ export async function startIngestionEnvironment(cleanup: CleanupStack, log: Log)
       return { companyId: company.id, authorization: `Bearer ${fullKey}` };
     },
   });
-  return { workDir, databaseUrl, temporalAddress, workflowBundlePath, ...seeded };
+  return { workDir, databaseUrl, temporalAddress, temporalPid, workflowBundlePath, ...seeded };
 }
 
 /**

@@ -1,4 +1,6 @@
 import test from 'ava';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { postWebhook } from '../../activities/webhook-http';
 import { startReceiver } from '../support/receiver';
 import { NON_PUBLIC_HOSTS } from '../support/ssrf-hosts';
@@ -66,4 +68,74 @@ test('connection refused is a network failure', async (t) => {
   const outcome = await postWebhook(url, headers, '{}', { timeoutMs: 2000, allowPrivateTargets: true });
   t.like(outcome, { statusCode: null, succeeded: false });
   t.regex(outcome.error ?? '', /ECONNREFUSED/);
+});
+
+/** A loopback server that counts the connections it accepted; `onRequest` may answer or cut the connection. */
+async function countingServer(onRequest: (req: http.IncomingMessage, res: http.ServerResponse, requestOnConnection: number) => void) {
+  let connections = 0;
+  const bodies: string[] = [];
+  const server = http.createServer((req, res) => {
+    const socket = req.socket as typeof req.socket & { requests?: number };
+    socket.requests = (socket.requests ?? 0) + 1;
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      bodies.push(Buffer.concat(chunks).toString('utf8'));
+      onRequest(req, res, socket.requests!);
+    });
+  });
+  server.on('connection', () => (connections += 1));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`,
+    bodies,
+    connections: () => connections,
+    close: () => {
+      server.closeAllConnections();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+test('deliveries to the same endpoint reuse one kept-alive connection', async (t) => {
+  const server = await countingServer((_req, res) => res.writeHead(200).end('ok'));
+  try {
+    for (let i = 0; i < 5; i += 1) {
+      const outcome = await postWebhook(server.url, headers, `{"n":${i}}`, { timeoutMs: 2000, allowPrivateTargets: true });
+      t.like(outcome, { statusCode: 200, error: null, succeeded: true });
+    }
+    t.deepEqual(server.bodies, [0, 1, 2, 3, 4].map((i) => `{"n":${i}}`));
+    t.is(server.connections(), 1);
+  } finally {
+    await server.close();
+  }
+});
+
+test('a kept-alive connection the server drops is replaced: the POST is sent again on a new one and succeeds', async (t) => {
+  // The server cuts every connection at its second request without answering: the reused socket fails with ECONNRESET.
+  const server = await countingServer((req, res, requestOnConnection) => {
+    if (requestOnConnection === 1) res.writeHead(204).end();
+    else req.socket.resetAndDestroy();
+  });
+  try {
+    t.like(await postWebhook(server.url, headers, '{"n":1}', { timeoutMs: 2000, allowPrivateTargets: true }), { statusCode: 204, succeeded: true });
+    t.like(await postWebhook(server.url, headers, '{"n":2}', { timeoutMs: 2000, allowPrivateTargets: true }), { statusCode: 204, succeeded: true });
+    t.is(server.connections(), 2);
+  } finally {
+    await server.close();
+  }
+});
+
+test('an error answer read only in part (1 KB of a long body) does not leave its connection for the next delivery', async (t) => {
+  const server = await countingServer((_req, res) => res.writeHead(503).end('busy '.repeat(200_000)));
+  try {
+    for (let i = 0; i < 2; i += 1) {
+      const outcome = await postWebhook(server.url, headers, '{}', { timeoutMs: 2000, allowPrivateTargets: true });
+      t.like(outcome, { statusCode: 503, succeeded: false });
+      t.true((outcome.error ?? '').length <= 'HTTP 503: '.length + 1024);
+    }
+    t.is(server.connections(), 2);
+  } finally {
+    await server.close();
+  }
 });
