@@ -60,7 +60,20 @@ export const COMPILED_PARTS_ENV = 'COMPILED_PARTS_DIR';
  * COMPILED_PARTS_DIR environment variable) is given, else its TypeScript source through tsx.
  */
 export function partNodeArguments(part: PartName, compiledDir = process.env[COMPILED_PARTS_ENV]): string[] {
-  return compiledDir ? ['--enable-source-maps', compiledEntry(compiledDir, part)] : ['--import', 'tsx', path.join(projectRoot, PART_ENTRIES[part])];
+  const flags = part === 'worker' ? workerV8Flags() : [];
+  return compiledDir ? [...flags, '--enable-source-maps', compiledEntry(compiledDir, part)] : [...flags, '--import', 'tsx', path.join(projectRoot, PART_ENTRIES[part])];
+}
+
+/**
+ * The worker's V8 heap sizes (WORKER_V8_FLAGS overrides them; empty for V8's own). Without a
+ * limit V8 sizes the old generation from the machine's memory (about 4 GiB here) and lets
+ * garbage pile up far past the 300 MiB budget before collecting; the smaller young generation
+ * costs little throughput (docs/performance.md "Memory" has the measurements).
+ */
+export const DEFAULT_WORKER_V8_FLAGS = '--max-old-space-size=128 --max-semi-space-size=2';
+
+function workerV8Flags(): string[] {
+  return (process.env.WORKER_V8_FLAGS ?? DEFAULT_WORKER_V8_FLAGS).split(/\s+/).filter(Boolean);
 }
 
 /** Replaces `__dirname` in the project's modules by their source directory, except in `keep` (see buildParts). */

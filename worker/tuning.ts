@@ -11,7 +11,7 @@ const count = (fallback: number) => z.coerce.number().int().min(1).max(10_000).d
  * can progress. Each can be raised by environment for bigger machines.
  */
 const tuningSchema = z.object({
-  TEMPORAL_MAX_CACHED_WORKFLOWS: count(250),
+  TEMPORAL_MAX_CACHED_WORKFLOWS: count(100),
   TEMPORAL_WORKFLOW_TASK_POLLS: count(2),
   TEMPORAL_ACTIVITY_TASK_POLLS: count(2),
   TEMPORAL_MAX_WORKFLOW_TASKS: count(10),
