@@ -68,7 +68,7 @@ async function main(): Promise<number> {
     const started = await Promise.allSettled([
       startChildProcess({
         name: 'api',
-        script: 'api/main.ts',
+        part: 'api',
         port: apiPort,
         readiness: 'http-200',
         readyPath: '/healthz',

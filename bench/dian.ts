@@ -97,9 +97,9 @@ async function main(): Promise<number> {
       taskQueuePrefix: 'bench-dian',
       extra: { BLOB_STORE: 'filesystem', DIAN_SIMULATOR_URL: simulator.url },
     });
-    const api = spawnChildProcess({ name: 'api', script: 'api/main.ts', env });
+    const api = spawnChildProcess({ name: 'api', part: 'api', env });
     cleanup.push('stop the API', () => api.stop());
-    const worker = spawnChildProcess({ name: 'worker', script: 'worker/main.ts', env });
+    const worker = spawnChildProcess({ name: 'worker', part: 'worker', env });
     cleanup.push('stop the worker', () => worker.stop());
     const apiRss = new RssSampler(api.pid);
     const workerRss = new RssSampler(worker.pid);

@@ -135,7 +135,7 @@ async function main(): Promise<number> {
     const started = await Promise.allSettled([
       startChildProcess({
         name: 'api',
-        script: 'api/main.ts',
+        part: 'api',
         port: apiPort,
         readiness: 'http-any', // /healthz answers 503 "degraded" without Temporal: any answer will do
         readyPath: '/healthz',

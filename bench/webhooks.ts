@@ -168,7 +168,7 @@ async function main(): Promise<number> {
     // event loop with the load generator; SIGTERM lets it drain (config/shutdown.ts).
     const startedWorker = spawnChildProcess({
       name: 'worker',
-      script: 'worker/main.ts',
+      part: 'worker',
       killTimeoutMs: 15_000,
       env: {
         NODE_ENV: 'development', // loopback targets allowed

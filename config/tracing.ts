@@ -1,11 +1,8 @@
 import { context, propagation, trace } from '@opentelemetry/api';
 import type { ClientInterceptors } from '@temporalio/client';
 import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry/lib/client';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { Resource } from '@opentelemetry/resources';
-import { BatchSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
-import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions';
+import type { Resource } from '@opentelemetry/resources';
+import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
 
 /** The processes that trace, each under a service name of its own (OTEL_SERVICE_NAME overrides it). */
 export type TracedProcess = 'api' | 'worker' | 'intake';
@@ -35,6 +32,7 @@ export function startTracing(
 ): Tracing | undefined {
   const env = options.env ?? process.env;
   if (!options.spanProcessor && !otlpEndpointOf(env)) return undefined;
+  const { OTLPTraceExporter, Resource, BatchSpanProcessor, NodeTracerProvider, ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } = loadTracingSdk();
   const resource = Resource.default().merge(
     new Resource({ [ATTR_SERVICE_NAME]: env.OTEL_SERVICE_NAME || `document-invoicing-${tracedProcess}`, [ATTR_SERVICE_VERSION]: SERVICE_VERSION }),
   );
@@ -52,6 +50,20 @@ export function startTracing(
       propagation.disable();
       context.disable();
     },
+  };
+}
+
+/**
+ * The OpenTelemetry SDK and OTLP exporter, required only when tracing is on: they are about
+ * 15 MiB of RSS in every process otherwise (docs/performance.md "Memory").
+ */
+function loadTracingSdk() {
+  return {
+    ...(require('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http')),
+    ...(require('@opentelemetry/resources') as typeof import('@opentelemetry/resources')),
+    ...(require('@opentelemetry/sdk-trace-base') as typeof import('@opentelemetry/sdk-trace-base')),
+    ...(require('@opentelemetry/sdk-trace-node') as typeof import('@opentelemetry/sdk-trace-node')),
+    ...(require('@opentelemetry/semantic-conventions') as typeof import('@opentelemetry/semantic-conventions')),
   };
 }
 

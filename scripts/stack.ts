@@ -17,6 +17,7 @@ import { verifyXadesSignature } from '../domain/dian/xades';
 import { SupervisedPart, type PartSpec } from './supervisor';
 import { startTcpBalancer } from './embedded/tcp-balancer';
 import { freePort } from './embedded/ports';
+import { buildParts, type PartName } from './build-parts';
 
 /** What `npm start` and `npm run start:cluster` differ in. */
 export type StackShape = {
@@ -80,13 +81,18 @@ async function main(shape: StackShape) {
     const demo = await seedDemoOnFirstRun(createRepositories(db), blobStore, config, { secretBox: new SecretBox(masterKey), simulatorUrl: dianSimulatorUrl });
     await db.destroy();
 
-    // Bundled once here, so a restarted worker is back in seconds instead of re-running webpack.
+    // Bundled and compiled once here, so a restarted worker is back in seconds instead of
+    // re-running webpack, and no part loads tsx (docs/performance.md "Memory").
+    const runDir = path.join(config.dataDir, 'run');
     let workflowBundlePath = process.env.WORKFLOW_BUNDLE_PATH;
+    say('compiling the parts…');
+    const compiled = buildParts(runDir);
     if (!workflowBundlePath) {
       say('bundling workflows…');
-      workflowBundlePath = path.join(config.dataDir, 'run', 'workflow-bundle.js');
+      workflowBundlePath = path.join(runDir, 'workflow-bundle.js');
       await runToCompletion('scripts/bundle-workflows.ts', [workflowBundlePath]);
     }
+    await compiled;
 
     const shared: NodeJS.ProcessEnv = {
       ...process.env,
@@ -98,13 +104,13 @@ async function main(shape: StackShape) {
     const apiPorts = shape.apiReplicas > 1 ? await Promise.all(Array.from({ length: shape.apiReplicas }, () => freePort())) : [config.http.port];
     const publicUrl = `http://${config.http.host === '0.0.0.0' ? '127.0.0.1' : config.http.host}:${config.http.port}`;
     const specs: PartSpec[] = [
-      ...replicas('worker', shape.workerReplicas, (n) => ({ ...shared, WORKFLOW_BUNDLE_PATH: workflowBundlePath, WORKER_METRICS_PORT: replicaPort(config.metrics.workerPort, n), WORKER_SDK_METRICS_PORT: replicaPort(config.metrics.workerSdkPort, n) })),
-      ...replicas('api', shape.apiReplicas, (n) =>
+      ...replicas('worker', shape.workerReplicas, runDir, (n) => ({ ...shared, WORKFLOW_BUNDLE_PATH: workflowBundlePath, WORKER_METRICS_PORT: replicaPort(config.metrics.workerPort, n), WORKER_SDK_METRICS_PORT: replicaPort(config.metrics.workerSdkPort, n) })),
+      ...replicas('api', shape.apiReplicas, runDir, (n) =>
         shape.apiReplicas > 1
           ? { ...shared, HOST: '127.0.0.1', PORT: String(apiPorts[n]), PUBLIC_BASE_URL: config.http.publicBaseUrl ?? publicUrl, METRICS_PORT: replicaPort(config.metrics.apiPort, n) }
           : shared,
       ),
-      ...(config.email.port > 0 ? [{ name: 'intake', entry: 'intake/main.ts', env: shared }] : []),
+      ...(config.email.port > 0 ? [{ name: 'intake', part: 'intake' as const, compiledDir: runDir, env: shared }] : []),
     ];
     const parts = specs.map(
       (spec) =>
@@ -149,9 +155,8 @@ async function main(shape: StackShape) {
 }
 
 /** Part specs named `name` (one) or `name-1` … `name-n`; env gets the replica's index from 0. */
-function replicas(name: string, count: number, env: (index: number) => NodeJS.ProcessEnv): PartSpec[] {
-  const entry = `${name}/main.ts`;
-  return Array.from({ length: count }, (_, index) => ({ name: count === 1 ? name : `${name}-${index + 1}`, entry, env: env(index) }));
+function replicas(part: PartName, count: number, compiledDir: string, env: (index: number) => NodeJS.ProcessEnv): PartSpec[] {
+  return Array.from({ length: count }, (_, index) => ({ name: count === 1 ? part : `${part}-${index + 1}`, part, compiledDir, env: env(index) }));
 }
 
 /** Replica n's /metrics port: the configured port + 2n (api and worker ports alternate), or 0 (off). */

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import type { ReadyMessage } from '../config/shutdown';
+import { partNodeArguments, type PartName } from './build-parts';
 
 /**
  * The restart policy of `npm start` (docs/operations.md, "Processes"): a part that exits is
@@ -13,8 +14,10 @@ export const RESTART_POLICY = { initialDelayMs: 1_000, maxDelayMs: 30_000, healt
 export type PartSpec = {
   /** api, worker, intake: the name in logs and in the run record. */
   name: string;
-  /** The TypeScript entry point, relative to the project root (api/main.ts …). */
-  entry: string;
+  /** Which process it runs (scripts/build-parts.ts PART_ENTRIES). */
+  part: PartName;
+  /** Compiled parts (buildParts); without it the part runs from source through tsx. */
+  compiledDir?: string;
   env: NodeJS.ProcessEnv;
 };
 
@@ -79,7 +82,7 @@ export class SupervisedPart {
   }
 
   private spawn(): void {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(projectRoot, this.spec.entry)], {
+    const child = spawn(process.execPath, partNodeArguments(this.spec.part, this.spec.compiledDir), {
       cwd: projectRoot,
       env: this.spec.env,
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],

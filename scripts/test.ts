@@ -13,6 +13,7 @@ import { ensureSchemathesis } from './provision/schemathesis';
 import { ensureTemporalServer, ensureTemporalSqlTool } from './provision/temporal-server';
 import { summariseTap, type TapSummary } from './tap-summary';
 import { writeWorkflowBundle } from './bundle-workflows';
+import { buildParts, COMPILED_PARTS_ENV } from './build-parts';
 
 export const TEMPLATE_DATABASE = 'invoicing_template';
 
@@ -34,6 +35,10 @@ async function main(): Promise<number> {
     const workflowBundle = path.join(workDir, 'workflow-bundle.js');
     const bundled = writeWorkflowBundle(workflowBundle);
     bundled.catch(() => undefined); // awaited below; not unhandled while the services start
+    // The API and worker processes tests spawn run compiled, as under `npm start` (scripts/build-parts.ts).
+    const compiledParts = path.join(workDir, 'parts');
+    const compiled = buildParts(compiledParts);
+    compiled.catch(() => undefined); // awaited below
     const [cliPath, testServerPath, minioPath, schemathesisPath] = await Promise.all([ensureTemporalCli(say), ensureTestServer(say), ensureMinio(say), ensureSchemathesis(say)]);
     // The scale test's Temporal server on Postgres (test/e2e/cluster-scale.test.ts); built after the CLI, not beside it, to spare a small machine two Go builds at once.
     await ensureTemporalServer(say);
@@ -54,6 +59,7 @@ async function main(): Promise<number> {
     stops.unshift(() => devServer.stop());
     say(`postgres on ${postgres.port}, Temporal dev server on ${devServer.address}`);
     say(`workflow bundle: ${Math.round((await bundled) / 1024)} KiB`);
+    await compiled;
 
     summary = await runAva(process.argv.slice(2), {
       ...process.env,
@@ -64,6 +70,7 @@ async function main(): Promise<number> {
       TEMPORAL_CLI_PATH: cliPath,
       TEST_MINIO_PATH: minioPath,
       TEST_WORKFLOW_BUNDLE: workflowBundle,
+      [COMPILED_PARTS_ENV]: compiledParts,
       // Processes the tests spawn (api/main.ts, worker/main.ts) in parallel must not share metrics ports.
       METRICS_PORT: process.env.METRICS_PORT ?? '0',
       WORKER_METRICS_PORT: process.env.WORKER_METRICS_PORT ?? '0',

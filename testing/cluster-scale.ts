@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { partNodeArguments, type PartName } from '../scripts/build-parts';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import http from 'node:http';
@@ -135,12 +136,12 @@ export async function startScaleCluster(options: ScaleClusterOptions): Promise<S
     stops.push(async () => {
       for (const child of children) await killed(child, 'SIGTERM');
     });
-    const spawnPart = (entry: string) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', path.join(projectRoot, entry)], { cwd: projectRoot, env, stdio: ['ignore', 'ignore', 'inherit'] });
+    const spawnPart = (part: PartName) => {
+      const child = spawn(process.execPath, partNodeArguments(part), { cwd: projectRoot, env, stdio: ['ignore', 'ignore', 'inherit'] });
       children.push(child);
       return child;
     };
-    const apiProcess = spawnPart('api/main.ts');
+    const apiProcess = spawnPart('api');
     await waitForPort(port, 120_000);
     const apiUrl = `http://127.0.0.1:${port}`;
     const api = apiClient(apiUrl, authorization, company.id);
@@ -178,7 +179,7 @@ export async function startScaleCluster(options: ScaleClusterOptions): Promise<S
         return { workers: await sum(workers.map((child) => child.pid)), api: await cpuSecondsOf(apiProcess.pid), temporalServer: await cpuSecondsOf(cluster.pid) };
       },
       async startWorker() {
-        const child = spawnPart('worker/main.ts');
+        const child = spawnPart('worker');
         await waitForPoller(client, taskQueue, child, 180_000);
         return child;
       },

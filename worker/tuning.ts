@@ -8,10 +8,12 @@ const count = (fallback: number) => z.coerce.number().int().min(1).max(10_000).d
  * Postgres and the Temporal server; docs/performance.md "Worker tuning"): the SDK's defaults
  * (10 pollers of each kind, 100 activity and 40 workflow-task slots, a sticky cache of about
  * 2,300 workflows on a 4 GiB heap) let one worker hold far more work in memory than two cores
- * can progress. Each can be raised by environment for bigger machines.
+ * can progress. Each can be raised by environment for bigger machines. The sticky cache is also
+ * the largest share of the worker's memory that grows with load: 100 keeps the worker within its
+ * 300 MiB budget (docs/performance.md "Memory").
  */
 const tuningSchema = z.object({
-  TEMPORAL_MAX_CACHED_WORKFLOWS: count(250),
+  TEMPORAL_MAX_CACHED_WORKFLOWS: count(100),
   TEMPORAL_WORKFLOW_TASK_POLLS: count(2),
   TEMPORAL_ACTIVITY_TASK_POLLS: count(2),
   TEMPORAL_MAX_WORKFLOW_TASKS: count(10),

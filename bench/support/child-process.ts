@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { partNodeArguments, type PartName } from '../../scripts/build-parts';
 
 const projectRoot = path.resolve(__dirname, '../..');
 
@@ -31,7 +32,9 @@ export type ChildProcessHandle = {
 
 export type SpawnOptions = {
   name: string;
-  /** A TypeScript entry point relative to the project, run as `node --import tsx <script>`… */
+  /** A part of the service (api, worker, intake), compiled when COMPILED_PARTS_DIR is set (startPostgresAndTemporal)… */
+  part?: PartName;
+  /** …or a TypeScript entry point relative to the project, run as `node --import tsx <script>`… */
   script?: string;
   /** …or any command with its arguments (run in the project directory). */
   command?: string;
@@ -61,10 +64,12 @@ export function spawnChildProcess(options: SpawnOptions): ChildProcessHandle & {
   // BENCH_CPU_PROF_DIR: each script child writes a V8 CPU profile there when it exits (docs/performance.md).
   // A directory per child (api/, worker/); V8 names each thread's profile (CPU.<date>.<time>.<pid>.<thread>.<n>.cpuprofile).
   const profile = process.env.BENCH_CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${path.join(process.env.BENCH_CPU_PROF_DIR, options.name)}`] : [];
-  const [command, args] = options.script
-    ? [process.execPath, [...profile, '--import', 'tsx', path.join(projectRoot, options.script)]]
-    : [options.command ?? '', options.args ?? []];
-  if (!command) throw new Error(`${options.name}: neither script nor command given`);
+  const [command, args] = options.part
+    ? [process.execPath, [...profile, ...partNodeArguments(options.part)]]
+    : options.script
+      ? [process.execPath, [...profile, '--import', 'tsx', path.join(projectRoot, options.script)]]
+      : [options.command ?? '', options.args ?? []];
+  if (!command) throw new Error(`${options.name}: neither part, script nor command given`);
   const child = spawn(command, args, {
     cwd: projectRoot,
     env: { ...process.env, ...options.env },
@@ -304,9 +309,9 @@ export function spawnApiAndWorker(env: Record<string, string>, cleanup: { push(n
   api: ChildProcessHandle;
   worker: ChildProcessHandle;
 } {
-  const api = spawnChildProcess({ name: 'api', script: 'api/main.ts', env });
+  const api = spawnChildProcess({ name: 'api', part: 'api', env });
   cleanup.push('stop the API', () => api.stop());
-  const worker = spawnChildProcess({ name: 'worker', script: 'worker/main.ts', env });
+  const worker = spawnChildProcess({ name: 'worker', part: 'worker', env });
   cleanup.push('stop the worker', () => worker.stop());
   return { api, worker };
 }

@@ -12,6 +12,7 @@ import { freePort } from '../../scripts/embedded/ports';
 import { startTemporalDevServer } from '../../scripts/embedded/temporal-dev-server';
 import { ensureTemporalCli } from '../../scripts/provision/temporal-cli';
 import { writeWorkflowBundle } from '../../scripts/bundle-workflows';
+import { buildParts, COMPILED_PARTS_ENV } from '../../scripts/build-parts';
 import type { CleanupStack } from './cleanup';
 
 export const BENCH_DATABASE = 'invoicing_bench';
@@ -71,6 +72,10 @@ export async function startPostgresAndTemporal<T>(
   const workflowBundlePath = path.join(bundleDir, 'workflow-bundle.js');
   const bundled = writeWorkflowBundle(workflowBundlePath);
   bundled.catch(() => undefined); // awaited below
+  // The API and worker run compiled, as under `npm start` (spawnChildProcess's `part`).
+  const compiledDir = path.join(bundleDir, 'parts');
+  const compiled = buildParts(compiledDir);
+  compiled.catch(() => undefined); // awaited below
   const database = await startSeededPostgres(options);
   const devServer = await startTemporalDevServer({
     cliPath: await cliPathPromise,
@@ -80,6 +85,8 @@ export async function startPostgresAndTemporal<T>(
   cleanup.push('stop the Temporal dev server', () => devServer.stop());
   log(`Temporal dev server (in memory) on ${devServer.address}`);
   log(`workflow bundle: ${Math.round((await bundled) / 1024)} KiB`);
+  await compiled;
+  process.env[COMPILED_PARTS_ENV] = compiledDir;
   return { ...database, temporalAddress: devServer.address, temporalPid: devServer.pid, workflowBundlePath };
 }
 

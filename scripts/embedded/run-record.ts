@@ -41,8 +41,10 @@ export async function claimDataDir(dataDir: string, log: (line: string) => void)
     throw new Error(`another npm start (pid ${stale.supervisor}) runs on ${dataDir}; stop it first, or set DATA_DIR`);
   }
   if (stale) {
+    // Parts run compiled from DATA_DIR/run/ (scripts/build-parts.ts).
+    const partMarker = `${path.join(dataDir, 'run')}${path.sep}`;
     for (const [name, pid] of Object.entries(stale.parts ?? {})) {
-      if (await stopProcess(pid, 'main.ts', 5_000)) log(`stopped the ${name} (pid ${pid}) left by an npm start that crashed`);
+      if (await stopProcess(pid, partMarker, 5_000)) log(`stopped the ${name} (pid ${pid}) left by an npm start that crashed`);
     }
     // 'temporal server start-dev', '…/temporal-server … start', '…/temporal-ui-server … start'.
     const temporalParts: [number | undefined, string][] = [

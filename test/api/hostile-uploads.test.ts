@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { partNodeArguments } from '../../scripts/build-parts';
 import http from 'node:http';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
@@ -155,7 +156,7 @@ test.serial('the real API process (npm run api) survives the same inputs and kee
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const root = path.resolve(__dirname, '../..');
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'api/main.ts')], {
+  const child = spawn(process.execPath, partNodeArguments('api'), {
     cwd: root,
     env: serviceEnvironment(api, { PORT: String(port), HOST: '127.0.0.1', SMTP_PORT: '0', LOG_LEVEL: 'error' }),
     stdio: ['ignore', 'ignore', 'pipe'],

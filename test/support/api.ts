@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { partNodeArguments } from '../../scripts/build-parts';
 import { randomBytes, randomUUID } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
@@ -117,10 +118,13 @@ export function serviceEnvironment(api: TestApi, extra: Record<string, string> =
   };
 }
 
-/** The real worker as a child process (`worker/main.ts`), for tests that kill it with SIGKILL. */
+/**
+ * The real worker as a child process, for tests that kill it with SIGKILL or measure it: compiled
+ * as under `npm start` when `npm test` built the parts (COMPILED_PARTS_DIR), else `worker/main.ts` through tsx.
+ */
 export function spawnWorkerProcess(api: TestApi, extra: Record<string, string> = {}): ChildProcess {
   const root = path.resolve(__dirname, '../..');
-  return spawn(process.execPath, ['--import', 'tsx', path.join(root, 'worker/main.ts')], {
+  return spawn(process.execPath, partNodeArguments('worker'), {
     cwd: root,
     env: serviceEnvironment(api, extra),
     stdio: ['ignore', 'ignore', 'inherit'],
