@@ -33,8 +33,9 @@ export function createWorker(setup: WorkerSetup): Promise<Worker> {
     taskQueue: setup.taskQueue,
     activities: createActivities(setup.dependencies),
     ...workflowSource,
-    // workflowModules only matter when the worker bundles; a prebuilt bundle includes them (scripts/bundle-workflows.ts).
-    interceptors: { workflowModules: [workflowsPath], activity: activityInterceptors(setup.tracing) },
+    // workflowModules only matter when the worker bundles; a prebuilt bundle includes them
+    // (scripts/bundle-workflows.ts), and the SDK warns at every start when both are given.
+    interceptors: { ...(setup.workflowBundlePath ? {} : { workflowModules: [workflowsPath] }), activity: activityInterceptors(setup.tracing) },
     sinks: workflowSpanSinks(setup.tracing),
     ...workerTuning(),
     ...setup.overrides,
