@@ -24,8 +24,12 @@ const LISTING_TYPE = { invoice: '01', credit_note: '91', all: '' } as const;
 
 export type DianDocumentOutcome = { fileId: number } | { skipped: 'already_present' | 'not_found' };
 
-/** Documents of one batch fetched and imported at the same time. */
-export const DIAN_BATCH_CONCURRENCY = 4;
+/**
+ * Documents of one batch fetched and imported at the same time. A document mostly waits (two
+ * DIAN calls, about twenty database round trips, the CPU pool's parse), so 8 keep the worker
+ * busy on 2 cores; more would queue on the database pool (DATABASE_POOL_MAX, 10 by default).
+ */
+export const DIAN_BATCH_CONCURRENCY = 8;
 
 /** What one batch did; `imported` counts files whose import ended (DONE or ERROR). */
 export type DianBatchOutcome = { imported: number; skipped: number; failed: number };
