@@ -57,3 +57,12 @@ test('a tampered wsa:To or timestamp no longer verifies', (t) => {
   t.false(verifySoapSecurity(envelope.replace('http://127.0.0.1:1/svc</wsa:To>', 'http://127.0.0.1:2/svc</wsa:To>')).valid);
   t.false(verifySoapSecurity(envelope.replace(/<wsu:Expires>[^<]+</, '<wsu:Expires>2099-01-01T00:00:00Z<')).valid);
 });
+
+test('verification refuses a signed element whose id appears twice (signature wrapping) and references it cannot check', (t) => {
+  const { envelope } = buildSoapRequest('GetXmlByDocumentKey', { trackId: 'abc' }, credentials, 'http://127.0.0.1:1/svc');
+  const to = /<wsa:To [\s\S]*?<\/wsa:To>/.exec(envelope)![0];
+  const wrapped = envelope.replace('<soap:Body>', `<soap:Body><wrapper>${to.replace('127.0.0.1:1', '127.0.0.1:2')}</wrapper>`);
+  t.regex(verifySoapSecurity(wrapped).reason ?? '', /must name exactly one element/);
+  const sha1 = envelope.replace(`<ds:DigestMethod Algorithm="${ALGORITHMS.sha256}"/>`, '<ds:DigestMethod Algorithm="http://www.w3.org/2000/09/xmldsig#sha1"/>');
+  t.regex(verifySoapSecurity(sha1).reason ?? '', /unsupported digest/);
+});
