@@ -88,7 +88,14 @@ export function createDianImportActivities(deps: DianActivityDependencies & Inge
    * an import. Idempotent per run and CUFE.
    */
   async function fetchAndStore(run: DianImportRow, cufe: string, dianOfRun: () => Promise<CompanyDian> = () => companyDian(deps, run.company_id)): Promise<DianDocumentOutcome> {
-    if (await repositories.dianImports.companyHasCufe(run.company_id, cufe)) return { skipped: 'already_present' };
+    const idempotencyKey = `dian-import-${run.id}-${cufe}`;
+    if (await repositories.dianImports.companyHasCufe(run.company_id, cufe)) {
+      // A worker killed between the import's transaction and marking the file done leaves this
+      // run's own file unfinished with its document stored: finish that file rather than skip it.
+      const own = await repositories.uploadedFiles.findByIdempotencyKey(run.company_id, idempotencyKey);
+      if (own && own.status !== 'DONE' && own.status !== 'ERROR') return { fileId: own.id };
+      return { skipped: 'already_present' };
+    }
     const dian = await dianOfRun();
     let lookup;
     try {
@@ -103,7 +110,7 @@ export function createDianImportActivities(deps: DianActivityDependencies & Inge
       fileName: `${cufe}.xml`,
       bytes: lookup.xml,
       dianImportationId: run.id,
-      idempotencyKey: `dian-import-${run.id}-${cufe}`,
+      idempotencyKey,
       startImport: false,
     });
     return { fileId: file.id };
