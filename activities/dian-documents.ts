@@ -3,7 +3,7 @@ import { detectFileType } from '../domain/files/detect';
 import { readZipSafely } from '../domain/files/zip';
 import { DianError } from '../integrations/dian/port';
 import { registerDocumentWithSimulator } from '../integrations/dian/simulator/admin-client';
-import { companyDian, type DianActivityDependencies } from './dian-gateway';
+import { companyDian, type CompanyDian, type DianActivityDependencies } from './dian-gateway';
 import type { IngestionActivityDependencies } from './ingestion';
 import { dianFollowUpOf } from './dian-follow-up';
 
@@ -19,12 +19,17 @@ function dianXmls(bytes: Buffer): Buffer[] {
  * Refreshes what DIAN has registered against an invoice (GetStatusEvent), events sent through
  * DIAN's portal or other software included, so the API's checks need no call to DIAN. DIAN's
  * faults become activity failures (retryable or not). Returns how many events DIAN listed.
+ * `dianOfCompany` lets a caller that already holds the company's gateway (an import batch) pass it.
  */
-export async function syncInvoiceEvents(deps: DianActivityDependencies, documentId: number): Promise<number> {
+export async function syncInvoiceEvents(
+  deps: DianActivityDependencies,
+  documentId: number,
+  dianOfCompany: (companyId: number) => Promise<CompanyDian> = (companyId) => companyDian(deps, companyId),
+): Promise<number> {
   const { repositories } = deps;
   const document = await repositories.dianEvents.documentOf(documentId);
   if (!document?.cufe) return 0;
-  const dian = await companyDian(deps, document.company_id);
+  const dian = await dianOfCompany(document.company_id);
   let events;
   try {
     events = await dian.gateway.getStatusEvent(document.cufe);

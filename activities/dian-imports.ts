@@ -5,7 +5,7 @@ import { acceptFile } from '../services/accept-file';
 import { publishWorkflowEvents } from '../services/publish-events';
 import { importAndGather, type EventToPublish, type IngestionActivityDependencies } from './ingestion';
 import { syncInvoiceEvents } from './dian-documents';
-import { companyDian, dianFailure, type DianActivityDependencies } from './dian-gateway';
+import { companyDian, dianFailure, type CompanyDian, type DianActivityDependencies } from './dian-gateway';
 import { presentDianImport } from '../services/presenters/dian-import';
 import { LISTING_NOT_SUPPORTED_MESSAGE, listingWindows, type ListingWindow } from '../domain/dian/listing-windows';
 import { cufesFromReceivedExport, ReceivedExportError } from '../domain/dian/received-export';
@@ -24,8 +24,12 @@ const LISTING_TYPE = { invoice: '01', credit_note: '91', all: '' } as const;
 
 export type DianDocumentOutcome = { fileId: number } | { skipped: 'already_present' | 'not_found' };
 
-/** Documents of one batch fetched and imported at the same time. */
-export const DIAN_BATCH_CONCURRENCY = 4;
+/**
+ * Documents of one batch fetched and imported at the same time. A document mostly waits (two
+ * DIAN calls, about twenty database round trips, the CPU pool's parse), so 8 keep the worker
+ * busy on 2 cores; more would queue on the database pool (DATABASE_POOL_MAX, 10 by default).
+ */
+export const DIAN_BATCH_CONCURRENCY = 8;
 
 /** What one batch did; `imported` counts files whose import ended (DONE or ERROR). */
 export type DianBatchOutcome = { imported: number; skipped: number; failed: number };
@@ -83,9 +87,16 @@ export function createDianImportActivities(deps: DianActivityDependencies & Inge
    * CUFE; otherwise its XML is fetched and stored like an upload (type DIAN), without starting
    * an import. Idempotent per run and CUFE.
    */
-  async function fetchAndStore(run: DianImportRow, cufe: string): Promise<DianDocumentOutcome> {
-    if (await repositories.dianImports.companyHasCufe(run.company_id, cufe)) return { skipped: 'already_present' };
-    const dian = await companyDian(deps, run.company_id);
+  async function fetchAndStore(run: DianImportRow, cufe: string, dianOfRun: () => Promise<CompanyDian> = () => companyDian(deps, run.company_id)): Promise<DianDocumentOutcome> {
+    const idempotencyKey = `dian-import-${run.id}-${cufe}`;
+    if (await repositories.dianImports.companyHasCufe(run.company_id, cufe)) {
+      // A worker killed between the import's transaction and marking the file done leaves this
+      // run's own file unfinished with its document stored: finish that file rather than skip it.
+      const own = await repositories.uploadedFiles.findByIdempotencyKey(run.company_id, idempotencyKey);
+      if (own && own.status !== 'DONE' && own.status !== 'ERROR') return { fileId: own.id };
+      return { skipped: 'already_present' };
+    }
+    const dian = await dianOfRun();
     let lookup;
     try {
       lookup = await dian.gateway.getXmlByDocumentKey(cufe);
@@ -99,17 +110,20 @@ export function createDianImportActivities(deps: DianActivityDependencies & Inge
       fileName: `${cufe}.xml`,
       bytes: lookup.xml,
       dianImportationId: run.id,
-      idempotencyKey: `dian-import-${run.id}-${cufe}`,
+      idempotencyKey,
       startImport: false,
     });
     return { fileId: file.id };
   }
 
-  /** fetchAndStore, then the file's import, its events and DIAN's events of a received invoice. */
-  async function importOneDocument(run: DianImportRow, cufe: string): Promise<keyof DianBatchOutcome> {
+  /**
+   * fetchAndStore, then the file's import, its events and DIAN's events of a received invoice.
+   * `dianOfRun` is the company's gateway, read once per batch (settings, certificate, PIN).
+   */
+  async function importOneDocument(run: DianImportRow, cufe: string, dianOfRun: () => Promise<CompanyDian>): Promise<keyof DianBatchOutcome> {
     let stored: DianDocumentOutcome;
     try {
-      stored = await fetchAndStore(run, cufe);
+      stored = await fetchAndStore(run, cufe, dianOfRun);
     } catch (error) {
       if (error instanceof ApplicationFailure && error.nonRetryable) return 'skipped';
       throw error;
@@ -118,7 +132,7 @@ export function createDianImportActivities(deps: DianActivityDependencies & Inge
     const imported = await importAndGather(deps, stored.fileId);
     for (const documentId of imported.dian.invoicesToSync) {
       // Best effort, as after an upload: a failed read leaves the invoice unsynced, never the run.
-      await syncInvoiceEvents(deps, documentId).catch(() => 0);
+      await syncInvoiceEvents(deps, documentId, dianOfRun).catch(() => 0);
     }
     const { company_id: companyId, ...data } = imported.record;
     const events: EventToPublish[] = imported.contacts.map((contact) => ({ companyId, type: contact.type, data: contact.data }));
@@ -248,10 +262,14 @@ export function createDianImportActivities(deps: DianActivityDependencies & Inge
       let leading = Math.min(resumePoint(), cufes.length);
       done.fill(true, 0, leading);
       let next = leading;
+      // Once per batch; a failure (no settings, unusable certificate) is every document's, as before.
+      const dian = companyDian(deps, run.company_id);
+      dian.catch(() => undefined); // awaited by each document
+      const dianOfRun = () => dian;
       const lane = async () => {
         while (next < cufes.length) {
           const index = next++;
-          const result = await importOneDocument(run, cufes[index]!);
+          const result = await importOneDocument(run, cufes[index]!, dianOfRun);
           outcome[result] += 1;
           done[index] = true;
           while (leading < cufes.length && done[leading]) leading += 1;

@@ -16,6 +16,7 @@ import { reportPeakRss, RssSampler, spawnChildProcess, withOutput, type ChildPro
 import { startImportEventReceiver, type ImportEventReceiver } from './ingestion/receiver';
 import { fixedOrDash as fixed, markdownTable } from './support/report';
 import { formatCostTable, measureTemporalCost, type TemporalCost } from './support/temporal-cost';
+import { cpuMsPerUnit, cpuSecondsByPart, type CpuByPart } from './support/process-cpu';
 
 /**
  * `npm run bench:dian [-- --short]`: one tax-authority import run (source dian_web_service) of
@@ -47,6 +48,10 @@ type RunResult = {
   historyEvents: number;
   /** Everything the engine did on the worker's task queue during the run (bench/support/temporal-cost.ts). */
   temporalCost: TemporalCost;
+  /** CPU ms per document by process (bench/support/process-cpu.ts): robust to the machine's load, unlike the wall time. */
+  cpuMsPerDocument: CpuByPart;
+  /** Postgres transactions committed per document (pg_stat_database.xact_commit: each autocommitted statement is one). */
+  transactionsPerDocument: number;
 };
 
 function readOptions(): Options {
@@ -138,6 +143,8 @@ async function main(): Promise<number> {
     const run = async (label: string, month: string, expected: number): Promise<RunResult> => {
       await Promise.all([apiRss.reset(), workerRss.reset()]);
       const window = { from: new Date(), to: new Date() };
+      const commitsBefore = await committedTransactions(db);
+      const cpuBefore = await cpuSecondsByPart({ api: api.pid, worker: worker.pid }, { postgres: environment.workDir });
       const t0 = performance.now();
       const accepted = await call('POST', `/v1/companies/${companyId}/dian-imports`, { begin_date: `${month}-01`, end_date: `${month}-28`, document_type: 'invoice' }, 202);
       const acceptedMs = performance.now() - t0;
@@ -152,15 +159,18 @@ async function main(): Promise<number> {
       const files = Number((await db('uploaded_files').where({ dian_importation_id: id, status: 'DONE' }).count<{ count: string }[]>({ count: '*' }))[0]!.count);
       if (files !== expected) throw new Error(`${label} run ${id}: ${files} uploaded files DONE, expected ${expected}`);
       const seconds = (event.receivedAt - t0) / 1000;
+      const transactionsPerDocument = ((await committedTransactions(db)) - commitsBefore) / expected;
+      const cpuMsPerDocument = cpuMsPerUnit(cpuBefore, await cpuSecondsByPart({ api: api.pid, worker: worker.pid }, { postgres: environment.workDir }), expected);
       const { historyLength } = await temporal.workflow.getHandle(workflowIdsFor(env.TEMPORAL_TASK_QUEUE!).dianImport(id)).describe();
       window.to = new Date();
       const { total: temporalCost } = await measureTemporalCost(temporal, { taskQueue: env.TEMPORAL_TASK_QUEUE!, window });
       const result = {
         label, documents: expected, seconds, documentsPerSecond: expected / seconds, acceptedMs,
-        apiPeakRssMb: apiPeak, workerPeakRssMb: workerPeak, historyEvents: historyLength, temporalCost,
+        apiPeakRssMb: apiPeak, workerPeakRssMb: workerPeak, historyEvents: historyLength, temporalCost, cpuMsPerDocument, transactionsPerDocument,
       };
       log(`${label}: ${expected} documents in ${fixed(seconds, 1)} s (${fixed(result.documentsPerSecond, 1)} documents/s), 202 in ${fixed(acceptedMs, 0)} ms, ` +
-        `peak RSS API ${fixed(apiPeak, 0)} MiB, worker ${fixed(workerPeak, 0)} MiB, ${historyLength} history events`);
+        `peak RSS API ${fixed(apiPeak, 0)} MiB, worker ${fixed(workerPeak, 0)} MiB, ${historyLength} history events, ` +
+        `${fixed(transactionsPerDocument, 1)} Postgres transactions per document, CPU ms per document ${Object.entries(cpuMsPerDocument).map(([part, ms]) => `${part} ${fixed(ms, 2)}`).join(', ')}`);
       return result;
     };
 
@@ -177,6 +187,14 @@ async function main(): Promise<number> {
   } finally {
     await cleanup.runAll();
   }
+}
+
+/** Transactions committed in the benchmark's database so far (after 2 s: busy backends report their statistics about once a second). */
+async function committedTransactions(db: ReturnType<typeof connectDatabase>): Promise<number> {
+  await new Promise((resolve) => setTimeout(resolve, 2_000));
+  await db.raw('SELECT pg_stat_force_next_flush()').catch(() => undefined); // Postgres 15+
+  const row = await db('pg_stat_database').where({ datname: db.raw('current_database()') }).first<{ xact_commit: string }>('xact_commit');
+  return Number(row?.xact_commit ?? 0);
 }
 
 /**
@@ -235,7 +253,13 @@ function report(options: Options, result: RunResult): string {
     [false, true, true, true, true, true, true, true],
   );
   const costs = formatCostTable([{ label: `per DIAN document, ${result.label}`, cost: result.temporalCost, units: result.documents }]);
-  return `${heading}\n\n${table}\n\nTemporal cost per document (the run's workflow, its batches and the documents' events):\n\n${costs}`;
+  const parts = Object.keys(result.cpuMsPerDocument).sort();
+  const cpu = markdownTable(
+    ['CPU ms per document', ...parts, 'total', 'Postgres transactions per document'],
+    [[result.label, ...parts.map((part) => fixed(result.cpuMsPerDocument[part]!, 2)), fixed(Object.values(result.cpuMsPerDocument).reduce((a, b) => a + b, 0), 2), fixed(result.transactionsPerDocument, 1)]],
+    [false, ...parts.map(() => true), true, true],
+  );
+  return `${heading}\n\n${table}\n\nCPU per document (benchmark = the simulator's process, with the receiver):\n\n${cpu}\n\nTemporal cost per document (the run's workflow, its batches and the documents' events):\n\n${costs}`;
 }
 
 main().then(

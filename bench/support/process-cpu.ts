@@ -8,7 +8,7 @@ import { readdir, readFile } from 'node:fs/promises';
 
 const TICKS_PER_SECOND = 100; // USER_HZ, 100 on every Linux the project runs on
 
-type StatFields = { ppid: number; ownTicks: number; reapedChildrenTicks: number };
+type StatFields = { ppid: number; comm: string; ownTicks: number; reapedChildrenTicks: number };
 
 async function readStat(pid: number): Promise<StatFields | null> {
   try {
@@ -18,6 +18,7 @@ async function readStat(pid: number): Promise<StatFields | null> {
     // fields[0] is field 3 (state): ppid is field 4, utime/stime 14/15, cutime/cstime 16/17.
     return {
       ppid: Number(fields[1]),
+      comm: text.slice(text.indexOf('(') + 1, text.lastIndexOf(')')),
       ownTicks: Number(fields[11]) + Number(fields[12]),
       reapedChildrenTicks: Number(fields[13]) + Number(fields[14]),
     };
@@ -88,4 +89,58 @@ export async function threadCpuMsByName(pid: number): Promise<Map<string, number
 /** What each thread name used between two threadCpuMsByName readings (threads that ended are not counted). */
 export function threadCpuDelta(before: Map<string, number>, after: Map<string, number>): Map<string, number> {
   return new Map([...after].map(([name, ms]) => [name, ms - (before.get(name) ?? 0)] as [string, number]).sort((a, b) => b[1] - a[1]));
+}
+
+/** CPU seconds by part of a benchmark (Postgres, Temporal, the API, the worker, the benchmark's own process). */
+export type CpuByPart = Record<string, number>;
+
+async function commandLineOf(pid: number): Promise<string> {
+  return readFile(`/proc/${pid}/cmdline`, 'utf8').then((line) => line.replaceAll('\0', ' '), () => '');
+}
+
+/**
+ * CPU seconds used so far by this process and its descendants, grouped: the named pids (e.g.
+ * the API and worker children) by their name, the rest by their command (`temporal`), and this
+ * process as `benchmark` (with the DIAN simulator, which runs in-process). Daemonised servers
+ * (the embedded Postgres, started by pg_ctl) are found by `detached`: a part's name and a text
+ * of its root process's command line (its data directory); the root's descendants count too,
+ * and the children it reaped. The difference of two readings is what a phase cost.
+ */
+export async function cpuSecondsByPart(named: Record<string, number | undefined>, detached: Record<string, string> = {}): Promise<CpuByPart> {
+  const pids = (await readdir('/proc')).filter((entry) => /^\d+$/.test(entry)).map(Number);
+  const stats = (await Promise.all(pids.map(async (pid) => ({ pid, stat: await readStat(pid) })))).filter(
+    (entry): entry is { pid: number; stat: StatFields } => entry.stat !== null,
+  );
+  const byPid = new Map(stats.map((entry) => [entry.pid, entry]));
+  const nameOf = new Map(Object.entries(named).filter(([, pid]) => pid !== undefined).map(([name, pid]) => [pid!, name]));
+  const descends = (ppid: number, root: (pid: number) => boolean): boolean => {
+    for (let parent = byPid.get(ppid); parent; parent = byPid.get(parent.stat.ppid)) if (root(parent.pid)) return true;
+    return false;
+  };
+  const detachedRoots = new Map<number, string>();
+  for (const { pid, stat } of stats) {
+    if (detachedRoots.size === Object.keys(detached).length) break;
+    const line = await commandLineOf(pid);
+    const part = Object.entries(detached).find(([, marker]) => line.includes(marker) && !detachedRoots.has(stat.ppid))?.[0];
+    if (part && !descends(stat.ppid, (candidate) => candidate === process.pid)) detachedRoots.set(pid, part);
+  }
+  const { user, system } = process.cpuUsage();
+  const parts: CpuByPart = { benchmark: (user + system) / 1e6 };
+  for (const { pid, stat } of stats) {
+    let part: string | undefined;
+    if (descends(stat.ppid, (candidate) => candidate === process.pid)) part = nameOf.get(pid) ?? stat.comm;
+    else if (detachedRoots.has(pid)) part = detachedRoots.get(pid);
+    else {
+      for (let parent = byPid.get(stat.ppid); parent && !part; parent = byPid.get(parent.stat.ppid)) part = detachedRoots.get(parent.pid);
+    }
+    if (part) parts[part] = (parts[part] ?? 0) + (stat.ownTicks + stat.reapedChildrenTicks) / TICKS_PER_SECOND;
+  }
+  return parts;
+}
+
+/** after − before per part, in CPU milliseconds per unit. */
+export function cpuMsPerUnit(before: CpuByPart, after: CpuByPart, units: number): CpuByPart {
+  const result: CpuByPart = {};
+  for (const part of Object.keys(after)) result[part] = ((after[part] ?? 0) - (before[part] ?? 0)) * 1000 / units;
+  return result;
 }
