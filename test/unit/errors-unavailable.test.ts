@@ -14,6 +14,8 @@ test('an unreachable database is 503 service_unavailable with Retry-After', (t) 
     withCode('the database system is starting up', '57P03'),
     withCode('connection failure', '08006'),
     new Error('Connection terminated unexpectedly'),
+    new Error('select * from "companies" where "id" = $1 limit $2 - Connection terminated unexpectedly'),
+    new Error('insert into "uploaded_files" ("company_id") values ($1) - Client has encountered a connection error and is not queryable'),
     new KnexTimeoutError('Knex: Timeout acquiring a connection. The pool is probably full.'),
   ];
   for (const fault of faults) {
