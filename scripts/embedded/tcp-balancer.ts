@@ -1,4 +1,5 @@
 import net from 'node:net';
+import { SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS, type ErrorBody } from '../../api/errors';
 
 export type Backend = { host: string; port: number };
 
@@ -9,7 +10,9 @@ export type TcpBalancer = { url: string; port: number; close(): Promise<void> };
  * connection by connection in turn (round robin at layer 4, like a cloud TCP load balancer; an
  * HTTP keep-alive connection stays on the replica that accepted it). A replica that refuses the
  * connection (restarting after a crash) is skipped for that connection, so a client notices a
- * dead replica only when every replica is down.
+ * dead replica only when every replica is down: then it gets the API's own 503
+ * `service_unavailable` answer (as a cloud load balancer answers 503 with no healthy target),
+ * not a reset — a bare reset made Node's fetch wait forever on some runs instead of failing.
  */
 export async function startTcpBalancer(options: { host: string; port: number; backends: Backend[] }): Promise<TcpBalancer> {
   let next = 0;
@@ -21,7 +24,7 @@ export async function startTcpBalancer(options: { host: string; port: number; ba
 
   const connectToAnyBackend = (client: net.Socket, tried: number) => {
     if (tried >= options.backends.length) {
-      client.destroy();
+      answerServiceUnavailable(client);
       return;
     }
     const backend = options.backends[next++ % options.backends.length]!;
@@ -58,4 +61,28 @@ export async function startTcpBalancer(options: { host: string; port: number; ba
         for (const socket of sockets) socket.destroy();
       }),
   };
+}
+
+/** Milliseconds the balancer leaves a client to read its 503 before dropping the connection. */
+const UNAVAILABLE_ANSWER_GRACE_MS = 5_000;
+
+/** Answers the connection's first request with 503 service_unavailable, then closes it. */
+function answerServiceUnavailable(client: net.Socket): void {
+  const error: ErrorBody = {
+    error: { code: 'service_unavailable', message: `No API replica is accepting connections. Retry in ${SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS} seconds.` },
+  };
+  const body = JSON.stringify(error);
+  // Reading what the client sent before closing: closing with unread bytes resets the
+  // connection, and a reset can discard the answer before the client reads it.
+  client.on('data', () => undefined);
+  client.resume();
+  client.end(
+    'HTTP/1.1 503 Service Unavailable\r\n' +
+      'content-type: application/json; charset=utf-8\r\n' +
+      `content-length: ${Buffer.byteLength(body)}\r\n` +
+      `retry-after: ${SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS}\r\n` +
+      'connection: close\r\n\r\n' +
+      body,
+  );
+  setTimeout(() => client.destroy(), UNAVAILABLE_ANSWER_GRACE_MS).unref();
 }

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import test from 'ava';
-import { freePort } from '../../scripts/embedded/ports';
+import { SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS } from '../../api/errors';
 import { startTcpBalancer } from '../../scripts/embedded/tcp-balancer';
 
 // npm run start:cluster's balancer in front of its API replicas, with real sockets on loopback.
@@ -14,7 +14,7 @@ async function replica(name: string) {
 
 /** One request on a connection of its own (no keep-alive: the balancer picks per connection). */
 async function ask(url: string): Promise<string> {
-  const response = await fetch(url, { headers: { connection: 'close' } });
+  const response = await fetch(url, { headers: { connection: 'close' }, signal: AbortSignal.timeout(10_000) });
   return response.text();
 }
 
@@ -38,10 +38,19 @@ test('connections go to the replicas in turn, and a replica that refuses is skip
   }
 });
 
-test('with every replica down, the client connection is closed instead of hanging', async (t) => {
-  const balancer = await startTcpBalancer({ host: '127.0.0.1', port: 0, backends: [{ host: '127.0.0.1', port: await freePort() }, { host: '127.0.0.1', port: await freePort() }] });
+test('with every replica down, the client gets 503 service_unavailable instead of a hang', async (t) => {
+  // Ports nothing listens on here (the suite's unreachable webhook target is 127.0.0.1:9): a port
+  // from freePort() can be taken by a parallel test file's server before the balancer dials it.
+  const balancer = await startTcpBalancer({ host: '127.0.0.1', port: 0, backends: [{ host: '127.0.0.1', port: 9 }, { host: '127.0.0.1', port: 1 }] });
   try {
-    await t.throwsAsync(() => ask(balancer.url));
+    for (let i = 0; i < 3; i += 1) {
+      const response = await fetch(`${balancer.url}/v1/companies`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"name":"x"}', signal: AbortSignal.timeout(10_000) });
+      t.is(response.status, 503);
+      t.is(response.headers.get('retry-after'), String(SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS));
+      const body = (await response.json()) as { error: { code: string; message: string } };
+      t.is(body.error.code, 'service_unavailable');
+      t.regex(body.error.message, /No API replica/);
+    }
   } finally {
     await balancer.close();
   }
