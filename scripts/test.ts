@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -11,7 +10,8 @@ import { ensureTestServer } from './provision/test-server';
 import { ensureMinio } from './provision/minio';
 import { ensureSchemathesis } from './provision/schemathesis';
 import { ensureTemporalServer, ensureTemporalSqlTool } from './provision/temporal-server';
-import { summariseTap, type TapSummary } from './tap-summary';
+import type { TapSummary } from './tap-summary';
+import { runTapProcess, SILENT_RUN_LIMIT_MS } from './tap-runner';
 import { writeWorkflowBundle } from './bundle-workflows';
 import { buildParts, COMPILED_PARTS_ENV } from './build-parts';
 
@@ -91,17 +91,8 @@ async function main(): Promise<number> {
 }
 
 function runAva(args: string[], env: NodeJS.ProcessEnv): Promise<TapSummary> {
-  return new Promise((resolve, reject) => {
-    const avaBin = path.resolve(__dirname, '../node_modules/ava/entrypoints/cli.mjs');
-    const child = spawn(process.execPath, [avaBin, '--tap', ...args], { env, stdio: ['ignore', 'pipe', 'inherit'] });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      process.stdout.write(chunk);
-      output += chunk.toString();
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve(summariseTap(output, code ?? 1)));
-  });
+  const avaBin = path.resolve(__dirname, '../node_modules/ava/entrypoints/cli.mjs');
+  return runTapProcess(process.execPath, [avaBin, '--tap', ...args], { env, silentLimitMs: SILENT_RUN_LIMIT_MS });
 }
 
 void main().then((code) => process.exit(code));
