@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import pino from 'pino';
 import { createActivities } from '../../activities';
@@ -11,16 +11,18 @@ import { loadConfig } from '../../config';
 import { buildActivityDependencies } from '../../worker/start-worker';
 import { workflowIdsFor } from '../../workflows/messages';
 import { publishEventWorkflow } from '../../workflows/publish-event';
-import { createTestDatabase, type TestDatabase } from './database';
+import { createTestDatabase, testTemporalAddress, type TestDatabase } from './database';
 import { createTimeSkippingEnvironment } from './time-skipping';
 import { serviceWorkflows } from './workflow-bundle';
 
 /**
- * The webhook engine under the time-skipping server: the real workflows and activities over a
- * fresh database, and the real API app whose Temporal client is the test environment's.
+ * The webhook engine under the time-skipping server (or, for tests that need no timers, the
+ * suite's dev server): the real workflows and activities over a fresh database, and the real API
+ * app whose Temporal client is the test environment's.
  */
-export async function startWebhookWorld(extraEnv: Record<string, string> = {}) {
-  const env: TestWorkflowEnvironment = await createTimeSkippingEnvironment();
+export async function startWebhookWorld(extraEnv: Record<string, string> = {}, engine: 'time-skipping' | 'dev-server' = 'time-skipping') {
+  const env: TestWorkflowEnvironment =
+    engine === 'time-skipping' ? await createTimeSkippingEnvironment() : await TestWorkflowEnvironment.createFromExistingServer({ address: testTemporalAddress() });
   const database: TestDatabase = await createTestDatabase();
   const taskQueue = `webhooks-${randomUUID()}`;
   const config = loadConfig({
@@ -63,7 +65,7 @@ export async function startWebhookWorld(extraEnv: Record<string, string> = {}) {
     /** Starts publishing an event without waiting (no time skipping meanwhile); returns its id. */
     async startPublish(companyId: number, type: string, data: unknown = {}): Promise<string> {
       const id = randomUUID();
-      await env.client.workflow.start('publishEventWorkflow', {
+      await env.client.workflow.start(publishEventWorkflow, {
         workflowId: workflowIdsFor(taskQueue).publishEvent(id),
         taskQueue,
         args: [{ event: { id, companyId, type, data } }],
