@@ -60,18 +60,16 @@ export function createWebhookActivities(deps: WebhookActivityDependencies) {
 
     /** One delivery attempt: check the endpoint, sign the stored body, POST, record the outcome. */
     async deliverAttempt(request: AttemptRequest): Promise<AttemptResult> {
-      const endpoint = await repositories.webhookEndpoints.findById(request.endpointId);
+      const { endpoint, deliveryStatus, payload: body } = await repositories.webhookDeliveries.attemptContext(request.deliveryId, request.endpointId, request.eventId);
       const unavailable = !endpoint || endpoint.deleted_at ? 'endpoint deleted' : !endpoint.enabled ? 'endpoint disabled' : null;
       if (unavailable || !endpoint) {
         const reason = `${unavailable}; not sent`;
         await repositories.webhookDeliveries.failIfPending(request.deliveryId, reason);
         return { kind: 'endpoint_unavailable', reason };
       }
-      const delivery = await repositories.webhookDeliveries.find(request.deliveryId);
-      if (!delivery || delivery.status !== 'pending') {
-        return { kind: 'endpoint_unavailable', reason: `delivery is ${delivery?.status ?? 'gone'}` };
+      if (deliveryStatus !== 'pending') {
+        return { kind: 'endpoint_unavailable', reason: `delivery is ${deliveryStatus ?? 'gone'}` };
       }
-      const body = await repositories.events.payloadOf(request.eventId);
       if (!body) throw new Error(`event ${request.eventId} has no payload`);
 
       const startedAt = new Date();

@@ -31,11 +31,6 @@ export function createEventsRepository(db: Database) {
       });
     },
 
-    async payloadOf(id: string): Promise<string | undefined> {
-      const row = await db('events').where({ id }).first<{ payload: string | null } | undefined>('payload');
-      return row?.payload ?? undefined;
-    },
-
     /** Events older than the delivery history that no delivery refers to any more. */
     async purgeExpired(): Promise<number> {
       const result = await db.raw<{ rowCount: number }>(

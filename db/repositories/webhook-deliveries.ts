@@ -1,4 +1,5 @@
 import type { Database } from '../connection';
+import type { WebhookEndpointRow } from './webhook-endpoints';
 import { countDelivery, countDeliveryAttempt } from '../../config/outcome-metrics';
 import { DELIVERY_RETENTION_DAYS } from '../../domain/webhooks/retry-schedule';
 
@@ -47,6 +48,12 @@ export type AttemptRecord = {
   nextAttemptAt: Date | null;
 };
 
+export type AttemptContext = {
+  endpoint: Pick<WebhookEndpointRow, 'url' | 'secrets' | 'enabled' | 'deleted_at'> | null;
+  deliveryStatus: DeliveryStatus | null;
+  payload: string | null;
+};
+
 export function createWebhookDeliveriesRepository(db: Database) {
   const withEventType = () =>
     db('webhook_deliveries as d')
@@ -65,10 +72,6 @@ export function createWebhookDeliveriesRepository(db: Database) {
           .ignore();
       }
       return db('webhook_deliveries').where({ event_id: event.id }).whereNull('resend_of').whereIn('endpoint_id', endpointIds).select('id', 'endpoint_id');
-    },
-
-    async find(id: number): Promise<WebhookDeliveryRow | undefined> {
-      return withEventType().where('d.id', id).first();
     },
 
     /** One delivery of one endpoint (the endpoint is already checked to be the caller's). */
@@ -148,54 +151,73 @@ export function createWebhookDeliveriesRepository(db: Database) {
      * reset); one recorded after it is after this success too.
      */
     async recordAttempt(record: AttemptRecord, finalAttempt: boolean): Promise<{ status: DeliveryStatus; counterUnaffected: boolean }> {
-      const { result, recorded, moved } = await db.transaction(async (trx) => {
-        const [recorded] = await trx('webhook_attempts')
-          .insert({
-            delivery_id: record.deliveryId,
-            attempt_number: record.attempt,
-            started_at: record.startedAt,
-            duration_ms: Math.round(record.durationMs),
-            status_code: record.statusCode,
-            error: record.error,
-          })
-          .onConflict(['delivery_id', 'attempt_number'])
-          .ignore()
-          .returning('attempt_number');
-        const status: DeliveryStatus = record.succeeded ? 'delivered' : finalAttempt ? 'failed' : 'pending';
-        const [row] = await trx('webhook_deliveries')
-          .where({ id: record.deliveryId, status: 'pending' })
-          .update({
-            status,
-            attempts: db.raw('greatest(attempts, ?)', [record.attempt]),
-            last_status_code: record.statusCode,
-            last_error: record.error,
-            next_attempt_at: status === 'pending' ? record.nextAttemptAt : null,
-            outcome_pending: status === 'failed',
-            updated_at: db.fn.now(),
-          })
-          .returning([
-            'status',
-            trx.raw(
-              `(SELECT e.consecutive_failures = 0 AND NOT EXISTS (
-                  SELECT 1 FROM webhook_deliveries p WHERE p.endpoint_id = e.id AND p.outcome_pending)
-                FROM webhook_endpoints e WHERE e.id = webhook_deliveries.endpoint_id) AS counter_clear`,
-            ),
-            // The event's created_at, for the emit→receipt latency (no extra round trip).
-            trx.raw('(SELECT created_at FROM events WHERE events.id = webhook_deliveries.event_id) AS event_created_at'),
-          ]);
-        const attempt = recorded !== undefined;
-        if (row) {
-          const result = { status: row.status as DeliveryStatus, counterUnaffected: row.status === 'delivered' && row.counter_clear === true };
-          return { result, recorded: attempt, moved: { status: row.status as string, eventCreatedAt: row.event_created_at as Date } };
-        }
-        // Already finished (a repeated record): report as before, whatever it was.
-        const current = await trx('webhook_deliveries').where({ id: record.deliveryId }).first('status');
-        return { result: { status: (current?.status ?? 'failed') as DeliveryStatus, counterUnaffected: false }, recorded: attempt, moved: null };
-      });
+      const status: DeliveryStatus = record.succeeded ? 'delivered' : finalAttempt ? 'failed' : 'pending';
+      // One statement (atomic without a transaction: one round trip instead of four). Its
+      // subqueries read the snapshot from before the statement, as the RETURNING of an UPDATE does:
+      // counter_clear and current_status are as they were before this attempt; event_created_at
+      // is for the emit→receipt latency.
+      const { rows } = await db.raw<{ rows: { recorded: boolean; moved_status: DeliveryStatus | null; counter_clear: boolean | null; event_created_at: Date | null; current_status: DeliveryStatus | null }[] }>(
+        `WITH recorded AS (
+           INSERT INTO webhook_attempts (delivery_id, attempt_number, started_at, duration_ms, status_code, error)
+           VALUES (:deliveryId, :attempt, :startedAt, :durationMs, :statusCode, :error)
+           ON CONFLICT (delivery_id, attempt_number) DO NOTHING
+           RETURNING attempt_number
+         ), moved AS (
+           UPDATE webhook_deliveries
+              SET status = :status, attempts = greatest(attempts, :attempt), last_status_code = :statusCode,
+                  last_error = :error, next_attempt_at = :nextAttemptAt, outcome_pending = :outcomePending, updated_at = now()
+            WHERE id = :deliveryId AND status = 'pending'
+            RETURNING status, endpoint_id, event_id
+         )
+         SELECT EXISTS (SELECT 1 FROM recorded) AS recorded,
+                moved.status AS moved_status,
+                (SELECT e.consecutive_failures = 0 AND NOT EXISTS (
+                   SELECT 1 FROM webhook_deliveries p WHERE p.endpoint_id = e.id AND p.outcome_pending)
+                   FROM webhook_endpoints e WHERE e.id = moved.endpoint_id) AS counter_clear,
+                (SELECT created_at FROM events WHERE events.id = moved.event_id) AS event_created_at,
+                (SELECT d.status FROM webhook_deliveries d WHERE d.id = :deliveryId) AS current_status
+           FROM (SELECT 1) AS one LEFT JOIN moved ON true`,
+        {
+          deliveryId: record.deliveryId,
+          attempt: record.attempt,
+          startedAt: record.startedAt,
+          durationMs: Math.round(record.durationMs),
+          statusCode: record.statusCode,
+          error: record.error,
+          status,
+          nextAttemptAt: status === 'pending' ? record.nextAttemptAt : null,
+          outcomePending: status === 'failed',
+        },
+      );
+      const row = rows[0]!;
       // Counted once committed, and only for what this call changed: a retried activity whose
       // attempt row and status change are already there counts nothing.
-      if (recorded) countDeliveryAttempt({ succeeded: record.succeeded, receivedAt: new Date(record.startedAt.getTime() + record.durationMs) }, moved);
-      return result;
+      const moved = row.moved_status ? { status: row.moved_status as string, eventCreatedAt: row.event_created_at as Date } : null;
+      if (row.recorded) countDeliveryAttempt({ succeeded: record.succeeded, receivedAt: new Date(record.startedAt.getTime() + record.durationMs) }, moved);
+      // Already finished (a repeated record): report as before, whatever it was.
+      if (!row.moved_status) return { status: row.current_status ?? 'failed', counterUnaffected: false };
+      return { status: row.moved_status, counterUnaffected: row.moved_status === 'delivered' && row.counter_clear === true };
+    },
+
+    /**
+     * What an attempt needs, in one round trip: its endpoint (null if gone), its delivery's status
+     * (null if gone) and its event's payload (null if gone). Ids come from the delivery workflow,
+     * which got them from rows of one company.
+     */
+    async attemptContext(deliveryId: number, endpointId: number, eventId: string): Promise<AttemptContext> {
+      const { rows } = await db.raw<{ rows: (Partial<WebhookEndpointRow> & { endpoint_id: number | null; delivery_status: DeliveryStatus | null; payload: string | null })[] }>(
+        `SELECT e.id AS endpoint_id, e.url, e.secrets, e.enabled, e.deleted_at,
+                (SELECT d.status FROM webhook_deliveries d WHERE d.id = :deliveryId) AS delivery_status,
+                (SELECT ev.payload FROM events ev WHERE ev.id = :eventId) AS payload
+           FROM (SELECT 1) AS one LEFT JOIN webhook_endpoints e ON e.id = :endpointId`,
+        { deliveryId, endpointId, eventId },
+      );
+      const row = rows[0]!;
+      return {
+        endpoint: row.endpoint_id === null ? null : { url: row.url!, secrets: row.secrets!, enabled: row.enabled!, deleted_at: row.deleted_at ?? null },
+        deliveryStatus: row.delivery_status,
+        payload: row.payload,
+      };
     },
 
     /** The endpoint's entity has counted these failed deliveries (after mirroring its counter). */

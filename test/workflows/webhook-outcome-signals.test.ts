@@ -124,3 +124,32 @@ test.serial('failures and successes across concurrent deliveries keep the counte
     await receiver.close();
   }
 });
+
+test.serial('an attempt reads its endpoint, delivery and payload in one query, and a repeated record adds no attempt row', async (t) => {
+  const admin = await webhookAdmin(world.database, world.apiUrl);
+  const endpoint = await admin.createEndpoint('http://127.0.0.1:9/hooks');
+  const [delivery] = await pendingDeliveries(admin.company.id, 1);
+  const deliveries = repositories().webhookDeliveries;
+
+  const context = await deliveries.attemptContext(delivery.deliveryId, endpoint.id, delivery.eventId);
+  t.is(context.endpoint?.url, 'http://127.0.0.1:9/hooks');
+  t.true(context.endpoint?.enabled);
+  t.is(context.endpoint?.deleted_at, null);
+  t.is(context.endpoint?.secrets.length, 1);
+  t.is(context.deliveryStatus, 'pending');
+  t.is(JSON.parse(context.payload!).id, delivery.eventId);
+  t.deepEqual(await deliveries.attemptContext(2_000_000_000, 2_000_000_000, randomUUID()), { endpoint: null, deliveryStatus: null, payload: null });
+
+  t.deepEqual(await deliveries.recordAttempt(attempt(delivery.deliveryId, 1, false), false), { status: 'pending', counterUnaffected: false });
+  // The activity retried after its record committed: the same attempt again moves nothing twice.
+  t.deepEqual(await deliveries.recordAttempt(attempt(delivery.deliveryId, 1, false), false), { status: 'pending', counterUnaffected: false });
+  t.deepEqual(await deliveries.recordAttempt(attempt(delivery.deliveryId, 2, false), true), { status: 'failed', counterUnaffected: false });
+  t.deepEqual(await deliveries.recordAttempt(attempt(delivery.deliveryId, 2, false), true), { status: 'failed', counterUnaffected: false });
+  const row = await world.database.db('webhook_deliveries').where({ id: delivery.deliveryId }).first();
+  t.like(row, { status: 'failed', attempts: 2, last_status_code: 500, next_attempt_at: null, outcome_pending: true });
+  t.deepEqual(
+    (await world.database.db('webhook_attempts').where({ delivery_id: delivery.deliveryId }).orderBy('attempt_number')).map((a: { attempt_number: number }) => a.attempt_number),
+    [1, 2],
+  );
+  t.is((await deliveries.attemptContext(delivery.deliveryId, endpoint.id, delivery.eventId)).deliveryStatus, 'failed');
+});
