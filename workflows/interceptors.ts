@@ -1,11 +1,12 @@
 import { defaultPayloadConverter, type Headers } from '@temporalio/common';
 import { workflowInfo, type WorkflowInterceptors } from '@temporalio/workflow';
-import { TRACE_HEADER } from '@temporalio/interceptors-opentelemetry/lib/instrumentation';
-import {
-  OpenTelemetryInboundInterceptor,
-  OpenTelemetryInternalsInterceptor,
-  OpenTelemetryOutboundInterceptor,
-} from '@temporalio/interceptors-opentelemetry/lib/workflow';
+import type * as OpenTelemetryWorkflow from '@temporalio/interceptors-opentelemetry/lib/workflow';
+
+/**
+ * The header a traced start carries (`TRACE_HEADER` of @temporalio/interceptors-opentelemetry,
+ * whose module is not imported here: see tracingInterceptors; a unit test keeps them equal).
+ */
+export const TRACE_HEADER = '_tracer-data';
 
 /** The header carrying the request id from a workflow to its activities and children. */
 export const REQUEST_ID_HEADER = 'request-id';
@@ -48,12 +49,31 @@ export const requestIdInterceptors = (): WorkflowInterceptors => ({
  * The rest (tracing off, schedules) run without a tracer: no span work in the sandbox, and a
  * history recorded before tracing replays exactly as it was recorded. Whether a workflow is
  * traced comes from its start's headers, which are in its history, so the choice is deterministic.
+ *
+ * The OpenTelemetry modules are required by the first traced call, not imported: every workflow
+ * evaluates the modules it requires afresh (the SDK gives each one its own module cache), and the
+ * OpenTelemetry SDK's module graph cost about 3.5 ms of worker CPU per workflow at module scope,
+ * most of a webhook delivery's sandbox time, with tracing off (docs/performance.md).
  */
 export const tracingInterceptors = (): WorkflowInterceptors => {
   let traced = false;
-  let otel: { inbound: OpenTelemetryInboundInterceptor; outbound: OpenTelemetryOutboundInterceptor; internals: OpenTelemetryInternalsInterceptor } | undefined;
-  const tracer = () =>
-    (otel ??= { inbound: new OpenTelemetryInboundInterceptor(), outbound: new OpenTelemetryOutboundInterceptor(), internals: new OpenTelemetryInternalsInterceptor() });
+  type Tracer = {
+    inbound: OpenTelemetryWorkflow.OpenTelemetryInboundInterceptor;
+    outbound: OpenTelemetryWorkflow.OpenTelemetryOutboundInterceptor;
+    internals: OpenTelemetryWorkflow.OpenTelemetryInternalsInterceptor;
+  };
+  let otel: Tracer | undefined;
+  const tracer = (): Tracer => {
+    if (otel) return otel;
+    // A require, not an import: loaded only when traced (see above).
+    const library = require('@temporalio/interceptors-opentelemetry/lib/workflow') as typeof OpenTelemetryWorkflow;
+    otel = {
+      inbound: new library.OpenTelemetryInboundInterceptor(),
+      outbound: new library.OpenTelemetryOutboundInterceptor(),
+      internals: new library.OpenTelemetryInternalsInterceptor(),
+    };
+    return otel;
+  };
   return {
     inbound: [
       {

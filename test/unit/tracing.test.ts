@@ -10,6 +10,8 @@ import { workContext } from '../../config/logger';
 import { startTracing } from '../../config/tracing';
 import { runWithRequestContext } from '../../temporal/request-context';
 import { startOtlpReceiver, type OtlpExport } from '../support/otlp-receiver';
+import { TRACE_HEADER as LIBRARY_TRACE_HEADER } from '@temporalio/interceptors-opentelemetry/lib/instrumentation';
+import { TRACE_HEADER } from '../../workflows/interceptors';
 
 const root = path.resolve(__dirname, '../..');
 const child = path.join(root, 'test/support/tracing-child.ts');
@@ -82,4 +84,8 @@ test('docker-compose.yml: an optional Jaeger (profile tracing) takes OTLP/HTTP, 
   for (const name of ['api', 'worker', 'intake']) {
     t.is(compose.services[name]!.environment?.OTEL_EXPORTER_OTLP_ENDPOINT, '${OTEL_EXPORTER_OTLP_ENDPOINT:-}', name);
   }
+});
+
+test("the workflows' trace header is the OpenTelemetry interceptors' own (their module is loaded only when traced)", (t) => {
+  t.is(TRACE_HEADER, LIBRARY_TRACE_HEADER);
 });
