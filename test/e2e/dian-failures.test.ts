@@ -3,6 +3,7 @@ import test from 'ava';
 import { demoInvoiceXml } from '../../admin/demo-documents';
 import { startDianWorld, type DianWorld } from '../support/dian-world';
 import { eventually } from '../support/eventually';
+import { workflowIdsFor } from '../../workflows/messages';
 import { fixture, upload, waitForImport } from '../support/ingestion';
 
 // DIAN buyer events that cannot be registered: a rejection by DIAN (the simulator) ends with
@@ -212,4 +213,29 @@ test.serial('a credit note\'s id is not an invoice: 404', async (t) => {
   const response = await world.call('POST', eventsPath(note.id), { event: '033' });
   t.is(response.status, 404);
   t.is(response.body.error.code, 'not_found');
+});
+
+test.serial("an operator's cancel of an event waiting to retry: dian_event.failed with code cancelled, once, and nothing sent again", async (t) => {
+  const { cufe, invoice } = await purchaseKnownAtDian('cancelled-by-operator', 'FE-CANCEL-1');
+  // The import's own GetStatusEvent must not take the injected fault.
+  await eventually(async () => ((await world.call('GET', eventsPath(invoice.id))).body.registered_at_dian_synced_at ? true : undefined));
+  world.simulator.failNext(1, 'http500');
+  const before = world.simulator.requests.length;
+  const posted = await world.call('POST', eventsPath(invoice.id), { event: '030', issuer: ISSUER });
+  t.is(posted.status, 202, JSON.stringify(posted.body));
+  // DIAN answered 500: the next attempt is 5 s away. Cancel now, as the runbook does.
+  await eventually(() => (world.simulator.requests.slice(before).some((request) => request.outcome === 'injected http500') ? true : undefined));
+  const workflowId = workflowIdsFor(world.api.config.temporal.taskQueue).dianEvent(posted.body.id);
+  await world.api.temporal.client.workflow.getHandle(workflowId).cancel();
+
+  const failed = await eventually(() => world.events('dian_event.failed').find((event) => event.data.invoice_id === invoice.id));
+  t.like(failed.data, { invoice_id: invoice.id, cufe, event: '030', succeeded: false, error: { code: 'cancelled' } });
+  const row = (await world.call('GET', eventsPath(invoice.id))).body.data.find((item: { id: number }) => item.id === posted.body.id);
+  t.like(row, { status: 'failed', succeeded: false, error: { code: 'cancelled' } });
+  // Past the retry's due time: nothing sent again, nothing registered, no second event.
+  await new Promise((resolve) => setTimeout(resolve, 6_000));
+  t.is(world.simulator.requests.slice(before).filter((request) => request.operation === 'SendEventUpdateStatus').length, 0);
+  t.deepEqual(world.simulator.events(cufe), []);
+  t.is(world.events('dian_event.failed').filter((event) => event.data.invoice_id === invoice.id).length, 1);
+  t.is(world.events('dian_event.completed').filter((event) => event.data.invoice_id === invoice.id).length, 0);
 });

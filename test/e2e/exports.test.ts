@@ -4,6 +4,7 @@ import { fixture, upload, waitForImport } from '../support/ingestion';
 import { startReceiver, verifiedEvents } from '../support/receiver';
 import { startTestWorker, type TestWorker } from '../support/worker';
 import { eventually } from '../support/eventually';
+import { workflowIdsFor } from '../../workflows/messages';
 import { FAKE_ALEGRA_EMAIL, FAKE_ALEGRA_TOKEN, FAKE_CATEGORY_ID, startFakeAlegra, type FakeAlegra } from '../../testing/fake-accounting/alegra';
 import { startFakeErp, type FakeErp } from '../../testing/fake-accounting/generic-erp';
 
@@ -249,4 +250,27 @@ test.serial('a validation error is not retried: export.failed with validation_fa
   t.false(invoice.synced);
   t.is(invoice.export, null);
   t.is(exportEvents().filter((e) => e.data.id === accepted.body.id).length, 1);
+});
+
+test.serial("an operator's cancel of an export waiting to retry: export.failed with code cancelled, once, and nothing posted again", async (t) => {
+  const id = await insertInvoice();
+  alegra.failNext(1, 503);
+  const before = alegra.state.requests.length;
+  const accepted = await call('POST', `/v1/companies/${company.id}/invoices/${id}/export`, { integration: 'alegra' });
+  t.is(accepted.status, 202);
+  // The first attempt answered 503: the next one is 5 s away (EXPORT_RETRY_POLICY). Cancel now,
+  // as docs/operations.md's runbook does with `temporal workflow cancel`.
+  await eventually(() => (alegra.state.requests.length > before ? true : undefined));
+  const workflowId = workflowIdsFor(api.config.temporal.taskQueue).exportDocument(accepted.body.id);
+  await api.temporal.client.workflow.getHandle(workflowId).cancel();
+
+  const event = await eventFor(accepted.body.id);
+  t.is(event.type, 'export.failed');
+  t.like(event.data, { id: accepted.body.id, status: 'failed', external_reference: null, error: { code: 'cancelled' } });
+  t.like((await call('GET', `/v1/companies/${company.id}/exports/${accepted.body.id}`)).body, { status: 'failed', error: { code: 'cancelled' } });
+  // Past the retry's due time: no second post, no second event, the invoice not synced.
+  await new Promise((resolve) => setTimeout(resolve, 6_000));
+  t.is(alegra.state.requests.length - before, 1);
+  t.is(exportEvents().filter((e) => e.data.id === accepted.body.id).length, 1);
+  t.false((await call('GET', `/v1/companies/${company.id}/invoices/${id}`)).body.synced);
 });
