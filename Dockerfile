@@ -1,15 +1,16 @@
 # syntax=docker/dockerfile:1
 #
 # One image for the API, the Temporal worker, the SMTP intake and the migrations; docker-compose.yml picks the
-# process with `command:` (default: the API). TypeScript runs through tsx, so there is no
-# compile step: the image holds the sources, the production node_modules and a prebuilt
-# workflow bundle (the worker would otherwise run webpack on every start).
+# process with `command:` (default: the API). The build stage compiles the API, worker and intake
+# with esbuild (`npm run build`: dist/run/*.js) and prebuilds the workflow bundle, so the
+# running processes load neither tsx nor webpack (docs/performance.md "Memory"); the sources
+# stay in the image for the migrations and the admin CLI, which run through tsx.
 #
 #   docker build -t invoicing .
 #   docker run --rm -p 3000:3000 -e DATABASE_URL=... -e TEMPORAL_ADDRESS=... invoicing
 #   docker run --rm -e DATABASE_URL=... invoicing npm run migrate
-#   docker run --rm -e DATABASE_URL=... -e TEMPORAL_ADDRESS=... invoicing npm run worker
-#   docker run --rm -p 2525:2525 -e SMTP_HOST=0.0.0.0 -e DATABASE_URL=... -e TEMPORAL_ADDRESS=... invoicing npm run intake
+#   docker run --rm -e DATABASE_URL=... -e TEMPORAL_ADDRESS=... invoicing npm run worker:compiled
+#   docker run --rm -p 2525:2525 -e SMTP_HOST=0.0.0.0 -e DATABASE_URL=... -e TEMPORAL_ADDRESS=... invoicing npm run intake:compiled
 
 # --- dependencies: exactly package-lock.json, without devDependencies ------------------------
 FROM node:20-bookworm-slim AS deps
@@ -24,10 +25,10 @@ COPY package.json package-lock.json .npmrc ./
 RUN npm ci --omit=dev \
  && npm cache clean --force
 
-# --- workflow bundle: webpack over workflows/ ------------------------------------------------
+# --- compiled parts and the workflow bundle ---------------------------------------------------
 FROM deps AS build
 COPY . .
-RUN npx tsx scripts/bundle-workflows.ts /app/dist/workflow-bundle.js
+RUN npm run build
 
 # --- runtime ----------------------------------------------------------------------------------
 FROM node:20-bookworm-slim AS runtime
@@ -46,4 +47,4 @@ COPY --from=build /app /app
 RUN mkdir -p /app/.data && chown node:node /app/.data
 USER node
 EXPOSE 3000
-CMD ["npm", "run", "api"]
+CMD ["npm", "run", "api:compiled"]

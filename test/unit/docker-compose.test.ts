@@ -3,6 +3,7 @@ import path from 'node:path';
 import test from 'ava';
 import { parse } from 'yaml';
 import { searchAttributes } from '../../domain/search-attributes';
+import { DEFAULT_WORKER_V8_FLAGS, PART_ENTRIES } from '../../scripts/build-parts';
 import { TEMPORAL_SERVER_VERSION, TEMPORAL_UI_SERVER_VERSION } from '../../scripts/provision/temporal-server';
 
 // No Docker engine runs these files in CI, so they are checked statically: the compose file
@@ -253,10 +254,22 @@ test('the commands of the Dockerfile and the compose services are npm scripts th
 
   const cmd = dockerfile.filter((i) => i.keyword === 'CMD').at(-1);
   t.truthy(cmd, 'the Dockerfile has no CMD');
-  t.deepEqual(npmScriptsIn(commandLine(cmd!.args)), ['api']);
+  t.deepEqual(npmScriptsIn(commandLine(cmd!.args)), ['api:compiled']);
   t.deepEqual(npmScriptsIn(commandOf(compose.services.migrate) ?? ''), ['migrate']);
-  t.deepEqual(npmScriptsIn(commandOf(compose.services.worker) ?? ''), ['worker']);
-  t.deepEqual(npmScriptsIn(commandOf(compose.services.intake) ?? ''), ['intake']);
+  t.deepEqual(npmScriptsIn(commandOf(compose.services.worker) ?? ''), ['worker:compiled']);
+  t.deepEqual(npmScriptsIn(commandOf(compose.services.intake) ?? ''), ['intake:compiled']);
+});
+
+test('the image runs the compiled parts that npm run build writes, the worker with its heap limits', (t) => {
+  t.regex(packageScripts.build ?? '', /scripts\/bundle-workflows\.ts dist\/workflow-bundle\.js/);
+  t.regex(packageScripts.build ?? '', /scripts\/build-parts\.ts dist\/run\b/);
+  t.true(dockerfile.some((i) => i.keyword === 'RUN' && npmScriptsIn(commandLine(i.args)).includes('build')), 'the Dockerfile runs npm run build');
+  for (const part of Object.keys(PART_ENTRIES)) {
+    const script = packageScripts[`${part}:compiled`] ?? '';
+    t.true(script.startsWith('node ') && script.endsWith(` --enable-source-maps dist/run/${part}.js`), `${part}:compiled runs dist/run/${part}.js on plain node: ${script}`);
+    t.false(/tsx|webpack/.test(script), `${part}:compiled loads no tsx`);
+  }
+  t.true((packageScripts['worker:compiled'] ?? '').includes(DEFAULT_WORKER_V8_FLAGS), 'worker:compiled has the heap limits of npm start');
 });
 
 test('the Dockerfile installs with npm ci and the image listens on 0.0.0.0 as a non-root user', (t) => {
@@ -275,7 +288,9 @@ test('the Dockerfile installs with npm ci and the image listens on 0.0.0.0 as a 
   t.is(env.HOST, '0.0.0.0');
   t.is(env.NODE_ENV, 'production');
   t.truthy(env.WORKFLOW_BUNDLE_PATH);
-  const bundled = runs.some((run) => run.includes('scripts/bundle-workflows.ts') && run.includes(env.WORKFLOW_BUNDLE_PATH));
+  // `npm run build` in WORKDIR /app writes dist/workflow-bundle.js (checked against package.json above).
+  const bundleByBuild = path.posix.join('/app', /bundle-workflows\.ts (\S+)/.exec(packageScripts.build ?? '')?.[1] ?? '');
+  const bundled = runs.some((run) => (run.includes('scripts/bundle-workflows.ts') && run.includes(env.WORKFLOW_BUNDLE_PATH)) || (/\bnpm run build\b/.test(run) && env.WORKFLOW_BUNDLE_PATH === bundleByBuild));
   t.true(bundled, 'WORKFLOW_BUNDLE_PATH is not the file the bundle step writes');
   const user = final.instructions.filter((i) => i.keyword === 'USER').at(-1);
   t.truthy(user, 'the image runs as root');
