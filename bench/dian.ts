@@ -97,7 +97,7 @@ async function main(): Promise<number> {
     cleanup.push('close the webhook receiver', () => receiver.close());
     const port = await freePort();
     const apiUrl = `http://127.0.0.1:${port}`;
-    const env = apiAndWorkerEnv(environment, {
+    const env = await apiAndWorkerEnv(environment, {
       port,
       taskQueuePrefix: 'bench-dian',
       extra: { BLOB_STORE: 'filesystem', DIAN_SIMULATOR_URL: simulator.url },

@@ -51,7 +51,7 @@ async function main(): Promise<number> {
 
     const port = await freePort();
     const apiUrl = `http://127.0.0.1:${port}`;
-    const env = apiAndWorkerEnv(environment, { port, taskQueuePrefix: 'bench-exports', extra: { ALEGRA_BASE_URL: alegra.url } });
+    const env = await apiAndWorkerEnv(environment, { port, taskQueuePrefix: 'bench-exports', extra: { ALEGRA_BASE_URL: alegra.url } });
     const { api, worker } = spawnApiAndWorker(env, cleanup);
     await waitForHttp(`${apiUrl}/healthz?deep=true`, { accept: 200, timeoutMs: 180_000, intervalMs: 250, probeTimeoutMs: 10_000, watch: [api, worker] });
     log(`API and worker up at ${apiUrl}`);

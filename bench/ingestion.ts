@@ -27,7 +27,7 @@ import { Client, Connection } from '@temporalio/client';
 import { formatCostTable, measureTemporalCost, type TemporalCost } from './support/temporal-cost';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { processCpuMs, processTreeCpuMs, startCpuWindow, threadCpuDelta, threadCpuMsByName, type CpuSource } from './support/process-cpu';
+import { cpuMsPerUnitOf, processCpuMs, processTreeCpuMs, startCpuWindow, threadCpuDelta, totalCpuMs, threadCpuMsByName, type CpuSource } from './support/process-cpu';
 
 /**
  * `npm run bench:ingestion [-- --short] [-- --parsing]`: upload → document.imported latency and
@@ -123,7 +123,7 @@ async function measureIngestion(environment: IngestionEnvironment, options: Opti
 
   const port = await freePort();
   const apiUrl = `http://127.0.0.1:${port}`;
-  const env = apiAndWorkerEnv(environment, { port, taskQueuePrefix: 'bench-ingestion', extra: { BLOB_STORE: 'filesystem' } });
+  const env = await apiAndWorkerEnv(environment, { port, taskQueuePrefix: 'bench-ingestion', extra: { BLOB_STORE: 'filesystem' } });
   const { api, worker } = spawnApiAndWorker(env, cleanup);
   const apiRss = new RssSampler(api.pid);
   const workerRss = new RssSampler(worker.pid);
@@ -251,7 +251,7 @@ async function measurePhase(phase: Phase, type: InputType, mode: string, files: 
   phase.alive();
   // The runs' last workflow tasks complete just after the webhook is answered.
   await new Promise((resolve) => setTimeout(resolve, 1000));
-  const cpuMsPerFile = new Map([...(await cpuUsed())].map(([name, ms]) => [name, ms === null ? null : ms / files.length]));
+  const cpuMsPerFile = cpuMsPerUnitOf(await cpuUsed(), files.length);
   const workerThreads = threadCpuDelta(workerThreadsBefore, await threadCpuMsByName(worker.pid));
   log(`  worker CPU ms per file by thread: ${[...workerThreads].filter(([, ms]) => ms > 0).map(([name, ms]) => `${name} ${fixed(ms / files.length, 1)}`).join(', ')}`);
   window.to = new Date();
@@ -386,8 +386,7 @@ function report(options: Options, ingestion: TypeResult[], pdf: PdfRenderResult[
     ['CPU ms per file (user + system, /proc)', ...processes, 'total'],
     ingestion.map((result) => {
       const values = processes.map((name) => result.cpuMsPerFile.get(name) ?? null);
-      const total = values.every((value) => value !== null) ? values.reduce((sum, value) => sum! + value!, 0) : null;
-      return [`${result.type}, ${result.mode}`, ...values.map((value) => fixed(value, 1)), fixed(total, 1)];
+      return [`${result.type}, ${result.mode}`, ...values.map((value) => fixed(value, 1)), fixed(totalCpuMs(values), 1)];
     }),
     [false, ...processes.map(() => true), true],
   );

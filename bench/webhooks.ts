@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import os from 'node:os';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Client, Connection, ServiceError, type WorkflowHandle } from '@temporalio/client';
@@ -14,14 +15,15 @@ import { SecretBox } from '../domain/secret-box';
 import { newSealedSecret } from '../domain/webhooks/endpoint-secrets';
 import { parseWebhookUrl } from '../domain/webhooks/target-address';
 import { MAX_ENDPOINTS_PER_COMPANY } from '../api/v1/webhooks/routes';
+import { cpuMsPerUnitOf, processCpuMs, processTreeCpuMs, startCpuWindow, totalCpuMs, type CpuSource } from './support/process-cpu';
 import { RssSampler, spawnChildProcess, type ChildProcessHandle } from './support/child-process';
 import { CleanupStack } from './support/cleanup';
 import { parseShortAndJson, runMain, warnIfBusy } from './support/cli';
-import { startBenchEnvironment } from './support/environment';
+import { metricsPortsEnv, startBenchEnvironment } from './support/environment';
 import { emitJsonReport, fixed, machineInfo, markdownTable } from './support/report';
 import { runBounded, summarise, waitUntil, type LatencySummary } from './support/stats';
 import { formatCostTable, measureTemporalCost, perUnit, type CostRow, type TemporalCost } from './support/temporal-cost';
-import type { NoopActivities, noopWorkflow } from './webhooks/noop-workflow';
+import { noopWorkflow, type NoopActivities } from './webhooks/noop-workflow';
 import { waitForPollers } from './webhooks/pollers';
 import { startBenchReceiver, type BenchReceiver } from './webhooks/receiver';
 
@@ -84,6 +86,12 @@ type Row = {
   webhooks: WebhookRun;
   baseline: BaselineRun;
   throughputRatio: number;
+  /**
+   * CPU ms per delivery (webhooks) and per workflow (baseline) of each process over its run:
+   * the worker, the Temporal dev server, Postgres, and this process (emitter, receiver and the
+   * baseline's in-process worker). CPU time barely moves with the machine's load.
+   */
+  cpuMsPerUnit: { webhooks: Record<string, number | null>; baseline: Record<string, number | null> };
   /** What the engine did on the worker's queue from the first emit until the queue settled (docs/performance.md). */
   temporalCost: { total: TemporalCost; perDelivery: TemporalCost; perEvent: TemporalCost; byWorkflowType: Record<string, TemporalCost> };
 };
@@ -179,6 +187,10 @@ async function main(): Promise<number> {
         TEMPORAL_TASK_QUEUE: taskQueue,
         SECRETS_ENCRYPTION_KEY: secretsKey,
         DATA_DIR: path.join(environment.workDir, 'worker-data'),
+        // The bundle built while the services started, as `npm start` gives its worker: without
+        // it the measured process runs webpack at start-up and keeps that heap.
+        WORKFLOW_BUNDLE_PATH: environment.workflowBundlePath,
+        ...(await metricsPortsEnv()),
       },
     });
     if (startedWorker.pid === -1) throw new Error('could not spawn the worker process');
@@ -193,7 +205,7 @@ async function main(): Promise<number> {
     const client = new Client({ connection, namespace: 'default' });
     const temporal = { client, taskQueue };
 
-    log(`waiting for the worker (pid ${startedWorker.pid}) to bundle its workflows and poll ${taskQueue}…`);
+    log(`waiting for the worker (pid ${startedWorker.pid}) to load its workflow bundle and poll ${taskQueue}…`);
     await waitForPollers(client, taskQueue, 180_000, startedWorker.unexpectedExit);
 
     const baselineQueue = `bench-noop-${randomUUID()}`;
@@ -222,10 +234,21 @@ async function main(): Promise<number> {
     await settle(client, taskQueue);
     await runBaseline(client, baselineQueue, options.warmup, options);
 
+    const postmasterPid = Number((await readFile(path.join(environment.workDir, 'postgres', 'postmaster.pid'), 'utf8').catch(() => '')).split('\n')[0]);
+    const unknown = async () => null;
+    const cpuSources: CpuSource[] = [
+      { name: 'worker', read: () => processCpuMs(startedWorker.pid) },
+      { name: 'temporal', read: environment.temporalPid ? () => processCpuMs(environment.temporalPid!) : unknown },
+      { name: 'postgres', read: postmasterPid > 0 ? () => processTreeCpuMs(postmasterPid) : unknown },
+      { name: 'bench', read: () => processCpuMs(process.pid) },
+    ];
+
     const rows: Row[] = [];
     for (const scenario of scenarios) {
       const window = { from: new Date(), to: new Date() };
+      const webhooksCpu = await startCpuWindow(cpuSources);
       const webhooks = await runWebhooks(phase, scenario, options.events);
+      const webhooksCpuMs = await webhooksCpu();
       log(
         `E=${scenario.endpoints}: ${webhooks.deliveries} deliveries, ${fixed(webhooks.eventsPerSecond, 0)} events/s emitted, ` +
           `${fixed(webhooks.deliveriesPerSecond, 1)} deliveries/s, p50 ${fixed(webhooks.latencyMs.p50, 0)} ms, ` +
@@ -245,12 +268,16 @@ async function main(): Promise<number> {
       };
       log(`E=${scenario.endpoints}: ${cost.total.executions} executions, ${cost.total.actions} Cloud actions, ${cost.total.historyEvents} history events`);
 
+      const baselineCpu = await startCpuWindow(cpuSources);
       const baseline = await runBaseline(client, baselineQueue, webhooks.deliveries, options);
+      const baselineCpuMs = await baselineCpu();
+      const cpuMsPerUnit = { webhooks: perUnitCpu(webhooksCpuMs, webhooks.deliveries), baseline: perUnitCpu(baselineCpuMs, baseline.workflows) };
+      log(`E=${scenario.endpoints}: CPU ms per delivery ${formatCpu(cpuMsPerUnit.webhooks)}; per baseline workflow ${formatCpu(cpuMsPerUnit.baseline)}`);
       log(
         `baseline ×${baseline.workflows}: ${fixed(baseline.workflowsPerSecond, 1)} workflows/s, ` +
           `p50 ${fixed(baseline.latencyMs.p50, 0)} ms, p99 ${fixed(baseline.latencyMs.p99, 0)} ms`,
       );
-      rows.push({ webhooks, baseline, throughputRatio: webhooks.deliveriesPerSecond / baseline.workflowsPerSecond, temporalCost });
+      rows.push({ webhooks, baseline, throughputRatio: webhooks.deliveriesPerSecond / baseline.workflowsPerSecond, cpuMsPerUnit, temporalCost });
     }
     if (receiver.duplicates > 0) log(`note: ${receiver.duplicates} deliveries arrived more than once (at-least-once delivery)`);
     if (receiver.malformed > 0) problems.push(`${receiver.malformed} requests to the receiver had no webhook-id or were not POSTs`);
@@ -279,6 +306,8 @@ async function main(): Promise<number> {
     console.log(renderTable(rows));
     console.log('\nTemporal cost per unit (from the histories of every execution on the worker\'s queue during each run)\n');
     console.log(formatCostTable(rows.flatMap(costRows)));
+    console.log('\nCPU ms per unit by process (/proc user + system over each run; "bench" is the emitter, the receiver and the baseline\'s in-process worker)\n');
+    console.log(renderCpuTable(rows));
     await emitJsonReport(report, options.jsonPath, log);
     if (problems.length > 0) log(`FAILED:\n  ${problems.join('\n  ')}`);
   } catch (error) {
@@ -291,6 +320,28 @@ async function main(): Promise<number> {
     await cleanup.runAll();
   }
   return problems.length === 0 ? 0 : 1;
+}
+
+function renderCpuTable(rows: Row[]): string {
+  const parts = ['worker', 'temporal', 'postgres', 'bench', 'total'];
+  const lines = rows.flatMap((row) => [
+    [`per delivery, E=${row.webhooks.endpoints}`, ...parts.map((part) => fixed(row.cpuMsPerUnit.webhooks[part], 1))],
+    [`per baseline workflow (×${row.baseline.workflows})`, ...parts.map((part) => fixed(row.cpuMsPerUnit.baseline[part], 1))],
+  ]);
+  return markdownTable(['unit', ...parts], lines, [false, ...parts.map(() => true)]);
+}
+
+/** CPU ms per unit of each source and their total, to 2 decimals (null when a source could not be read). */
+function perUnitCpu(used: Map<string, number | null>, units: number): Record<string, number | null> {
+  const perUnit = cpuMsPerUnitOf(used, units);
+  perUnit.set('total', totalCpuMs(perUnit.values()));
+  return Object.fromEntries([...perUnit].map(([name, ms]) => [name, ms === null ? null : Math.round(ms * 100) / 100]));
+}
+
+function formatCpu(perUnit: Record<string, number | null>): string {
+  return Object.entries(perUnit)
+    .map(([name, ms]) => `${name} ${ms === null ? '?' : fixed(ms, 1)}`)
+    .join(' / ');
 }
 
 type PhaseContext = {
@@ -424,7 +475,7 @@ async function runBaseline(client: Client, taskQueue: string, count: number, opt
   const firstStart = performance.now();
   await runBounded(count, options.concurrency, async (index) => {
     const startedAt = performance.now();
-    const handle = await client.workflow.start<typeof noopWorkflow>('noopWorkflow', {
+    const handle = await client.workflow.start(noopWorkflow, {
       workflowId: `bench-noop-${runId}-${index}`,
       taskQueue,
       args: [],

@@ -95,6 +95,8 @@ export type BenchEnvironment = {
   databaseUrl: string;
   temporalAddress: string;
   workflowBundlePath: string;
+  /** The Temporal dev server's pid (its CPU time, bench/support/process-cpu.ts). */
+  temporalPid?: number;
   /** `Bearer …` value of an admin key with every scope and access to all companies. */
   authorization: string;
   companyCount: number;
@@ -105,7 +107,7 @@ export type BenchEnvironment = {
  * Postgres seeded with `companies` companies and an all-scopes admin key, and Temporal.
  */
 export async function startBenchEnvironment(options: { cleanup: CleanupStack; log: Log; companies: number }): Promise<BenchEnvironment> {
-  const { workDir, databaseUrl, temporalAddress, workflowBundlePath, seeded } = await startPostgresAndTemporal({
+  const { workDir, databaseUrl, temporalAddress, temporalPid, workflowBundlePath, seeded } = await startPostgresAndTemporal({
     cleanup: options.cleanup,
     log: options.log,
     database: BENCH_DATABASE,
@@ -119,7 +121,7 @@ export async function startBenchEnvironment(options: { cleanup: CleanupStack; lo
       return `Bearer ${fullKey}`;
     },
   });
-  return { workDir, databaseUrl, temporalAddress, workflowBundlePath, authorization: seeded, companyCount: options.companies };
+  return { workDir, databaseUrl, temporalAddress, temporalPid, workflowBundlePath, authorization: seeded, companyCount: options.companies };
 }
 
 export type IngestionEnvironment = {
@@ -161,15 +163,27 @@ export async function startIngestionEnvironment(cleanup: CleanupStack, log: Log)
 }
 
 /**
+ * Free ports for the metrics endpoints of the parts a benchmark spawns: metrics stay on (their
+ * cost is part of what is measured), and two benchmarks, or a benchmark beside `npm start`,
+ * do not collide on the default ports.
+ */
+export async function metricsPortsEnv(): Promise<Record<string, string>> {
+  const names = ['METRICS_PORT', 'WORKER_METRICS_PORT', 'WORKER_SDK_METRICS_PORT', 'INTAKE_METRICS_PORT'];
+  const ports = await Promise.all(names.map(() => freePort()));
+  return Object.fromEntries(names.map((name, index) => [name, String(ports[index])]));
+}
+
+/**
  * The environment the real API and worker (child processes) share in the ingestion-style
  * benchmarks: this Postgres and Temporal, a fresh task queue and secrets key, blobs and data in
  * the work directory, the API on `port`, loopback webhook targets allowed, no rate limit, no mail.
  */
-export function apiAndWorkerEnv(
+export async function apiAndWorkerEnv(
   environment: { workDir: string; databaseUrl: string; temporalAddress: string; workflowBundlePath?: string },
   options: { port: number; taskQueuePrefix: string; extra?: Record<string, string> },
-): Record<string, string> {
+): Promise<Record<string, string>> {
   return {
+    ...(await metricsPortsEnv()),
     NODE_ENV: 'development',
     DATA_DIR: path.join(environment.workDir, 'data'),
     DATABASE_URL: environment.databaseUrl,

@@ -60,6 +60,21 @@ export async function startCpuWindow(sources: CpuSource[]): Promise<() => Promis
   };
 }
 
+/** A CPU window's milliseconds per unit of work (null stays null: a source that could not be read). */
+export function cpuMsPerUnitOf(used: Map<string, number | null>, units: number): Map<string, number | null> {
+  return new Map([...used].map(([name, ms]) => [name, ms === null ? null : ms / units]));
+}
+
+/** The sum of per-source figures, or null when any is unknown. */
+export function totalCpuMs(values: Iterable<number | null>): number | null {
+  let total = 0;
+  for (const value of values) {
+    if (value === null) return null;
+    total += value;
+  }
+  return total;
+}
+
 /**
  * CPU ms of each thread of a process, summed by thread name (`comm`): the main thread is
  * "main"; Node's worker_threads keep the name "node"; tokio, V8 and libuv pools have their own.
