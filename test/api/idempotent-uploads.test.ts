@@ -25,8 +25,8 @@ async function upload(idempotencyKey: string, content: Blob) {
     headers: { ...bearer(key), 'Idempotency-Key': idempotencyKey },
     body: form,
   });
-  const body = (await response.json()) as { id?: string; error?: { code: string } };
-  return { status: response.status, replayed: response.headers.get('idempotent-replayed') === 'true', id: body.id, code: body.error?.code };
+  const body = (await response.json()) as { id?: string; error?: { code: string; param?: string } };
+  return { status: response.status, replayed: response.headers.get('idempotent-replayed') === 'true', id: body.id, code: body.error?.code, param: body.error?.param };
 }
 
 async function stored(idempotencyKey: string) {
@@ -67,4 +67,26 @@ test.serial('a later retry with the same key and file replays without storing ag
   t.is(again.status, 202);
   t.true(again.replayed);
   t.deepEqual(await stored('concurrent-1'), before);
+});
+
+test.serial('a key that is not 1 to 255 printable ASCII characters is refused with 400 naming Idempotency-Key, nothing stored', async (t) => {
+  const filesBefore = await api.database.db('uploaded_files').where({ company_id: companyId }).count({ n: '*' }).first();
+  // An empty header is a bad key, not an absent one (the fuzzer's ST201 finding, seed 1786281779).
+  for (const badKey of ['', 'two words', 'x'.repeat(256), 'cl\u00e9']) {
+    const answer = await upload(badKey, pdf('bad key'));
+    t.is(answer.status, 400, JSON.stringify(badKey));
+    t.is(answer.code, 'invalid_parameter');
+    t.is(answer.param, 'Idempotency-Key');
+  }
+  const filesAfter = await api.database.db('uploaded_files').where({ company_id: companyId }).count({ n: '*' }).first();
+  t.deepEqual(filesAfter, filesBefore);
+});
+
+test.serial('surrounding spaces are not part of the key (HTTP drops them), so they replay the same upload', async (t) => {
+  const first = await upload('padded-1', pdf('padded'));
+  const padded = await upload('padded-1  ', pdf('padded'));
+  t.is(first.status, 202);
+  t.is(padded.status, 202);
+  t.true(padded.replayed);
+  t.is(padded.id, first.id);
 });

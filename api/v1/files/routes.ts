@@ -26,7 +26,9 @@ export function filesRoutes(deps: ApiDependencies): Router {
 
   router.post('/companies/:company_id/files', requireScope('documents:write'), acceptsMultipart, company, async (ctx) => {
     const { company: owner } = ctx.state as CompanyState;
-    const idempotencyKey = ctx.get('Idempotency-Key') || null;
+    // ctx.get answers '' for an absent header too; a header sent empty is a bad key, not no key.
+    const sentKey = ctx.headers['idempotency-key'];
+    const idempotencyKey = typeof sentKey === 'string' ? sentKey : null;
     if (idempotencyKey !== null && !IDEMPOTENCY_KEY.test(idempotencyKey)) {
       throw invalidParameter('Idempotency-Key', 'Idempotency-Key must be 1 to 255 printable ASCII characters.');
     }

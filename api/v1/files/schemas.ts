@@ -1,13 +1,13 @@
 import { z } from 'zod';
 import { PDF_KINDS } from '../../../domain/ingestion/plan-import';
 
-/** Idempotency-Key of POST /files: 1 to 255 printable ASCII characters. */
-export const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+/** Idempotency-Key of POST /files: 1 to 255 printable ASCII characters (one regex for the route and the document). */
+export const IDEMPOTENCY_KEY = /^[!-~]{1,255}$/;
 
 export const uploadHeaders = z.object({
   'Idempotency-Key': z
     .string()
-    .regex(/^[!-~]{1,255}$/)
+    .regex(IDEMPOTENCY_KEY)
     .optional()
     .meta({ description: 'Repeating an upload with the same key returns the first file (header Idempotent-Replayed: true).' }),
 });
