@@ -27,7 +27,7 @@ import { Client, Connection } from '@temporalio/client';
 import { formatCostTable, measureTemporalCost, type TemporalCost } from './support/temporal-cost';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { cpuMsPerUnitOf, processCpuMs, processTreeCpuMs, startCpuWindow, threadCpuDelta, totalCpuMs, threadCpuMsByName, type CpuSource } from './support/process-cpu';
+import { cpuMsPerUnitOf, processCpuMs, processTreeCpuMs, startCpuWindow, startThreadCpuWindow, totalCpuMs, type CpuSource } from './support/process-cpu';
 
 /**
  * `npm run bench:ingestion [-- --short] [-- --parsing]`: upload → document.imported latency and
@@ -233,7 +233,7 @@ async function measurePhase(phase: Phase, type: InputType, mode: string, files: 
   await Promise.all([apiRss.reset(), workerRss.reset()]);
   const window = { from: new Date(), to: new Date() };
   const cpuUsed = await startCpuWindow(phase.cpuSources);
-  const workerThreadsBefore = await threadCpuMsByName(worker.pid);
+  const workerThreadCpu = await startThreadCpuWindow(worker.pid);
   let uploaded: UploadedFile[];
   if (serial) {
     uploaded = [];
@@ -252,7 +252,7 @@ async function measurePhase(phase: Phase, type: InputType, mode: string, files: 
   // The runs' last workflow tasks complete just after the webhook is answered.
   await new Promise((resolve) => setTimeout(resolve, 1000));
   const cpuMsPerFile = cpuMsPerUnitOf(await cpuUsed(), files.length);
-  const workerThreads = threadCpuDelta(workerThreadsBefore, await threadCpuMsByName(worker.pid));
+  const workerThreads = await workerThreadCpu();
   log(`  worker CPU ms per file by thread: ${[...workerThreads].filter(([, ms]) => ms > 0).map(([name, ms]) => `${name} ${fixed(ms / files.length, 1)}`).join(', ')}`);
   window.to = new Date();
   const { total: temporalCost } = await measureTemporalCost(phase.temporal.client, { taskQueue: phase.temporal.taskQueue, window });

@@ -15,7 +15,7 @@ import { SecretBox } from '../domain/secret-box';
 import { newSealedSecret } from '../domain/webhooks/endpoint-secrets';
 import { parseWebhookUrl } from '../domain/webhooks/target-address';
 import { MAX_ENDPOINTS_PER_COMPANY } from '../api/v1/webhooks/routes';
-import { cpuMsPerUnitOf, processCpuMs, processTreeCpuMs, startCpuWindow, totalCpuMs, type CpuSource } from './support/process-cpu';
+import { cpuMsPerUnitOf, processCpuMs, processTreeCpuMs, startCpuWindow, startThreadCpuWindow, totalCpuMs, type CpuSource } from './support/process-cpu';
 import { RssSampler, spawnChildProcess, type ChildProcessHandle } from './support/child-process';
 import { CleanupStack } from './support/cleanup';
 import { parseShortAndJson, runMain, warnIfBusy } from './support/cli';
@@ -247,8 +247,11 @@ async function main(): Promise<number> {
     for (const scenario of scenarios) {
       const window = { from: new Date(), to: new Date() };
       const webhooksCpu = await startCpuWindow(cpuSources);
+      const workerThreadCpu = await startThreadCpuWindow(startedWorker.pid);
       const webhooks = await runWebhooks(phase, scenario, options.events);
       const webhooksCpuMs = await webhooksCpu();
+      const workerThreads = await workerThreadCpu();
+      log(`E=${scenario.endpoints}: worker CPU ms per delivery by thread: ${[...workerThreads].filter(([, ms]) => ms > 0).map(([name, ms]) => `${name} ${fixed(ms / webhooks.deliveries, 2)}`).join(', ')}`);
       log(
         `E=${scenario.endpoints}: ${webhooks.deliveries} deliveries, ${fixed(webhooks.eventsPerSecond, 0)} events/s emitted, ` +
           `${fixed(webhooks.deliveriesPerSecond, 1)} deliveries/s, p50 ${fixed(webhooks.latencyMs.p50, 0)} ms, ` +

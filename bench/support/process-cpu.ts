@@ -106,6 +106,25 @@ export function threadCpuDelta(before: Map<string, number>, after: Map<string, n
   return new Map([...after].map(([name, ms]) => [name, ms - (before.get(name) ?? 0)] as [string, number]).sort((a, b) => b[1] - a[1]));
 }
 
+/**
+ * Starts a window over one process's threads: the function it returns gives the CPU ms each
+ * thread name used since, plus "ended threads": what threads that ended within the window used
+ * (the process's total minus its live threads), e.g. the watchdog thread Node starts for every
+ * vm.runInContext call with a timeout, which the SDK makes for each call into a workflow.
+ */
+export async function startThreadCpuWindow(pid: number): Promise<() => Promise<Map<string, number>>> {
+  const [threadsBefore, processBefore] = [await threadCpuMsByName(pid), await processCpuMs(pid)];
+  return async () => {
+    const [threadsAfter, processAfter] = [await threadCpuMsByName(pid), await processCpuMs(pid)];
+    const used = threadCpuDelta(threadsBefore, threadsAfter);
+    if (processBefore !== null && processAfter !== null) {
+      const live = totalCpuMs(used.values()) ?? 0;
+      used.set('ended threads', Math.max(0, processAfter - processBefore - live));
+    }
+    return used;
+  };
+}
+
 /** CPU seconds by part of a benchmark (Postgres, Temporal, the API, the worker, the benchmark's own process). */
 export type CpuByPart = Record<string, number>;
 
