@@ -11,7 +11,10 @@ import { fixture, upload, waitForImport } from '../support/ingestion';
 import { startReceiver } from '../support/receiver';
 import { startTestWorker, type TestWorker } from '../support/worker';
 import { eventually } from '../support/eventually';
-import { workflowIdsFor } from '../../workflows/messages';
+import { attemptOutcomeSignal, endpointHealthQuery, workflowIdsFor } from '../../workflows/messages';
+import { webhookEndpointWorkflow } from '../../workflows/webhook-endpoint';
+import { MAX_ATTEMPTS } from '../../domain/webhooks/retry-schedule';
+import { signalWithStartWorkflow } from '../../temporal/start-workflow';
 import { registerSearchAttributes } from '../../temporal/register-search-attributes';
 
 // The steering actions of docs/operations.md, each once, on the dev server with the real worker,
@@ -292,4 +295,70 @@ test.serial('the runbook\'s queries, as docs/operations.md writes them, find the
   t.deepEqual(await runbook(`DocumentId=88 AND WorkflowType='dianEventWorkflow'`, `DocumentId=88 AND WorkflowType='dianEventWorkflow'`), []);
   t.deepEqual(await runbook(`Cufe='<cufe>'`, `Cufe='${'0'.repeat(96)}'`), []);
   t.deepEqual(await runbook(`ExportId='15'`, `ExportId='15'`), []);
+});
+
+// After the runbook's queries: its terminated and reset runs would be found by them.
+test.serial('the endpoint entity: cancel and terminate end it and its next outcome starts a run from 0; a reset replays the outcomes it had', async (t) => {
+  await ensureWorker();
+  const { endpointId } = await endpointAt(200, ['webhook.test']);
+  const entityId = ids.endpoint(endpointId);
+  const entity = api.temporal.client.workflow.getHandle(entityId);
+  const target = { client: api.temporal.client, taskQueue: api.config.temporal.taskQueue };
+  let deliveryId = 900_000;
+  // A delivery's final failure, reported as reportAttemptOutcome reports it (signal-with-start).
+  const failedDelivery = () =>
+    signalWithStartWorkflow(target, webhookEndpointWorkflow, {
+      workflowId: entityId,
+      subject: { companyId, endpointId },
+      args: [{ endpointId }],
+      signal: attemptOutcomeSignal,
+      signalArgs: [{ deliveryId: (deliveryId += 1), attempt: MAX_ATTEMPTS, succeeded: false }],
+    });
+  const mirrored = async (expected: number) =>
+    eventually(async () => {
+      const row = await api.database.db('webhook_endpoints').where({ id: endpointId }).first('consecutive_failures', 'enabled');
+      return row.consecutive_failures === expected ? row : undefined;
+    });
+  const closedAs = (status: string) =>
+    eventually(async () => ((await entity.describe()).status.name === status ? true : undefined));
+
+  await failedDelivery();
+  await failedDelivery();
+  await mirrored(2);
+  const firstRun = (await entity.describe()).runId;
+
+  await entity.cancel();
+  await closedAs('CANCELLED');
+  await failedDelivery();
+  t.like(await mirrored(1), { enabled: true }, 'after a cancel the next outcome counts from 0');
+  const afterCancel = (await entity.describe()).runId;
+  t.not(afterCancel, firstRun);
+
+  await failedDelivery();
+  await mirrored(2);
+  await entity.terminate('steering test');
+  await closedAs('TERMINATED');
+  await failedDelivery();
+  t.like(await mirrored(1), { enabled: true }, 'after a terminate the next outcome counts from 0');
+
+  await failedDelivery();
+  await mirrored(2);
+  const running = await entity.describe();
+  const history = await entity.fetchHistory();
+  const firstTask = history.events!.find((event) => event.eventType === temporal.api.enums.v1.EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED)!;
+  const reset = await api.temporal.client.workflowService.resetWorkflowExecution({
+    namespace: api.config.temporal.namespace,
+    workflowExecution: { workflowId: entityId, runId: running.runId },
+    workflowTaskFinishEventId: firstTask.eventId,
+    reason: 'steering test',
+    requestId: randomUUID(),
+  });
+  const resetRun = api.temporal.client.workflow.getHandle(entityId, reset.runId!);
+  const health = await eventually(async () => {
+    // Until the new run's first workflow task completes, a query may fail or see an empty state.
+    const state = await resetRun.query(endpointHealthQuery).catch(() => undefined);
+    return state?.consecutiveFailures === 2 ? state : undefined;
+  });
+  t.like(health, { consecutiveFailures: 2, enabled: true }, 'the reset run re-applied the outcome signalled after its reset point');
+  t.like(await mirrored(2), { enabled: true });
 });
