@@ -272,8 +272,12 @@ async function main(): Promise<number> {
       log(`E=${scenario.endpoints}: ${cost.total.executions} executions, ${cost.total.actions} Cloud actions, ${cost.total.historyEvents} history events`);
 
       const baselineCpu = await startCpuWindow(cpuSources);
+      const benchThreadCpu = await startThreadCpuWindow(process.pid);
       const baseline = await runBaseline(client, baselineQueue, webhooks.deliveries, options);
       const baselineCpuMs = await baselineCpu();
+      const benchThreads = await benchThreadCpu();
+      // The baseline's worker runs in this process: its workflow thread is one of the "node" threads.
+      log(`E=${scenario.endpoints}: benchmark process CPU ms per baseline workflow by thread: ${[...benchThreads].filter(([, ms]) => ms > 0).map(([name, ms]) => `${name} ${fixed(ms / baseline.workflows, 2)}`).join(', ')}`);
       const cpuMsPerUnit = { webhooks: perUnitCpu(webhooksCpuMs, webhooks.deliveries), baseline: perUnitCpu(baselineCpuMs, baseline.workflows) };
       log(`E=${scenario.endpoints}: CPU ms per delivery ${formatCpu(cpuMsPerUnit.webhooks)}; per baseline workflow ${formatCpu(cpuMsPerUnit.baseline)}`);
       log(
