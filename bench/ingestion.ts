@@ -25,9 +25,7 @@ import { percentile } from './support/stats';
 import { startNoopBaseline } from './support/noop-baseline';
 import { Client, Connection } from '@temporalio/client';
 import { formatCostTable, measureTemporalCost, type TemporalCost } from './support/temporal-cost';
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
-import { cpuMsPerUnitOf, processCpuMs, processTreeCpuMs, startCpuWindow, startThreadCpuWindow, totalCpuMs, type CpuSource } from './support/process-cpu';
+import { cpuMsPerUnitOf, formatThreadCpu, processCpuMs, sharedCpuSources, startCpuWindow, startThreadCpuWindow, totalCpuMs, type CpuSource } from './support/process-cpu';
 
 /**
  * `npm run bench:ingestion [-- --short] [-- --parsing]`: upload → document.imported latency and
@@ -212,14 +210,10 @@ type Phase = {
  * receiver and the uploads).
  */
 async function cpuSourcesOf(environment: IngestionEnvironment, api: NodeChild, worker: NodeChild): Promise<CpuSource[]> {
-  const postmasterPid = Number((await readFile(path.join(environment.workDir, 'postgres', 'postmaster.pid'), 'utf8').catch(() => '')).split('\n')[0]);
-  const unknown = async () => null;
   return [
     { name: 'api', read: () => processCpuMs(api.pid) },
     { name: 'worker', read: () => processCpuMs(worker.pid) },
-    { name: 'temporal', read: environment.temporalPid ? () => processCpuMs(environment.temporalPid!) : unknown },
-    { name: 'postgres', read: postmasterPid > 0 ? () => processTreeCpuMs(postmasterPid) : unknown },
-    { name: 'bench', read: () => processCpuMs(process.pid) },
+    ...(await sharedCpuSources(environment)),
   ];
 }
 
@@ -253,7 +247,7 @@ async function measurePhase(phase: Phase, type: InputType, mode: string, files: 
   await new Promise((resolve) => setTimeout(resolve, 1000));
   const cpuMsPerFile = cpuMsPerUnitOf(await cpuUsed(), files.length);
   const workerThreads = await workerThreadCpu();
-  log(`  worker CPU ms per file by thread: ${[...workerThreads].filter(([, ms]) => ms > 0).map(([name, ms]) => `${name} ${fixed(ms / files.length, 1)}`).join(', ')}`);
+  log(`  worker CPU ms per file by thread: ${formatThreadCpu(workerThreads, files.length, 1)}`);
   window.to = new Date();
   const { total: temporalCost } = await measureTemporalCost(phase.temporal.client, { taskQueue: phase.temporal.taskQueue, window });
 

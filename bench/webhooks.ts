@@ -1,6 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import os from 'node:os';
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Client, Connection, ServiceError, type WorkflowHandle } from '@temporalio/client';
@@ -15,7 +14,7 @@ import { SecretBox } from '../domain/secret-box';
 import { newSealedSecret } from '../domain/webhooks/endpoint-secrets';
 import { parseWebhookUrl } from '../domain/webhooks/target-address';
 import { MAX_ENDPOINTS_PER_COMPANY } from '../api/v1/webhooks/routes';
-import { cpuMsPerUnitOf, processCpuMs, processTreeCpuMs, startCpuWindow, startThreadCpuWindow, totalCpuMs, type CpuSource } from './support/process-cpu';
+import { cpuMsPerUnitOf, formatThreadCpu, processCpuMs, sharedCpuSources, startCpuWindow, startThreadCpuWindow, totalCpuMs, type CpuSource } from './support/process-cpu';
 import { RssSampler, spawnChildProcess, type ChildProcessHandle } from './support/child-process';
 import { CleanupStack } from './support/cleanup';
 import { parseShortAndJson, runMain, warnIfBusy } from './support/cli';
@@ -234,14 +233,7 @@ async function main(): Promise<number> {
     await settle(client, taskQueue);
     await runBaseline(client, baselineQueue, options.warmup, options);
 
-    const postmasterPid = Number((await readFile(path.join(environment.workDir, 'postgres', 'postmaster.pid'), 'utf8').catch(() => '')).split('\n')[0]);
-    const unknown = async () => null;
-    const cpuSources: CpuSource[] = [
-      { name: 'worker', read: () => processCpuMs(startedWorker.pid) },
-      { name: 'temporal', read: environment.temporalPid ? () => processCpuMs(environment.temporalPid!) : unknown },
-      { name: 'postgres', read: postmasterPid > 0 ? () => processTreeCpuMs(postmasterPid) : unknown },
-      { name: 'bench', read: () => processCpuMs(process.pid) },
-    ];
+    const cpuSources: CpuSource[] = [{ name: 'worker', read: () => processCpuMs(startedWorker.pid) }, ...(await sharedCpuSources(environment))];
 
     const rows: Row[] = [];
     for (const scenario of scenarios) {
@@ -251,7 +243,7 @@ async function main(): Promise<number> {
       const webhooks = await runWebhooks(phase, scenario, options.events);
       const webhooksCpuMs = await webhooksCpu();
       const workerThreads = await workerThreadCpu();
-      log(`E=${scenario.endpoints}: worker CPU ms per delivery by thread: ${[...workerThreads].filter(([, ms]) => ms > 0).map(([name, ms]) => `${name} ${fixed(ms / webhooks.deliveries, 2)}`).join(', ')}`);
+      log(`E=${scenario.endpoints}: worker CPU ms per delivery by thread: ${formatThreadCpu(workerThreads, webhooks.deliveries, 2)}`);
       log(
         `E=${scenario.endpoints}: ${webhooks.deliveries} deliveries, ${fixed(webhooks.eventsPerSecond, 0)} events/s emitted, ` +
           `${fixed(webhooks.deliveriesPerSecond, 1)} deliveries/s, p50 ${fixed(webhooks.latencyMs.p50, 0)} ms, ` +
@@ -277,7 +269,7 @@ async function main(): Promise<number> {
       const baselineCpuMs = await baselineCpu();
       const benchThreads = await benchThreadCpu();
       // The baseline's worker runs in this process: its workflow thread is one of the "node" threads.
-      log(`E=${scenario.endpoints}: benchmark process CPU ms per baseline workflow by thread: ${[...benchThreads].filter(([, ms]) => ms > 0).map(([name, ms]) => `${name} ${fixed(ms / baseline.workflows, 2)}`).join(', ')}`);
+      log(`E=${scenario.endpoints}: benchmark process CPU ms per baseline workflow by thread: ${formatThreadCpu(benchThreads, baseline.workflows, 2)}`);
       const cpuMsPerUnit = { webhooks: perUnitCpu(webhooksCpuMs, webhooks.deliveries), baseline: perUnitCpu(baselineCpuMs, baseline.workflows) };
       log(`E=${scenario.endpoints}: CPU ms per delivery ${formatCpu(cpuMsPerUnit.webhooks)}; per baseline workflow ${formatCpu(cpuMsPerUnit.baseline)}`);
       log(

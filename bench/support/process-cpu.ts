@@ -1,4 +1,5 @@
 import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
 
 /**
  * CPU time (user + system) of processes, read from /proc: unlike wall-clock figures it barely
@@ -58,6 +59,23 @@ export async function startCpuWindow(sources: CpuSource[]): Promise<() => Promis
     const after = await Promise.all(sources.map((source) => source.read()));
     return new Map(sources.map((source, i) => [source.name, before[i] === null || after[i] === null ? null : after[i]! - before[i]!]));
   };
+}
+
+/**
+ * The sources every pipeline benchmark reports beside its own children: the Temporal dev server,
+ * Postgres (postmaster and backends; its pid from `<workDir>/postgres/postmaster.pid`) and this
+ * process. A source that cannot be found reads as unknown (null).
+ */
+export async function sharedCpuSources(environment: { workDir: string; temporalPid?: number }): Promise<CpuSource[]> {
+  const pidFile = path.join(environment.workDir, 'postgres', 'postmaster.pid');
+  const postmasterPid = Number((await readFile(pidFile, 'utf8').catch(() => '')).split('\n')[0]);
+  const { temporalPid } = environment;
+  const unknown = async () => null;
+  return [
+    { name: 'temporal', read: temporalPid ? () => processCpuMs(temporalPid) : unknown },
+    { name: 'postgres', read: postmasterPid > 0 ? () => processTreeCpuMs(postmasterPid) : unknown },
+    { name: 'bench', read: () => processCpuMs(process.pid) },
+  ];
 }
 
 /** A CPU window's milliseconds per unit of work (null stays null: a source that could not be read). */
@@ -123,6 +141,14 @@ export async function startThreadCpuWindow(pid: number): Promise<() => Promise<M
     }
     return used;
   };
+}
+
+/** A thread window's figures per unit of work, for a log line: "node 7.06, main 5.02, …" (threads that used nothing left out). */
+export function formatThreadCpu(used: Map<string, number>, units: number, digits: number): string {
+  return [...used]
+    .filter(([, ms]) => ms > 0)
+    .map(([name, ms]) => `${name} ${(ms / units).toFixed(digits)}`)
+    .join(', ');
 }
 
 /** CPU seconds by part of a benchmark (Postgres, Temporal, the API, the worker, the benchmark's own process). */
