@@ -21,6 +21,8 @@ export type DevServerOptions = {
   dbFile?: string;
   logFile: string;
   log?: (line: string) => void;
+  /** Partitions per task queue (default 1, see dynamicConfig; bench/engine.ts compares the server's 4). */
+  taskQueuePartitions?: number;
 };
 
 /**
@@ -35,8 +37,20 @@ const SQLITE_PRAGMAS = ['journal_mode=WAL', 'synchronous=NORMAL'];
  * Eager activity execution: when a workflow task schedules an activity this worker can run,
  * the server hands it back with the task's completion instead of through another poll (a round
  * trip less per activity; the SDK requests it by default, the dev server has it off).
+ *
+ * One partition per task queue instead of the server's 4: partitions spread a queue's tasks and
+ * pollers over matching hosts, which one process does not have; with 4, a task often landed on a
+ * partition where no poller waited and was matched late. Measured with no-op workflows on a
+ * worker with 2 pollers: 38 → 61 workflows/s for the same server CPU per workflow
+ * (`npm run bench:engine`, docs/performance.md "Task-queue partitions and pollers").
  */
-const DYNAMIC_CONFIG = ['system.enableActivityEagerExecution=true'];
+function dynamicConfig(taskQueuePartitions: number): string[] {
+  return [
+    'system.enableActivityEagerExecution=true',
+    `matching.numTaskqueueReadPartitions=${taskQueuePartitions}`,
+    `matching.numTaskqueueWritePartitions=${taskQueuePartitions}`,
+  ];
+}
 
 /**
  * Runs `temporal server start-dev` (frontend on port, UI on uiPort). When something already
@@ -56,7 +70,7 @@ export async function startTemporalDevServer(options: DevServerOptions): Promise
     'server', 'start-dev', '--ip', '127.0.0.1', '--port', String(options.port),
     '--log-level', 'warn', '--namespace', 'default',
     ...(options.dbFile ? ['--db-filename', options.dbFile, ...SQLITE_PRAGMAS.flatMap((pragma) => ['--sqlite-pragma', pragma])] : []),
-    ...DYNAMIC_CONFIG.flatMap((value) => ['--dynamic-config-value', value]),
+    ...dynamicConfig(options.taskQueuePartitions ?? 1).flatMap((value) => ['--dynamic-config-value', value]),
     ...(options.uiPort ? ['--ui-port', String(options.uiPort)] : ['--headless']),
   ];
   const child: ChildProcess = spawn(options.cliPath, args, {
