@@ -3,6 +3,7 @@ import type { Repositories } from '../db/repositories';
 import type { ContactChange } from '../db/repositories/imports';
 import { PDF_KINDS, type ImportPlan, type ImportStep, type PdfKind } from '../domain/ingestion/plan-import';
 import { CpuBudgetExceeded, planImportInPool } from '../services/cpu/pool';
+import { importFilesMemoryBudget } from '../services/file-memory-budget';
 import type { BlobStore } from '../storage/blob-store';
 import { loadUploadedFileRecord, presentUploadedFile, type UploadedFileRecord } from '../services/presenters/uploaded-file';
 import { presentContact, type ContactOut } from '../services/presenters/contact';
@@ -59,17 +60,24 @@ export async function importStoredFile(deps: IngestionActivityDependencies, file
   heartbeat();
   const company = await repositories.companies.findVisible({ allCompanies: true }, file.company_id);
   if (!company) throw new Error(`company ${file.company_id} does not exist`);
-  const bytes = await deps.blobStore.get(file.blob_key);
-  heartbeat();
   const pdfKind = (PDF_KINDS as readonly string[]).includes(file.kind_hint ?? '') ? (file.kind_hint as PdfKind) : null;
-  // In the CPU pool, within its time and memory budget; a heartbeat per ZIP entry and per document.
-  let plan: ImportPlan;
-  try {
-    plan = await planImportInPool(bytes, file.file_name, company.nit, pdfKind, heartbeat);
-  } catch (error) {
-    if (!(error instanceof CpuBudgetExceeded)) throw error;
-    plan = { ok: false, code: error.code, message: `The file could not be processed: ${error.message}.` };
-  }
+  // The file's bytes are in memory from the read until the plan: within the process's budget
+  // for them (services/file-memory-budget.ts), heartbeating while a large file waits its turn.
+  const plan = await importFilesMemoryBudget().withBytes(
+    Number(file.size), // bigint: pg returns it as a string
+    async (): Promise<ImportPlan> => {
+      const bytes = await deps.blobStore.get(file.blob_key);
+      heartbeat();
+      // In the CPU pool, within its time and memory budget; a heartbeat per ZIP entry and per document.
+      try {
+        return await planImportInPool(bytes, file.file_name, company.nit, pdfKind, heartbeat);
+      } catch (error) {
+        if (!(error instanceof CpuBudgetExceeded)) throw error;
+        return { ok: false, code: error.code, message: `The file could not be processed: ${error.message}.` };
+      }
+    },
+    () => heartbeat(),
+  );
   heartbeat();
   if (!plan.ok) {
     await repositories.uploadedFiles.markFailed(fileId, plan.code, plan.message);

@@ -7,6 +7,7 @@ import { createActivities, type ActivityDependencies } from '../activities';
 import type { Tracing } from '../config/tracing';
 import { activityInterceptors } from './activity-interceptors';
 import { workerTuning } from './tuning';
+import { importFilesMemoryBudget } from '../services/file-memory-budget';
 
 export const workflowsPath = path.resolve(__dirname, '../workflows/index.ts');
 
@@ -24,6 +25,8 @@ export type WorkerSetup = {
 
 /** One worker that runs every workflow and activity; new capabilities plug into workflows/ and activities/. */
 export function createWorker(setup: WorkerSetup): Promise<Worker> {
+  // Sized from the environment now, so a bad IMPORT_FILES_MEMORY_MB stops the start, not the first import.
+  importFilesMemoryBudget();
   const workflowSource = setup.workflowBundlePath
     ? { workflowBundle: { code: readFileSync(setup.workflowBundlePath, 'utf8') } }
     : { workflowsPath };
