@@ -76,7 +76,7 @@ export async function importStoredFile(deps: IngestionActivityDependencies, file
         return { ok: false, code: error.code, message: `The file could not be processed: ${error.message}.` };
       }
     },
-    () => heartbeat(),
+    heartbeat,
   );
   heartbeat();
   if (!plan.ok) {

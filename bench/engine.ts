@@ -4,9 +4,9 @@
  * queue and with the 1 that scripts/embedded/temporal-dev-server.ts configures, on a worker with
  * the service's tuning (worker/tuning.ts: 2 pollers of each kind) and on one with the SDK's
  * defaults (10 pollers, as the other benchmarks' no-op baselines); and, for each, a
- * "delivery-shaped" no-op: the same workflow with a
- * delivery's three search attributes and one patch marker. Variants alternate within each
- * server so its slow drift (it keeps every closed workflow in memory) affects both alike.
+ * "delivery-shaped" no-op: the same workflow with a delivery's three search attributes and one
+ * patch marker. Variants alternate within each server so its slow drift (it keeps every closed
+ * workflow in memory) affects both alike.
  * docs/performance.md, "Task-queue partitions and pollers".
  *
  *   npm run bench:engine            # 300 workflows a run, 4 rounds, about 5 minutes
@@ -116,7 +116,7 @@ async function main(): Promise<number> {
   try {
     const cliPath = await ensureTemporalCli(log);
     const samples = [...(await measureServer(4, options, cliPath, cleanup)), ...(await measureServer(1, options, cliPath, cleanup))];
-    console.log(`\nTemporal dev server, no-op workflows on the service's worker tuning — ${new Date().toISOString()}, ${options.count} workflows a run, ${options.rounds} rounds, ${os.cpus().length} cores, 1-min load average ${loadAtStart.toFixed(2)} at start, ${os.loadavg()[0]!.toFixed(2)} at end\n`);
+    console.log(`\nTemporal dev server, no-op workflows by task-queue partitions and worker pollers — ${new Date().toISOString()}, ${options.count} workflows a run, ${options.rounds} rounds, ${os.cpus().length} cores, 1-min load average ${loadAtStart.toFixed(2)} at start, ${os.loadavg()[0]!.toFixed(2)} at end\n`);
     console.log('| task-queue partitions | worker pollers | workflow | workflows/s (mean) | server CPU ms per workflow (mean) | vs no-op, same server and worker |');
     console.log('| --: | --- | --- | --: | --: | --: |');
     for (const partitions of [4, 1]) {

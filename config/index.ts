@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { TASK_QUEUES } from '../worker/task-queues';
+import { setVariables } from './set-variables';
 
 /**
  * The whole configuration of a process, read once from the environment.
@@ -125,7 +126,7 @@ export type AppConfig = {
 export class ConfigError extends Error {}
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
-  const parsed = environmentSchema.safeParse(stripEmpty(env));
+  const parsed = environmentSchema.safeParse(setVariables(env));
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
     throw new ConfigError(`Invalid configuration:\n  ${problems.join('\n  ')}`);
@@ -184,15 +185,6 @@ function blobStoreConfig(e: z.infer<typeof environmentSchema>, dataDir: string):
   }
   if (!e.S3_BUCKET) throw new ConfigError('Invalid configuration:\n  S3_BUCKET: required when BLOB_STORE=s3');
   return { driver: 's3', bucket: e.S3_BUCKET, region: e.S3_REGION, endpoint: e.S3_ENDPOINT, forcePathStyle: e.S3_FORCE_PATH_STYLE };
-}
-
-/** Treat `FOO=` like an unset variable, as shells and compose files often produce it. */
-function stripEmpty(env: NodeJS.ProcessEnv): Record<string, string> {
-  const result: Record<string, string> = {};
-  for (const [key, value] of Object.entries(env)) {
-    if (value !== undefined && value !== '') result[key] = value;
-  }
-  return result;
 }
 
 export const EMBEDDED_DATABASE_NAME = 'invoicing';

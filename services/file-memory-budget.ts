@@ -2,17 +2,18 @@
  * How many bytes of uploaded files the imports of one process may hold in memory at once: an
  * import reads its whole file from the blob store and keeps it until the CPU pool has planned it.
  * Without a budget, as many files as the worker has activity slots could be in memory together
- * (100 files of up to 20 MiB); with one, large files wait their turn while small ones (a few KiB
+ * (20 files of up to 20 MiB: 400 MiB); with one, large files wait their turn while small ones (a few KiB
  * each, nearly every upload) pass at once. A file larger than the budget waits for all of it.
  * IMPORT_FILES_MEMORY_MB, default 64 (docs/operations.md).
  */
 import { Semaphore } from 'async-mutex';
 import { z } from 'zod';
+import { setVariables } from '../config/set-variables';
 
 const settingsSchema = z.object({ IMPORT_FILES_MEMORY_MB: z.coerce.number().int().min(1).max(65_536).default(64) });
 
 export function fileMemoryBudgetBytes(env: NodeJS.ProcessEnv = process.env): number {
-  const parsed = settingsSchema.parse(Object.fromEntries(Object.entries(env).filter(([, value]) => value !== '')));
+  const parsed = settingsSchema.parse(setVariables(env));
   return parsed.IMPORT_FILES_MEMORY_MB * 1024 * 1024;
 }
 

@@ -1,5 +1,6 @@
 import type { WorkerOptions } from '@temporalio/worker';
 import { z } from 'zod';
+import { setVariables } from '../config/set-variables';
 
 const count = (fallback: number) => z.coerce.number().int().min(1).max(10_000).default(fallback);
 
@@ -22,7 +23,7 @@ const tuningSchema = z.object({
 });
 
 export function workerTuning(env: NodeJS.ProcessEnv = process.env): Partial<WorkerOptions> {
-  const tuning = tuningSchema.parse(Object.fromEntries(Object.entries(env).filter(([, value]) => value !== '')));
+  const tuning = tuningSchema.parse(setVariables(env));
   return {
     maxCachedWorkflows: tuning.TEMPORAL_MAX_CACHED_WORKFLOWS,
     workflowTaskPollerBehavior: { type: 'simple-maximum', maximum: tuning.TEMPORAL_WORKFLOW_TASK_POLLS },

@@ -14,6 +14,7 @@ import path from 'node:path';
 import { MessageChannel } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { z } from 'zod';
+import { setVariables } from '../../config/set-variables';
 import { countCpuJob } from '../../config/outcome-metrics';
 import { watchCpuPool } from '../../config/pool-metrics';
 import type { DocumentRow } from '../../db/repositories/documents';
@@ -32,7 +33,7 @@ export type CpuPoolSettings = { threads: number; jobTimeoutMs: number; jobMaxMem
 
 /** From the environment; threads default to one less than the cores (1 on 2 cores: the other core serves). */
 export function cpuPoolSettings(env: NodeJS.ProcessEnv = process.env): CpuPoolSettings {
-  const parsed = settingsSchema.parse(Object.fromEntries(Object.entries(env).filter(([, value]) => value !== '')));
+  const parsed = settingsSchema.parse(setVariables(env));
   return {
     threads: parsed.CPU_POOL_THREADS ?? Math.max(1, os.availableParallelism() - 1),
     jobTimeoutMs: parsed.CPU_JOB_TIMEOUT_MS,
