@@ -35,10 +35,12 @@ const log = (line: string) => console.error(`[bench:engine] ${line}`);
 const STARTS_IN_FLIGHT = 32;
 const RESULT_WAITERS = 500;
 
-type Variant = { name: string; workflow: typeof noopWorkflow; subject: boolean };
+type Variant = { name: string; workflow: typeof noopWorkflow; subject: boolean; eager?: boolean };
 const VARIANTS: Variant[] = [
   { name: 'no-op workflow', workflow: noopWorkflow, subject: false },
+  { name: 'no-op with 3 search attributes', workflow: noopWorkflow, subject: true },
   { name: 'delivery-shaped no-op (3 search attributes, 1 patch)', workflow: deliveryShapedNoopWorkflow, subject: true },
+  { name: 'no-op with 3 search attributes, started eagerly by the worker', workflow: noopWorkflow, subject: true, eager: true },
 ];
 type Sample = { variant: string; partitions: number; pollers: string; perSecond: number; serverCpuMs: number | null };
 type Pollers = { name: string; tuning: Partial<WorkerOptions> };
@@ -56,6 +58,7 @@ async function measureServer(partitions: number, options: { count: number; round
     const client = new Client({ connection, namespace: 'default' });
     await registerSearchAttributes(client, 'default');
     const nativeConnection = await NativeConnection.connect({ address: server.address });
+    const eagerClient = new Client({ connection: nativeConnection, namespace: 'default' });
     const subject = searchAttributePairs({ companyId: 12, endpointId: 34, eventType: 'contact.created' });
     const samples: Sample[] = [];
     for (const pollers of POLLERS) {
@@ -72,8 +75,9 @@ async function measureServer(partitions: number, options: { count: number; round
         const started = performance.now();
         const results: Promise<unknown>[] = [];
         await runBounded(count, STARTS_IN_FLIGHT, async () => {
-          const handle = await client.workflow.start(variant.workflow, {
+          const handle = await (variant.eager ? eagerClient : client).workflow.start(variant.workflow, {
             taskQueue,
+            ...(variant.eager ? { requestEagerStart: true } : {}),
             workflowId: `bench-engine-${randomUUID()}`,
             ...(variant.subject ? { typedSearchAttributes: subject } : {}),
           });

@@ -5,7 +5,17 @@ import { missingSearchAttributes } from './register-search-attributes';
 import { searchAttributePairs, type WorkflowSubject } from '../domain/search-attributes';
 
 /** Where workflows start: the Temporal client and the deployment's task queue. */
-export type TemporalTarget = { client: Client; taskQueue: string };
+export type TemporalTarget = {
+  client: Client;
+  taskQueue: string;
+  /**
+   * The client shares the NativeConnection of a worker polling taskQueue (the worker's own
+   * client, worker/start-worker.ts): starts ask for eager workflow start, so the server hands
+   * the first workflow task back in the start response to this worker when it has a free slot,
+   * instead of through matching and a poll (docs/performance.md, "Eager workflow start").
+   */
+  startsEagerly?: boolean;
+};
 
 /**
  * One start: the workflow id (from workflows/messages.ts), the workflow's own arguments (checked
@@ -58,7 +68,8 @@ function pairsOf(attributes: WorkflowOptions['typedSearchAttributes']): SearchAt
  */
 export async function startWorkflow<W extends Workflow>(temporal: TemporalTarget, workflow: W, request: StartRequest<W>): Promise<boolean> {
   try {
-    await withoutUnknownSearchAttributes(temporal.client, optionsFor(temporal, request), (options) => temporal.client.workflow.start(workflow, options));
+    const options = { ...optionsFor(temporal, request), ...(temporal.startsEagerly ? { requestEagerStart: true } : {}) };
+    await withoutUnknownSearchAttributes(temporal.client, options, (withKnownAttributes) => temporal.client.workflow.start(workflow, withKnownAttributes));
     return true;
   } catch (error) {
     if (error instanceof WorkflowExecutionAlreadyStartedError) return false;

@@ -1,4 +1,4 @@
-import { Client, Connection } from '@temporalio/client';
+import { Client } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import type { Logger } from 'pino';
 import type { AppConfig } from '../config';
@@ -29,8 +29,9 @@ export async function startWorker(options: {
   const { config, logger } = options;
   const db = connectDatabase(options.databaseUrl, config.databasePoolMax);
   const connection = await NativeConnection.connect({ address: options.temporalAddress });
-  const clientConnection = await Connection.connect({ address: options.temporalAddress });
-  const client = new Client({ connection: clientConnection, namespace: config.temporal.namespace, interceptors: tracingClientInterceptors(options.tracing) });
+  // The activities' client shares the worker's connection, so the workflows they start (a
+  // delivery per endpoint and event, above all) start eagerly on this worker.
+  const client = new Client({ connection, namespace: config.temporal.namespace, interceptors: tracingClientInterceptors(options.tracing) });
   const dependencies = buildActivityDependencies(config, db, client);
   const registered = await registerSearchAttributes(client, config.temporal.namespace);
   if (registered.length) logger.info({ searchAttributes: registered }, 'search attributes registered');
@@ -54,7 +55,6 @@ export async function startWorker(options: {
     .finally(async () => {
       await metrics?.close();
       await connection.close();
-      await clientConnection.close();
       await db.destroy();
     });
   return {
@@ -74,7 +74,7 @@ export function buildActivityDependencies(config: AppConfig, db: ActivityDepende
     secretBox: new SecretBox(masterKey),
     // Activities only read and write blobs; download links are made by the API.
     blobStore: createBlobStore(config, masterKey, () => config.http.publicBaseUrl ?? ''),
-    temporal: { client, taskQueue: config.temporal.taskQueue },
+    temporal: { client, taskQueue: config.temporal.taskQueue, startsEagerly: client.connection instanceof NativeConnection },
     webhooks: { allowPrivateTargets: config.webhooks.allowPrivateTargets, repairAfterSeconds: config.webhooks.repairAfterSeconds },
     exports: { alegraBaseUrl: config.exports.alegraBaseUrl },
     dian: { simulatorUrl: config.dian.simulatorUrl, bulkListing: config.dian.bulkListing },

@@ -1,4 +1,4 @@
-import { Client, Connection } from '@temporalio/client';
+import { Client } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
 import type { AppConfig } from '../../config';
 import { tracingClientInterceptors, type Tracing } from '../../config/tracing';
@@ -22,7 +22,13 @@ export function quietTemporalRuntime(): void {
   }
 }
 
-export type TestWorker = { worker: Worker; taskQueue: string; stop(): Promise<void> };
+export type TestWorker = {
+  worker: Worker;
+  taskQueue: string;
+  /** The worker's connection, which its activities' client shares (eager workflow starts). */
+  connection: NativeConnection;
+  stop(): Promise<void>;
+};
 
 /**
  * The real worker (every workflow and activity) against the suite's dev server, on the task
@@ -33,8 +39,8 @@ export async function startTestWorker(database: TestDatabase, config: AppConfig,
   quietTemporalRuntime();
   const address = testTemporalAddress();
   const connection = await NativeConnection.connect({ address });
-  const clientConnection = await Connection.connect({ address });
-  const client = new Client({ connection: clientConnection, namespace: config.temporal.namespace, interceptors: tracingClientInterceptors(options.tracing) });
+  // As worker/start-worker.ts: the activities' client shares the worker's connection (eager starts).
+  const client = new Client({ connection, namespace: config.temporal.namespace, interceptors: tracingClientInterceptors(options.tracing) });
   const taskQueue = config.temporal.taskQueue;
   await registerSearchAttributes(client, config.temporal.namespace);
   const worker = await createWorker({
@@ -49,11 +55,11 @@ export async function startTestWorker(database: TestDatabase, config: AppConfig,
   return {
     worker,
     taskQueue,
+    connection,
     async stop() {
       if (worker.getState() === 'RUNNING') worker.shutdown();
       await running;
       await connection.close();
-      await clientConnection.close();
     },
   };
 }
