@@ -1,12 +1,12 @@
 // Bundle entry: every workflow the worker runs is exported from here.
 export { systemCheckWorkflow } from './system-check';
 export { publishEventWorkflow } from './publish-event';
-export { webhookDeliveryWorkflow } from './webhook-delivery';
+export { webhookDeliveryWorkflow, webhookDeliveryWorkflowV2 } from './webhook-delivery';
 export { webhookEndpointWorkflow } from './webhook-endpoint';
 export { purgeWebhookHistoryWorkflow } from './purge-webhook-history';
 export { repairUnstartedDeliveriesWorkflow } from './repair-unstarted-deliveries';
 export { purgeUnimportableMailWorkflow } from './purge-unimportable-mail';
-export { importFileWorkflow, resumeUnfinishedImportsWorkflow } from './import-file';
+export { importFileWorkflow, importFileWorkflowV2, resumeUnfinishedImportsWorkflow } from './import-file';
 export { exportDocumentWorkflow } from './export-document';
 export { dianEventWorkflow } from './dian-event';
 export { dianImportWorkflow } from './dian-import';

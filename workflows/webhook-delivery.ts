@@ -2,7 +2,7 @@ import { ActivityFailure, isCancellation, patched, proxyActivities, proxyLocalAc
 import type { createWebhookActivities } from '../activities/webhooks';
 import { delayBeforeAttempt, MAX_ATTEMPTS } from '../domain/webhooks/retry-schedule';
 import { COUNT_FAILED_DELIVERIES_PATCH, LOCAL_BOOKKEEPING_PATCH, type DeliveryInput } from './messages';
-import { settleIfCancelled } from './settle-on-cancellation';
+import { settleIfCancelled, type SettlesOnCancellation } from './settle-on-cancellation';
 
 type WebhookActivities = ReturnType<typeof createWebhookActivities>;
 
@@ -16,8 +16,20 @@ const remoteBookkeeping = proxyActivities<WebhookActivities>({ startToCloseTimeo
 // One row write, or one signal: short enough to run inside the workflow task that needs it,
 // without an activity task's round trips (retried in the worker, then by server timers).
 const localBookkeeping = proxyLocalActivities<WebhookActivities>({ startToCloseTimeout: '10 seconds', retry: bookkeepingRetry });
-/** Runs started before LOCAL_BOOKKEEPING_PATCH scheduled these steps as activities; they replay so. */
-const bookkeeping = () => (patched(LOCAL_BOOKKEEPING_PATCH) ? localBookkeeping : remoteBookkeeping);
+type Bookkeeping = typeof localBookkeeping;
+
+/**
+ * The branches runs of the first delivery type (webhookDeliveryWorkflow) decide with patches, and
+ * runs of webhookDeliveryWorkflowV2 always take: they record no patch marker, and no
+ * TemporalChangeVersion upsert with it (two history events and one Cloud action per delivery).
+ */
+type DeliveryRevision = {
+  /** Only the delivery's outcome is reported to the endpoint's entity, not each failed attempt. */
+  reportsOnlyOutcomes: boolean;
+  /** Where the short database steps run (local activities, or activity tasks in older runs). */
+  bookkeeping: () => Bookkeeping;
+  settlesOnCancellation: SettlesOnCancellation;
+};
 
 /**
  * One event to one endpoint: attempts at 0, +1 min, +5 min, +30 min and +2 h after the end of
@@ -27,10 +39,26 @@ const bookkeeping = () => (patched(LOCAL_BOOKKEEPING_PATCH) ? localBookkeeping :
  * delivered one while the count is 0 and no failure is uncounted). Cancelled when the endpoint
  * is disabled; cancelled by an operator, the delivery ends failed.
  */
+export async function webhookDeliveryWorkflowV2(input: DeliveryInput): Promise<'delivered' | 'failed'> {
+  return deliver(input, { reportsOnlyOutcomes: true, bookkeeping: () => localBookkeeping, settlesOnCancellation: 'always' });
+}
+
+/**
+ * The first delivery type, which every delivery ran until webhookDeliveryWorkflowV2: kept
+ * registered for its runs still alive (up to ~2.6 h) and for the replay of their histories. It
+ * asks its patches as it always did, so a replayed run takes the branches it took.
+ */
 export async function webhookDeliveryWorkflow(input: DeliveryInput): Promise<'delivered' | 'failed'> {
   // Runs started before the patch reported every attempt (the entity now ignores the
   // intermediate failures they report); decided once, so a replayed old run stays old.
   const reportsOnlyOutcomes = patched(COUNT_FAILED_DELIVERIES_PATCH);
+  // Runs started before LOCAL_BOOKKEEPING_PATCH scheduled these steps as activities; they replay so.
+  const bookkeeping = () => (patched(LOCAL_BOOKKEEPING_PATCH) ? localBookkeeping : remoteBookkeeping);
+  return deliver(input, { reportsOnlyOutcomes, bookkeeping, settlesOnCancellation: 'ask-patch' });
+}
+
+async function deliver(input: DeliveryInput, revision: DeliveryRevision): Promise<'delivered' | 'failed'> {
+  const { reportsOnlyOutcomes, bookkeeping } = revision;
   try {
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt += 1) {
       const wait = delayBeforeAttempt(attempt) ?? 0;
@@ -71,7 +99,7 @@ export async function webhookDeliveryWorkflow(input: DeliveryInput): Promise<'de
     if (!isCancellation(error)) throw error;
     // Cancelled when the endpoint was disabled or deleted (its row is already failed), or by an
     // operator (the row is still pending): either way it ends failed.
-    await settleIfCancelled(error, { kind: 'delivery', deliveryId: input.deliveryId });
+    await settleIfCancelled(error, { kind: 'delivery', deliveryId: input.deliveryId }, revision.settlesOnCancellation);
     return 'failed';
   }
 }

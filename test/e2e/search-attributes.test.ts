@@ -60,13 +60,13 @@ test('list-filtering by CompanyId returns exactly that company\'s workflows, wit
   const found = await eventually(async () => {
     const executions = await list(`CompanyId = ${buyer.id} AND TaskQueue = '${queue}'`);
     const types = new Set(executions.map((execution) => execution.type));
-    return types.has('importFileWorkflow') && types.has('webhookDeliveryWorkflow') ? executions : undefined;
+    return types.has('importFileWorkflowV2') && types.has('webhookDeliveryWorkflowV2') ? executions : undefined;
   });
   for (const execution of found) t.is(execution.typedSearchAttributes.get(searchAttributes.CompanyId), buyer.id, execution.workflowId);
   t.false(found.some((execution) => execution.workflowId === `${queue}/file-import-${theirs.body.id}`));
 
   const [imported] = await eventually(async () => {
-    const executions = await list(`UploadedFileId = ${mine.body.id} AND WorkflowType = 'importFileWorkflow' AND TaskQueue = '${queue}'`);
+    const executions = await list(`UploadedFileId = ${mine.body.id} AND WorkflowType = 'importFileWorkflowV2' AND TaskQueue = '${queue}'`);
     return executions.length ? executions : undefined;
   });
   t.is(imported!.workflowId, importId);
@@ -77,7 +77,7 @@ test('list-filtering by CompanyId returns exactly that company\'s workflows, wit
     const executions = await list(`CompanyId = ${buyer.id} AND EventType = 'document.imported' AND TaskQueue = '${queue}'`);
     return executions.length ? executions : undefined;
   });
-  t.true(events.every((execution) => execution.type === 'webhookDeliveryWorkflow'));
+  t.true(events.every((execution) => execution.type === 'webhookDeliveryWorkflowV2'));
   // Work done on behalf of the upload (the delivery of the event its import published) carries the upload's request id.
   t.is(events[0]!.memo?.requestId, mine.headers.get('x-request-id'));
 

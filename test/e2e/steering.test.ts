@@ -252,8 +252,8 @@ test.serial('the runbook\'s queries, as docs/operations.md writes them, find the
 
   const cancelled = await eventually(async () => {
     const found = await runbook(
-      `CompanyId=42 AND WorkflowType='importFileWorkflow' AND ExecutionStatus='Canceled'`,
-      `CompanyId=${companyId} AND WorkflowType='importFileWorkflow' AND ExecutionStatus='Canceled'`,
+      `CompanyId=42 AND WorkflowType='importFileWorkflowV2' AND ExecutionStatus='Canceled'`,
+      `CompanyId=${companyId} AND WorkflowType='importFileWorkflowV2' AND ExecutionStatus='Canceled'`,
     );
     return found.length ? found : undefined;
   });
@@ -264,8 +264,8 @@ test.serial('the runbook\'s queries, as docs/operations.md writes them, find the
 
   const pending = await eventually(async () => {
     const found = await runbook(
-      `EndpointId='7' AND WorkflowType='webhookDeliveryWorkflow' AND ExecutionStatus='Running'`,
-      `EndpointId='${pendingDelivery!.endpointId}' AND WorkflowType='webhookDeliveryWorkflow' AND ExecutionStatus='Running'`,
+      `EndpointId='7' AND WorkflowType='webhookDeliveryWorkflowV2' AND ExecutionStatus='Running'`,
+      `EndpointId='${pendingDelivery!.endpointId}' AND WorkflowType='webhookDeliveryWorkflowV2' AND ExecutionStatus='Running'`,
     );
     return found.length ? found : undefined;
   });
@@ -279,8 +279,8 @@ test.serial('the runbook\'s queries, as docs/operations.md writes them, find the
 
   const hourAgo = new Date(Date.now() - 3_600_000).toISOString().replace(/\.\d+Z$/, 'Z');
   const thisMorning = await runbook(
-    `EventType='webhook.test' AND WorkflowType='webhookDeliveryWorkflow' AND StartTime > '2026-11-23T06:00:00Z'`,
-    `EventType='webhook.test' AND WorkflowType='webhookDeliveryWorkflow' AND StartTime > '${hourAgo}'`,
+    `EventType='webhook.test' AND WorkflowType='webhookDeliveryWorkflowV2' AND StartTime > '2026-11-23T06:00:00Z'`,
+    `EventType='webhook.test' AND WorkflowType='webhookDeliveryWorkflowV2' AND StartTime > '${hourAgo}'`,
   );
   t.true(thisMorning.length >= 4, `${thisMorning.length} deliveries`);
   // No DIAN events here: the query is valid and finds none (a syntax error would throw).

@@ -11,7 +11,7 @@ import { emitEvent } from '../../api/publish-event';
 import { createApp } from '../../api/server';
 import { recordEventDeliveries } from '../../services/publish-events';
 import { deliveryWorkflowId } from '../../services/start-deliveries';
-import { webhookDeliveryWorkflow } from '../../workflows/webhook-delivery';
+import { webhookDeliveryWorkflowV2 } from '../../workflows/webhook-delivery';
 import { repairUnstartedDeliveriesWorkflow } from '../../workflows/repair-unstarted-deliveries';
 import { jsonClient } from '../support/api';
 import { startReceiver } from '../support/receiver';
@@ -103,7 +103,7 @@ test.serial('a delivery whose workflow exists — running, completed or terminat
     const input = { event: { id: randomUUID(), companyId: admin.company.id, type: 'contact.created' as const, data: { id: 2 } } };
     const [stuck] = await recordEventDeliveries(repositories(), input);
     const stuckWorkflowId = deliveryWorkflowId(world.taskQueue, stuck);
-    const handle = await world.env.client.workflow.start(webhookDeliveryWorkflow, { workflowId: stuckWorkflowId, taskQueue: `nobody-${randomUUID()}`, args: [stuck] });
+    const handle = await world.env.client.workflow.start(webhookDeliveryWorkflowV2, { workflowId: stuckWorkflowId, taskQueue: `nobody-${randomUUID()}`, args: [stuck] });
     await age([completed.id, input.event.id]);
 
     t.deepEqual(await runRepair(), { started: 0, alreadyStarted: 2 });

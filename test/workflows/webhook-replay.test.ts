@@ -12,6 +12,7 @@ import { quietTemporalRuntime } from '../support/worker';
 // activity result recorded in the history) and these replays prove it. lean-0-*: recorded before
 // deliveries skipped outcomes that change nothing and entities acknowledged counted failures.
 // *-cancelled-*: imports, exports and DIAN events cancelled before they settled their record.
+// v2-*: webhookDeliveryWorkflowV2, the patch-free type every delivery has run since (decision 0018).
 const directory = path.resolve(__dirname, 'histories');
 
 test('workflow histories recorded before the patches replay deterministically', async (t) => {
@@ -20,6 +21,7 @@ test('workflow histories recorded before the patches replay deterministically', 
   t.true(files.length >= 9, `found ${files.length} histories`);
   t.true(files.filter((file) => file.startsWith('lean-0-')).length >= 8, 'the histories recorded before the lean pipeline');
   t.true(files.filter((file) => file.includes('-cancelled-')).length >= 4, 'the histories recorded before settle-on-cancellation');
+  t.true(files.filter((file) => file.startsWith('v2-')).length >= 5, 'the histories of webhookDeliveryWorkflowV2');
   const histories = (async function* () {
     for (const file of files) {
       const history = temporal.api.history.v1.History.decode(await readFile(path.join(directory, file)));

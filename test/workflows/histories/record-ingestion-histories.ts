@@ -13,7 +13,8 @@ import { fixture, upload, waitForImport } from '../../support/ingestion';
 // ones were recorded at commit da90be3, BEFORE the import workflow gathered its data in one
 // activity and ran the DIAN-side steps only when needed (patch 'lean-import') and before DIAN
 // runs imported their documents in batches (patch 'dian-import-batches'): they prove that runs
-// started by older code still replay. To record new ones, copy this file to a name ending in
+// started by older code still replay. The v2-*.binpb ones were recorded by the commit that added
+// importFileWorkflowV2 (decision 0018). To record new ones, copy this file to a name ending in
 // .test.ts and run it with `npm test -- <file>`.
 let world: DianWorld;
 let client: Client;

@@ -13,7 +13,8 @@ import { startWebhookWorld, type WebhookWorld } from '../../support/webhook-worl
 // The lean-0-*.binpb histories were recorded at commit acaf74b (count-failed-deliveries, before
 // deliveries skipped outcomes that change nothing, docs/decisions/0011-lean-webhook-pipeline.md);
 // that code starts no entity for scenario 5 (intermediate failures are not reported), so it has
-// no endpoint history. To record new ones, copy this file to a name ending in .test.ts, prefix
+// no endpoint history. The v2-*.binpb histories were recorded by the commit that added
+// webhookDeliveryWorkflowV2 (decision 0018; deliveries only, without the endpoint saves). To record new ones, copy this file to a name ending in .test.ts, prefix
 // the saved names, and run it with `npm test -- <file>`.
 let world: WebhookWorld;
 test.before(async () => {
