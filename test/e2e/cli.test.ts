@@ -2,26 +2,17 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import test from 'ava';
-import { bearer, seedKey, startTestApi, type TestApi, serviceEnvironment } from '../support/api';
+import { useApiAndWorker } from '../support/api-and-worker';
+import { bearer, seedKey, serviceEnvironment } from '../support/api';
 import { FIXTURES, waitForImport } from '../support/ingestion';
-import { startTestWorker, type TestWorker } from '../support/worker';
 
 const run = promisify(execFile);
 const CLI = path.resolve(__dirname, '../../bin/invoicing');
 
-let api: TestApi;
-let worker: TestWorker;
-test.before(async () => {
-  api = await startTestApi();
-  worker = await startTestWorker(api.database, api.config);
-});
-test.after.always(async () => {
-  await worker?.stop();
-  await api?.close();
-});
+const world = useApiAndWorker(test);
 
 async function cli(...args: string[]) {
-  const env = serviceEnvironment(api);
+  const env = serviceEnvironment(world.api);
   try {
     const { stdout, stderr } = await run(CLI, args, { env });
     return { code: 0, stdout, stderr };
@@ -45,14 +36,14 @@ test('company create computes the check digit; key create prints a working key o
   t.is(key.role, 'admin');
   t.deepEqual(key.companies, [created.id]);
 
-  const me = await fetch(`${api.url}/v1/me`, { headers: bearer(key.key) });
+  const me = await fetch(`${world.api.url}/v1/me`, { headers: bearer(key.key) });
   t.is(me.status, 200);
   t.deepEqual(((await me.json()) as { companies: { id: number }[] }).companies.map((c) => c.id), [created.id]);
 
   const revoked = await cli('key', 'revoke', key.id);
   t.is(revoked.code, 0, revoked.stderr);
   t.truthy(JSON.parse(revoked.stdout).revoked_at);
-  t.is((await fetch(`${api.url}/v1/me`, { headers: bearer(key.key) })).status, 401);
+  t.is((await fetch(`${world.api.url}/v1/me`, { headers: bearer(key.key) })).status, 401);
 });
 
 test('bad input is a JSON error on stderr with a non-zero exit', async (t) => {
@@ -88,9 +79,9 @@ test('import sends files through the same path as an upload', async (t) => {
   const files = JSON.parse(result.stdout) as { id: number; type: string; status: string }[];
   t.is(files.length, 2);
   t.true(files.every((file) => file.type === 'UPLOAD'));
-  const { key } = await seedKey(api.database, { scopes: ['documents:read'] });
+  const { key } = await seedKey(world.api.database, { scopes: ['documents:read'] });
   for (const file of files) {
-    const imported = await waitForImport(api.url, key, company.id, file.id);
+    const imported = await waitForImport(world.api.url, key, company.id, file.id);
     t.is(imported.status, 'DONE', JSON.stringify(imported));
     t.is(imported.documents.length, 1);
   }

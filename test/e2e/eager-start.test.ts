@@ -1,7 +1,6 @@
 import test from 'ava';
+import { useApiAndWorker } from '../support/api-and-worker';
 import { Client, type WorkflowClientInterceptor } from '@temporalio/client';
-import { startTestApi, type TestApi } from '../support/api';
-import { startTestWorker, type TestWorker } from '../support/worker';
 import { startWorkflow, type TemporalTarget } from '../../temporal/start-workflow';
 import { buildActivityDependencies } from '../../worker/start-worker';
 import { systemCheckWorkflow } from '../../workflows/system-check';
@@ -10,17 +9,7 @@ import type { SystemCheckResult } from '../../workflows/messages';
 // The worker's activities start workflows (a delivery per endpoint and event) through a client
 // on the worker's own connection, asking for eager workflow start: the dev server hands the first
 // workflow task back in the start response instead of through matching and a poll.
-let api: TestApi;
-let worker: TestWorker;
-
-test.before(async () => {
-  api = await startTestApi();
-  worker = await startTestWorker(api.database, api.config);
-});
-test.after.always(async () => {
-  await worker?.stop();
-  await api?.close();
-});
+const world = useApiAndWorker(test);
 
 /** A client on the worker's connection that records, per start, whether the server started it eagerly. */
 function observedClient(): { client: Client; eagerly: boolean[] } {
@@ -32,7 +21,7 @@ function observedClient(): { client: Client; eagerly: boolean[] } {
       return output;
     },
   };
-  const client = new Client({ connection: worker.connection, namespace: api.config.temporal.namespace, interceptors: { workflow: [observer] } });
+  const client = new Client({ connection: world.worker.connection, namespace: world.api.config.temporal.namespace, interceptors: { workflow: [observer] } });
   return { client, eagerly };
 }
 
@@ -42,15 +31,15 @@ async function runSystemCheck(target: TemporalTarget, workflowId: string): Promi
 }
 
 test("the worker's activities get a target that starts eagerly; an API-style client does not", (t) => {
-  const onWorkerConnection = buildActivityDependencies(api.config, api.database.db, new Client({ connection: worker.connection, namespace: api.config.temporal.namespace }));
+  const onWorkerConnection = buildActivityDependencies(world.api.config, world.api.database.db, new Client({ connection: world.worker.connection, namespace: world.api.config.temporal.namespace }));
   t.true(onWorkerConnection.temporal.startsEagerly);
-  const onItsOwnConnection = buildActivityDependencies(api.config, api.database.db, api.temporal.client);
+  const onItsOwnConnection = buildActivityDependencies(world.api.config, world.api.database.db, world.api.temporal.client);
   t.falsy(onItsOwnConnection.temporal.startsEagerly);
 });
 
 test('a start through the eager target comes back with its first workflow task, and the workflow runs to its end', async (t) => {
   const { client, eagerly } = observedClient();
-  const taskQueue = worker.taskQueue;
+  const taskQueue = world.worker.taskQueue;
   const prefix = `${taskQueue}/eager-${Date.now()}`;
 
   const eager = await runSystemCheck({ client, taskQueue, startsEagerly: true }, `${prefix}-eager`);
@@ -64,8 +53,8 @@ test('a start through the eager target comes back with its first workflow task, 
 
 test('an eager start of a workflow id already used answers false and starts nothing', async (t) => {
   const { client, eagerly } = observedClient();
-  const target = { client, taskQueue: worker.taskQueue, startsEagerly: true };
-  const workflowId = `${worker.taskQueue}/eager-twice-${Date.now()}`;
+  const target = { client, taskQueue: world.worker.taskQueue, startsEagerly: true };
+  const workflowId = `${world.worker.taskQueue}/eager-twice-${Date.now()}`;
   t.true(await startWorkflow(target, systemCheckWorkflow, { workflowId }));
   t.false(await startWorkflow(target, systemCheckWorkflow, { workflowId }));
   await client.workflow.getHandle(workflowId).result();

@@ -1,29 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import test from 'ava';
+import { useApiAndWorker } from '../support/api-and-worker';
 import { ensureSchedules } from '../../worker/schedules';
 import { scheduleIds } from '../../workflows/messages';
 import { purgeWebhookHistoryWorkflow } from '../../workflows/purge-webhook-history';
-import { startTestApi, type TestApi } from '../support/api';
 import { webhookAdmin } from '../support/webhook-api';
-import { startTestWorker, type TestWorker } from '../support/worker';
 
 // Delivery history: the API shows 30 days; a Temporal schedule purges what is older.
-let api: TestApi;
-let worker: TestWorker;
-
-test.before(async () => {
-  api = await startTestApi();
-  worker = await startTestWorker(api.database, api.config);
-});
-test.after.always(async () => {
-  await worker?.stop();
-  await api?.close();
-});
+const world = useApiAndWorker(test);
 
 test('deliveries older than 30 days are hidden from the list and purged by the scheduled workflow', async (t) => {
-  const admin = await webhookAdmin(api.database, api.url);
+  const admin = await webhookAdmin(world.api.database, world.api.url);
   const endpoint = await admin.createEndpoint('http://127.0.0.1:9/hooks');
-  const db = api.database.db;
+  const db = world.api.database.db;
   const insertDelivery = async (ageDays: number) => {
     const eventId = randomUUID();
     await db('events').insert({ id: eventId, company_id: admin.company.id, type: 'contact.created', data: '{}', payload: '{}', created_at: db.raw(`now() - interval '${ageDays} days'`) });
@@ -36,8 +25,8 @@ test('deliveries older than 30 days are hidden from the list and purged by the s
   const listed = await admin.call('GET', `/v1/webhooks/${endpoint.id}/deliveries`);
   t.deepEqual(listed.body!.data.map((delivery: { event_id: string }) => delivery.event_id), [recent]);
 
-  const result = await api.temporal.client.workflow.execute(purgeWebhookHistoryWorkflow, {
-    taskQueue: worker.taskQueue,
+  const result = await world.api.temporal.client.workflow.execute(purgeWebhookHistoryWorkflow, {
+    taskQueue: world.worker.taskQueue,
     workflowId: `purge-${randomUUID()}`,
   });
   t.deepEqual(result, { deliveries: 1, events: 1 });
@@ -47,17 +36,17 @@ test('deliveries older than 30 days are hidden from the list and purged by the s
 });
 
 test('the worker creates the hourly purge schedule once', async (t) => {
-  await ensureSchedules(api.temporal.client, worker.taskQueue);
-  await ensureSchedules(api.temporal.client, worker.taskQueue);
-  const description = await api.temporal.client.schedule.getHandle(scheduleIds.purgeWebhookHistory(worker.taskQueue)).describe();
+  await ensureSchedules(world.api.temporal.client, world.worker.taskQueue);
+  await ensureSchedules(world.api.temporal.client, world.worker.taskQueue);
+  const description = await world.api.temporal.client.schedule.getHandle(scheduleIds.purgeWebhookHistory(world.worker.taskQueue)).describe();
   t.is(description.action.type, 'startWorkflow');
   t.is(description.action.type === 'startWorkflow' ? description.action.workflowType : '', 'purgeWebhookHistoryWorkflow');
   t.is(description.spec.intervals?.[0]?.every, 3_600_000);
-  await api.temporal.client.schedule.getHandle(scheduleIds.purgeWebhookHistory(worker.taskQueue)).delete();
+  await world.api.temporal.client.schedule.getHandle(scheduleIds.purgeWebhookHistory(world.worker.taskQueue)).delete();
 
   // Its sibling, the repair of deliveries recorded but never started, runs every minute.
-  const repair = await api.temporal.client.schedule.getHandle(scheduleIds.repairUnstartedDeliveries(worker.taskQueue)).describe();
+  const repair = await world.api.temporal.client.schedule.getHandle(scheduleIds.repairUnstartedDeliveries(world.worker.taskQueue)).describe();
   t.is(repair.action.type === 'startWorkflow' ? repair.action.workflowType : '', 'repairUnstartedDeliveriesWorkflow');
   t.is(repair.spec.intervals?.[0]?.every, 60_000);
-  await api.temporal.client.schedule.getHandle(scheduleIds.repairUnstartedDeliveries(worker.taskQueue)).delete();
+  await world.api.temporal.client.schedule.getHandle(scheduleIds.repairUnstartedDeliveries(world.worker.taskQueue)).delete();
 });
