@@ -29,7 +29,7 @@ test('the entity continues as new before its history grows large, keeping its co
   // history, until the entity has continued as new and then five more.
   const waitForCount = async (count: number) => {
     let health = await latest.query(endpointHealthQuery);
-    for (let i = 0; i < 100 && health.consecutiveFailures < count; i += 1) {
+    for (let i = 0; i < 600 && health.consecutiveFailures < count; i += 1) {
       await new Promise((resolve) => setTimeout(resolve, 50));
       health = await latest.query(endpointHealthQuery);
     }

@@ -93,7 +93,7 @@ test.serial('failures and successes across concurrent deliveries keep the counte
   const endpoint = await admin.createEndpoint(receiver.url, ['document.imported']);
   try {
     // 1. Four successes at once on a healthy endpoint: no signal at all (the entity never starts).
-    t.deepEqual(await world.deliveryResults(endpoint.id, await publish(['ok', 'ok', 'ok', 'ok'])), Array(4).fill('delivered'));
+    t.deepEqual(await world.immediateDeliveryResults(endpoint.id, await publish(['ok', 'ok', 'ok', 'ok'])), Array(4).fill('delivered'));
     t.is(await entitySignals(), 0);
 
     // 2. Three failures and two successes at once: the successes end first (attempt 1) and change
@@ -108,12 +108,12 @@ test.serial('failures and successes across concurrent deliveries keep the counte
     t.like(costOfHistory(failedRun.events ?? []), { activityTasks: 5, localActivities: 1, timers: 4, signalsSent: 0 });
 
     // 3. A success after them is reported (the counter is 3): it resets to 0.
-    t.deepEqual(await world.deliveryResults(endpoint.id, await publish(['ok'])), ['delivered']);
+    t.deepEqual(await world.immediateDeliveryResults(endpoint.id, await publish(['ok'])), ['delivered']);
     t.is(await world.consecutiveFailures(endpoint.id, 0), 0);
     t.is(await entitySignals(), 4);
 
     // 4. Back at 0 with nothing uncounted: successes are silent again; then one failure counts 1.
-    t.deepEqual(await world.deliveryResults(endpoint.id, await publish(['ok', 'ok', 'ok'])), Array(3).fill('delivered'));
+    t.deepEqual(await world.immediateDeliveryResults(endpoint.id, await publish(['ok', 'ok', 'ok'])), Array(3).fill('delivered'));
     t.is(await entitySignals(), 4);
     t.deepEqual(await world.deliveryResults(endpoint.id, await publish(['fail'])), ['failed']);
     t.is(await world.consecutiveFailures(endpoint.id, 1), 1);
