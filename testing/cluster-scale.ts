@@ -127,8 +127,10 @@ export async function startScaleCluster(options: ScaleClusterOptions): Promise<S
       LOG_LEVEL: 'warn',
       RATE_LIMIT_PER_SECOND: '0',
       SMTP_PORT: '0',
+      // Every replica shares this environment: a fixed metrics port would let only the first bind.
       METRICS_PORT: '0',
       WORKER_METRICS_PORT: '0',
+      WORKER_SDK_METRICS_PORT: '0',
       WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
       ...(options.workflowBundlePath ? { WORKFLOW_BUNDLE_PATH: options.workflowBundlePath } : {}),
     };
