@@ -3,11 +3,13 @@
  * (one no-op activity) against a dev server with the server's default 4 partitions per task
  * queue and with the 1 that scripts/embedded/temporal-dev-server.ts configures, on a worker with
  * the service's tuning (worker/tuning.ts: 2 pollers of each kind) and on one with the SDK's
- * defaults (10 pollers, as the other benchmarks' no-op baselines); and, for each, a
- * "delivery-shaped" no-op: the same workflow with a delivery's three search attributes and one
- * patch marker. Variants alternate within each server so its slow drift (it keeps every closed
+ * defaults (10 pollers, as the other benchmarks' no-op baselines); and, for each, the same
+ * workflow with a delivery's three search attributes, with those and one patch marker (the shape
+ * of a delivery before decision 0018), and with the attributes started eagerly by the worker
+ * (a client on its NativeConnection, as the service's activities start). Variants alternate within each server so its slow drift (it keeps every closed
  * workflow in memory) affects both alike.
- * docs/performance.md, "Task-queue partitions and pollers".
+ * docs/performance.md, "Task-queue partitions and pollers" and "Eager starts and patch-free
+ * workflow types".
  *
  *   npm run bench:engine            # 300 workflows a run, 4 rounds, about 5 minutes
  *   npm run bench:engine -- --short # 100 workflows a run, 2 rounds, about 1 minute
