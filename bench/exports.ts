@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { Client, Connection } from '@temporalio/client';
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { connectDatabase, type Database } from '../db/connection';
@@ -10,20 +11,24 @@ import { runMain } from './support/cli';
 import { apiAndWorkerEnv, startIngestionEnvironment } from './support/environment';
 import { fixedOrDash as fixed, markdownTable } from './support/report';
 import { percentile } from './support/stats';
+import { formatCostTable, measureTemporalCost, type TemporalCost } from './support/temporal-cost';
 import { FAKE_ALEGRA_EMAIL, FAKE_ALEGRA_TOKEN, FAKE_CATEGORY_ID, startFakeAlegra } from '../testing/fake-accounting/alegra';
 import { startFakeErp } from '../testing/fake-accounting/generic-erp';
 
 /**
  * `npm run bench:exports [-- --short]`: exports/s end to end — bulk export request → workflow →
  * the loopback fake Alegra or fake ERP → export.succeeded webhook — with the real API and
- * worker as child processes (the ingestion benchmark's environment and helpers). Exits
+ * worker as child processes (the ingestion benchmark's environment and helpers), and the
+ * Temporal cost per export read from the histories (bench/support/temporal-cost.ts). Exits
  * non-zero on any export.failed, missing event or non-2xx answer. See docs/performance.md.
  *
  * Environment: BENCH_SHORT=1 (or --short), BENCH_EXPORTS (per provider; 300, short 40).
  */
 const log = (line: string) => process.stderr.write(`[bench:exports] ${line}\n`);
 
-type Result = { provider: string; exports: number; seconds: number; perSecond: number; p50Ms: number; p99Ms: number; requestsPerExport: number };
+type Result = { provider: string; exports: number; seconds: number; perSecond: number; p50Ms: number; p99Ms: number; requestsPerExport: number; temporalCost: TemporalCost };
+/** After the last event arrives, the delivery workflows' last workflow tasks are still completing. */
+const SETTLE_MS = 1_000;
 
 function readOptions() {
   const short = process.argv.includes('--short') || ['1', 'true', 'yes'].includes(process.env.BENCH_SHORT ?? '');
@@ -71,6 +76,9 @@ async function main(): Promise<number> {
 
     const db = connectDatabase(environment.databaseUrl, 1);
     cleanup.push("close the benchmark's database connection", () => db.destroy());
+    const connection = await Connection.connect({ address: environment.temporalAddress });
+    cleanup.push('close the Temporal connection', () => connection.close());
+    const temporal = new Client({ connection });
 
     const results: Result[] = [];
     for (const provider of ['alegra', 'erp'] as const) {
@@ -82,7 +90,11 @@ async function main(): Promise<number> {
       await runExports(post, receiver, companyId, provider, warm, options.idleTimeoutMs, api, worker);
       const ids = await insertInvoices(db, companyId, options.exports, `BENCH-${provider}`);
       const before = requestsBefore();
+      const window = { from: new Date(), to: new Date() };
       const run = await runExports(post, receiver, companyId, provider, ids, options.idleTimeoutMs, api, worker);
+      await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+      window.to = new Date();
+      const { total: temporalCost } = await measureTemporalCost(temporal, { taskQueue: env.TEMPORAL_TASK_QUEUE!, window });
       const result: Result = {
         provider: provider === 'alegra' ? 'Alegra (fake)' : 'generic HTTP (fake ERP)',
         exports: ids.length,
@@ -91,6 +103,7 @@ async function main(): Promise<number> {
         p50Ms: percentile(run.latencies, 0.5),
         p99Ms: percentile(run.latencies, 0.99),
         requestsPerExport: (requestsBefore() - before) / ids.length,
+        temporalCost,
       };
       log(`${result.provider}: ${ids.length} exports in ${fixed(run.seconds, 1)} s = ${fixed(result.perSecond, 1)} exports/s, p50 ${fixed(result.p50Ms, 0)} ms, p99 ${fixed(result.p99Ms, 0)} ms`);
       results.push(result);
@@ -182,7 +195,8 @@ function report(options: ReturnType<typeof readOptions>, results: Result[]): str
     results.map((r) => [r.provider, String(r.exports), fixed(r.perSecond, 1), fixed(r.p50Ms, 0), fixed(r.p99Ms, 0), fixed(r.requestsPerExport, 1)]),
     [false, true, true, true, true, true],
   );
-  return `${heading}\n\n${table}`;
+  const costs = formatCostTable(results.map((r) => ({ label: `per export, ${r.provider}`, cost: r.temporalCost, units: r.exports })));
+  return `${heading}\n\n${table}\n\nTemporal cost per export (its workflow and its export.succeeded delivery to 1 endpoint):\n\n${costs}`;
 }
 
 runMain(main);
