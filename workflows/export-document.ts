@@ -1,4 +1,4 @@
-import { ActivityFailure, ApplicationFailure, proxyActivities, uuid4 } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, proxyActivities, proxyLocalActivities, uuid4 } from '@temporalio/workflow';
 import type { createExportActivities } from '../activities/exports';
 import type { createIngestionActivities } from '../activities/ingestion';
 import { settlingOnCancellation } from './settle-on-cancellation';
@@ -18,10 +18,16 @@ const { failExport } = proxyActivities<ExportActivities>({
   startToCloseTimeout: '1 minute',
   retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
 });
-const { publishEvents } = proxyActivities<IngestionActivities>({
-  startToCloseTimeout: '1 minute',
-  retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
-});
+const bookkeepingOptions = { startToCloseTimeout: '1 minute', retry: { initialInterval: '1 second', maximumInterval: '1 minute' } } as const;
+const { publishEvents } = proxyActivities<IngestionActivities>(bookkeepingOptions);
+// The same short database steps inside the workflow task that needs them (exportDocumentWorkflowV2).
+const localExport = proxyLocalActivities<ExportActivities>(bookkeepingOptions);
+const localIngestion = proxyLocalActivities<IngestionActivities>(bookkeepingOptions);
+
+/** Where an export's recording steps run: activity tasks (the first type) or local activities (V2). */
+type RecordingSteps = { failExport: typeof failExport; publishEvents: typeof publishEvents };
+const asActivities: RecordingSteps = { failExport, publishEvents };
+const asLocalActivities: RecordingSteps = { failExport: localExport.failExport, publishEvents: localIngestion.publishEvents };
 
 const KNOWN_CODES = new Set([
   'invalid_credentials', 'validation_failed', 'duplicate_document', 'rate_limited', 'unavailable', 'timeout',
@@ -34,11 +40,21 @@ const KNOWN_CODES = new Set([
  * the failure cannot be fixed by retrying. Cancelled, the export ends failed (code cancelled)
  * with export.failed.
  */
-export async function exportDocumentWorkflow(input: { exportId: number }): Promise<'succeeded' | 'failed'> {
-  return settlingOnCancellation({ kind: 'export', exportId: input.exportId }, () => exportDocument(input));
+export async function exportDocumentWorkflowV2(input: { exportId: number }): Promise<'succeeded' | 'failed'> {
+  return settlingOnCancellation({ kind: 'export', exportId: input.exportId }, () => exportDocument(input, asLocalActivities), 'always');
 }
 
-async function exportDocument(input: { exportId: number }): Promise<'succeeded' | 'failed'> {
+/**
+ * The first export type, which every export ran until exportDocumentWorkflowV2: kept registered for
+ * its runs alive at a deploy and the replay of their histories. It records the failure and
+ * publishes the event in activity tasks of their own; V2 runs them as local activities (one
+ * workflow task and one activity task less per export) and asks no patch (decision 0018).
+ */
+export async function exportDocumentWorkflow(input: { exportId: number }): Promise<'succeeded' | 'failed'> {
+  return settlingOnCancellation({ kind: 'export', exportId: input.exportId }, () => exportDocument(input, asActivities));
+}
+
+async function exportDocument(input: { exportId: number }, { failExport, publishEvents }: RecordingSteps): Promise<'succeeded' | 'failed'> {
   try {
     const { company_id: companyId, ...record } = await postExport(input.exportId);
     if (record.status === 'succeeded') {

@@ -7,7 +7,7 @@ export { purgeWebhookHistoryWorkflow } from './purge-webhook-history';
 export { repairUnstartedDeliveriesWorkflow } from './repair-unstarted-deliveries';
 export { purgeUnimportableMailWorkflow } from './purge-unimportable-mail';
 export { importFileWorkflow, importFileWorkflowV2, resumeUnfinishedImportsWorkflow } from './import-file';
-export { exportDocumentWorkflow } from './export-document';
+export { exportDocumentWorkflow, exportDocumentWorkflowV2 } from './export-document';
 export { dianEventWorkflow } from './dian-event';
 export { dianImportWorkflow } from './dian-import';
 export { dianEventsSyncWorkflow } from './dian-events-sync';

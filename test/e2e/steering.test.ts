@@ -202,7 +202,7 @@ test.serial('terminate an export and a DIAN event: reconcile settles them failed
   // workflows by id, whatever their task queue).
   const idle = { taskQueue: `unpolled-${randomUUID()}` };
   const workflows = [
-    await api.temporal.client.workflow.start('exportDocumentWorkflow', { ...idle, workflowId: ids.exportDocument(exported.id), args: [{ exportId: exported.id }] }),
+    await api.temporal.client.workflow.start('exportDocumentWorkflowV2', { ...idle, workflowId: ids.exportDocument(exported.id), args: [{ exportId: exported.id }] }),
     await api.temporal.client.workflow.start('dianEventWorkflow', { ...idle, workflowId: ids.dianEvent(dianEvent.id), args: [{ eventId: dianEvent.id }] }),
   ];
   for (const handle of workflows) await handle.terminate('steering test');

@@ -8,7 +8,7 @@ import { parseBody } from '../../validation';
 import type { CompanyRow } from '../../../db/repositories/companies';
 import { ExportInProgressError, type ExportRow } from '../../../db/repositories/exports';
 import { startWorkflow } from '../../../temporal/start-workflow';
-import { exportDocumentWorkflow } from '../../../workflows/export-document';
+import { exportDocumentWorkflowV2 } from '../../../workflows/export-document';
 import { workflowIdsFor } from '../../../workflows/messages';
 import { presentDocument } from '../documents/present';
 import { bulkExportIn, exportIn, manualExportIn } from './schemas';
@@ -51,7 +51,7 @@ export function exportsRoutes(deps: ApiDependencies): Router {
       throw error;
     }
     try {
-      await startWorkflow(temporal, exportDocumentWorkflow, {
+      await startWorkflow(temporal, exportDocumentWorkflowV2, {
         workflowId: ids.exportDocument(row.id),
         subject: { companyId: owner.id, documentId, exportId: row.id },
         args: [{ exportId: row.id }],
