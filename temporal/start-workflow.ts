@@ -12,7 +12,7 @@ export type TemporalTarget = {
    * The client shares the NativeConnection of a worker polling taskQueue (the worker's own
    * client, worker/start-worker.ts): starts ask for eager workflow start, so the server hands
    * the first workflow task back in the start response to this worker when it has a free slot,
-   * instead of through matching and a poll (docs/performance.md, "Eager workflow start").
+   * instead of through matching and a poll (decision 0018).
    */
   startsEagerly?: boolean;
 };

@@ -14,11 +14,8 @@ const { postExport } = proxyActivities<ExportActivities>({
   startToCloseTimeout: '2 minutes',
   retry: EXPORT_RETRY_POLICY,
 });
-const { failExport } = proxyActivities<ExportActivities>({
-  startToCloseTimeout: '1 minute',
-  retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
-});
 const bookkeepingOptions = { startToCloseTimeout: '1 minute', retry: { initialInterval: '1 second', maximumInterval: '1 minute' } } as const;
+const { failExport } = proxyActivities<ExportActivities>(bookkeepingOptions);
 const { publishEvents } = proxyActivities<IngestionActivities>(bookkeepingOptions);
 // The same short database steps inside the workflow task that needs them (exportDocumentWorkflowV2).
 const localExport = proxyLocalActivities<ExportActivities>(bookkeepingOptions);

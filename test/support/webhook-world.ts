@@ -96,10 +96,10 @@ export async function startWebhookWorld(extraEnv: Record<string, string> = {}, e
     },
     /**
      * The results of deliveries that need no timer (every attempt answered at once), waited for
-     * without skipping time: a handle's result() lets the time-skipping server jump to its next
-     * timer whenever no task is in flight, and while a task waits for a busy worker that can be
-     * the endpoint entity's run timeout (the Java test server gives every run one; real servers
-     * do not), which ends the entity and makes the next report start a fresh run.
+     * without skipping time: a handle's result() unlocks time skipping, even for a closed
+     * workflow, and when it finds the system idle the server jumps to its next timer, which can
+     * be the endpoint entity's 10-year run timeout (the Java test server gives every run one;
+     * real servers do not): the entity ends and the next report starts a fresh run.
      */
     async immediateDeliveryResults(endpointId: number, eventIds: string[]): Promise<('delivered' | 'failed')[]> {
       const results: ('delivered' | 'failed')[] = [];
