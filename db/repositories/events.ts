@@ -5,30 +5,53 @@ export type NewEvent = { id: string; companyId: number; type: string; data: unkn
 
 export type RecordedEvent = { id: string; company_id: number; type: string; payload: string };
 
+/** A timestamp as the delivery body's created_at shows it: microseconds and a UTC offset. */
+const bodyTimestamp = (expression: string) => `to_char(${expression} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"+00:00"')`;
+
+/**
+ * The delivery body `{id, type, created_at, company_id, data}` around its created_at, which only
+ * the database knows when the row is written: the body is `before + created_at + after`.
+ */
+function payloadAround(event: { id: string; type: string; company_id: number }, dataJson: string): { before: string; after: string } {
+  return {
+    before: `{"id":${JSON.stringify(event.id)},"type":${JSON.stringify(event.type)},"created_at":"`,
+    after: `","company_id":${JSON.stringify(event.company_id)},"data":${dataJson}}`,
+  };
+}
+
 export function createEventsRepository(db: Database) {
+  /** The event a repeated record() found; rows written before bodies were stored with them get theirs now. */
+  async function recorded(id: string): Promise<RecordedEvent> {
+    const row = await db('events')
+      .where({ id })
+      .first<{ id: string; company_id: number; type: string; payload: string | null; data: unknown; created_at_text: string }>(
+        'id', 'company_id', 'type', 'payload', 'data', db.raw(`${bodyTimestamp('created_at')} AS created_at_text`),
+      );
+    if (!row) throw new Error(`event ${id} vanished`);
+    if (row.payload) return { id: row.id, company_id: row.company_id, type: row.type, payload: row.payload };
+    const { before, after } = payloadAround(row, JSON.stringify(row.data));
+    const payload = before + row.created_at_text + after;
+    // Two repeats render the same body from the same row; the first one written stays.
+    await db('events').where({ id }).whereNull('payload').update({ payload });
+    return { id: row.id, company_id: row.company_id, type: row.type, payload };
+  }
+
   return {
     /**
-     * Persists an event once (a retried call finds the first one) and renders its delivery body:
-     * `{id, type, created_at, company_id, data}` with created_at in microseconds and a UTC offset.
+     * Persists an event once (a retried call finds the first one) with its delivery body, in one
+     * statement: the body's created_at is the row's (now() of the insert, in microseconds).
      */
     async record(event: NewEvent): Promise<RecordedEvent> {
-      return db.transaction(async (trx) => {
-        await trx('events')
-          .insert({ id: event.id, company_id: event.companyId, type: event.type, data: JSON.stringify(event.data) })
-          .onConflict('id')
-          .ignore();
-        const row = await trx('events')
-          .where({ id: event.id })
-          .first<{ id: string; company_id: number; type: string; payload: string | null; data: unknown; created_at_text: string }>(
-            'id', 'company_id', 'type', 'payload', 'data',
-            trx.raw(`to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"+00:00"') AS created_at_text`),
-          );
-        if (!row) throw new Error(`event ${event.id} vanished`);
-        if (row.payload) return { id: row.id, company_id: row.company_id, type: row.type, payload: row.payload };
-        const payload = JSON.stringify({ id: row.id, type: row.type, created_at: row.created_at_text, company_id: row.company_id, data: row.data });
-        await trx('events').where({ id: event.id }).update({ payload });
-        return { id: row.id, company_id: row.company_id, type: row.type, payload };
-      });
+      const dataJson = JSON.stringify(event.data);
+      const { before, after } = payloadAround({ id: event.id, type: event.type, company_id: event.companyId }, dataJson);
+      const inserted = await db.raw<{ rows: { payload: string }[] }>(
+        `INSERT INTO events (id, company_id, type, data, created_at, payload)
+         VALUES (?, ?, ?, ?::jsonb, now(), ? || ${bodyTimestamp('now()')} || ?)
+         ON CONFLICT (id) DO NOTHING RETURNING payload`,
+        [event.id, event.companyId, event.type, dataJson, before, after],
+      );
+      if (inserted.rows[0]) return { id: event.id, company_id: event.companyId, type: event.type, payload: inserted.rows[0].payload };
+      return recorded(event.id);
     },
 
     /** Events older than the delivery history that no delivery refers to any more. */

@@ -65,13 +65,23 @@ export function createWebhookDeliveriesRepository(db: Database) {
   return {
     /** One pending delivery per endpoint; a repeated call for the same event adds nothing. */
     async createForEvent(event: { id: string; type: string }, endpointIds: number[]): Promise<{ id: number; endpoint_id: number }[]> {
-      if (endpointIds.length > 0) {
-        await db('webhook_deliveries')
-          .insert(endpointIds.map((endpointId) => ({ endpoint_id: endpointId, event_id: event.id, event_type: event.type, next_attempt_at: db.fn.now() })))
-          .onConflict(db.raw('(endpoint_id, event_id) WHERE resend_of IS NULL'))
-          .ignore();
-      }
-      return db('webhook_deliveries').where({ event_id: event.id }).whereNull('resend_of').whereIn('endpoint_id', endpointIds).select('id', 'endpoint_id');
+      if (endpointIds.length === 0) return [];
+      const existing = () =>
+        db('webhook_deliveries').where({ event_id: event.id }).whereNull('resend_of').whereIn('endpoint_id', endpointIds).select('id', 'endpoint_id');
+      // One statement: the rows it inserts, plus the ones a repeated call inserted before it.
+      const inserted = db('webhook_deliveries')
+        .insert(endpointIds.map((endpointId) => ({ endpoint_id: endpointId, event_id: event.id, event_type: event.type, next_attempt_at: db.fn.now() })))
+        .onConflict(db.raw('(endpoint_id, event_id) WHERE resend_of IS NULL'))
+        .ignore()
+        .returning(['id', 'endpoint_id']);
+      const rows: { id: number; endpoint_id: number }[] = await db
+        .with('inserted', inserted)
+        .select('id', 'endpoint_id')
+        .from('inserted')
+        .unionAll(existing())
+        .orderBy('id');
+      // A concurrent repeat's rows committed after this statement's snapshot are in neither part: read them now.
+      return rows.length === endpointIds.length ? rows : existing().orderBy('id');
     },
 
     /** One delivery of one endpoint (the endpoint is already checked to be the caller's). */
