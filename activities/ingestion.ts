@@ -1,6 +1,7 @@
 import { Context } from '@temporalio/activity';
 import type { Repositories } from '../db/repositories';
 import type { ContactChange } from '../db/repositories/imports';
+import type { UploadedFileRow } from '../db/repositories/uploaded-files';
 import { PDF_KINDS, type ImportPlan, type ImportStep, type PdfKind } from '../domain/ingestion/plan-import';
 import { CpuBudgetExceeded, planImportInPool } from '../services/cpu/pool';
 import { importFilesMemoryBudget } from '../services/file-memory-budget';
@@ -46,17 +47,22 @@ function heartbeat(details?: ImportStep): void {
   }
 }
 
+/** The outcome with the file's row as the import left it (undefined when it must be read again), for its event record. */
+type StoredFileOutcome = ImportOutcome & { file?: UploadedFileRow };
+
 /**
  * Reads, parses and records one stored file. Bad input is an outcome (status ERROR with a
  * code), not an exception; exceptions are infrastructure faults and are retried. A file already
  * DONE or ERROR (a retry after the work was done) is left as it is.
  */
-export async function importStoredFile(deps: IngestionActivityDependencies, fileId: number): Promise<ImportOutcome> {
+export async function importStoredFile(deps: IngestionActivityDependencies, fileId: number): Promise<StoredFileOutcome> {
   const { repositories } = deps;
-  const file = await repositories.uploadedFiles.findById(fileId);
-  if (!file) throw new Error(`uploaded file ${fileId} does not exist`);
-  if (file.status === 'DONE' || file.status === 'ERROR') return { status: file.status, contactChanges: [] };
-  await repositories.uploadedFiles.markProcessing(fileId);
+  const file = await repositories.uploadedFiles.markProcessing(fileId);
+  if (!file) {
+    const finished = await repositories.uploadedFiles.findById(fileId);
+    if (!finished) throw new Error(`uploaded file ${fileId} does not exist`);
+    return { status: finished.status as ImportOutcome['status'], contactChanges: [], file: finished };
+  }
   heartbeat();
   const company = await repositories.companies.findVisible({ allCompanies: true }, file.company_id);
   if (!company) throw new Error(`company ${file.company_id} does not exist`);
@@ -84,13 +90,13 @@ export async function importStoredFile(deps: IngestionActivityDependencies, file
     return { status: 'ERROR', contactChanges: [] };
   }
   const result = await repositories.imports.importDrafts(file, plan.drafts);
-  await repositories.uploadedFiles.markDone(fileId, result.skipped);
-  return { status: 'DONE', contactChanges: result.contactChanges };
+  const done = await repositories.uploadedFiles.markDone(fileId, result.skipped);
+  return { status: 'DONE', contactChanges: result.contactChanges, file: done };
 }
 
-/** The file's record for its event, read once with its documents. */
-async function uploadedFileEventRecord(repositories: Repositories, fileId: number) {
-  const file = await repositories.uploadedFiles.findById(fileId);
+/** The file's record for its event, read once with its documents (the row too unless the caller has it as last written). */
+async function uploadedFileEventRecord(repositories: Repositories, fileId: number, known?: UploadedFileRow) {
+  const file = known ?? (await repositories.uploadedFiles.findById(fileId));
   if (!file) throw new Error(`uploaded file ${fileId} does not exist`);
   const documents = (await repositories.uploadedFiles.documentsOf([fileId])).get(fileId) ?? [];
   return { file, documents, record: { ...presentUploadedFile(file, documents), company_id: file.company_id } };
@@ -104,8 +110,8 @@ async function contactRecord(repositories: Repositories, contactId: number): Pro
 
 /** importStoredFile, then what the workflow needs afterwards (ImportedFile), read in the same activity. */
 export async function importAndGather(deps: IngestionActivityDependencies, fileId: number): Promise<ImportedFile> {
-  const outcome = await importStoredFile(deps, fileId);
-  const { file, documents, record } = await uploadedFileEventRecord(deps.repositories, fileId);
+  const { file: written, ...outcome } = await importStoredFile(deps, fileId);
+  const { file, documents, record } = await uploadedFileEventRecord(deps.repositories, fileId, written);
   const contacts = [];
   for (const change of outcome.contactChanges) contacts.push({ type: change.type, data: await contactRecord(deps.repositories, change.contactId) });
   const dian = outcome.status === 'DONE' ? await dianFollowUpOf(deps, file, documents) : NO_DIAN_FOLLOW_UP;

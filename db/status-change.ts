@@ -6,14 +6,14 @@ import type { Knex } from 'knex';
  * concurrent changes are ordered. Outcome metrics (config/outcome-metrics.ts) count a change only
  * when the status really changed: an activity retried after its update committed (the worker
  * lost the completion) writes the same state again and is not counted twice.
- * Undefined when no row matched.
+ * Undefined when no row matched. `'*'` returns every column.
  */
 export async function updateStatus<T extends Record<string, unknown>>(
   db: Knex,
   table: string,
   id: number,
   changes: Record<string, unknown>,
-  returning: (keyof T & string)[],
+  returning: ((keyof T & string) | '*')[],
   where: (query: Knex.QueryBuilder) => void = () => undefined,
 ): Promise<(T & { previous_status: string }) | undefined> {
   const query = db

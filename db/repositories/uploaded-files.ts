@@ -104,15 +104,27 @@ export function createUploadedFilesRepository(db: Database) {
       return rows.map((row) => ({ id: row.id as number, companyId: row.company_id as number }));
     },
 
-    async markProcessing(id: number): Promise<void> {
-      await db('uploaded_files').where({ id }).whereIn('status', ['PENDING', 'PROCESSING']).update({ status: 'PROCESSING', updated_at: db.fn.now() });
+    /** Marks an unfinished import PROCESSING and returns its row; undefined when it is finished (or absent). */
+    async markProcessing(id: number): Promise<UploadedFileRow | undefined> {
+      const [row] = await db<UploadedFileRow>('uploaded_files')
+        .where({ id })
+        .whereIn('status', ['PENDING', 'PROCESSING'])
+        .update({ status: 'PROCESSING', updated_at: db.fn.now() })
+        .returning('*');
+      return row as UploadedFileRow | undefined;
     },
 
-    /** A running or failed import ends DONE; one cancelled meanwhile (failIfUnfinished) stays ERROR. */
-    async markDone(id: number, skipped: UploadedFileRow['skipped']): Promise<void> {
+    /**
+     * A running or failed import ends DONE; one cancelled meanwhile (failIfUnfinished) stays ERROR.
+     * Returns the row as written, undefined when it stayed as it was.
+     */
+    async markDone(id: number, skipped: UploadedFileRow['skipped']): Promise<UploadedFileRow | undefined> {
       const changes = { status: 'DONE', skipped: JSON.stringify(skipped), error_code: null, error_message: null, processed_at: db.fn.now(), updated_at: db.fn.now() };
-      const row = await updateStatus<Pick<UploadedFileRow, 'type'>>(db, 'uploaded_files', id, changes, ['type'], unlessCancelled);
-      if (row && row.previous_status !== 'DONE') countImport(row.type, 'imported');
+      const row = await updateStatus<UploadedFileRow>(db, 'uploaded_files', id, changes, ['*'], unlessCancelled);
+      if (!row) return undefined;
+      const { previous_status: previousStatus, ...file } = row;
+      if (previousStatus !== 'DONE') countImport(row.type, 'imported');
+      return file;
     },
 
     /** Ends an import that was stopped before its outcome (cancelled); a finished one keeps its outcome. */

@@ -38,7 +38,8 @@ export function filesRoutes(deps: ApiDependencies): Router {
       const { file, replayed } = await acceptFile(intake, {
         companyId: owner.id, type: 'API', fileName: upload.fileName, bytes: upload.bytes, kindHint: kind, idempotencyKey,
       });
-      const documents = (await repositories.uploadedFiles.documentsOf([file.id])).get(file.id) ?? [];
+      // A file stored just now has no documents yet; a replay shows what its import made.
+      const documents = replayed ? ((await repositories.uploadedFiles.documentsOf([file.id])).get(file.id) ?? []) : [];
       ctx.status = 202;
       if (replayed) ctx.set('Idempotent-Replayed', 'true');
       ctx.body = presentUploadedFile(file, documents);
