@@ -4,6 +4,7 @@ import { DianError } from '../integrations/dian/port';
 import { acceptFile } from '../services/accept-file';
 import { publishWorkflowEvents } from '../services/publish-events';
 import { importAndGather, type EventToPublish, type IngestionActivityDependencies } from './ingestion';
+import { heartbeatAfter, type Heartbeat } from './heartbeat';
 import { syncInvoiceEvents } from './dian-documents';
 import { companyDian, dianFailure, type CompanyDian, type DianActivityDependencies } from './dian-gateway';
 import { presentDianImport } from '../services/presenters/dian-import';
@@ -33,15 +34,6 @@ export const DIAN_BATCH_CONCURRENCY = 8;
 
 /** What one batch did; `imported` counts files whose import ended (DONE or ERROR). */
 export type DianBatchOutcome = { imported: number; skipped: number; failed: number };
-
-/** Heartbeats when running as an activity; a no-op when called directly. */
-function heartbeat(details: unknown): void {
-  try {
-    Context.current().heartbeat(details);
-  } catch {
-    // Not in an activity.
-  }
-}
 
 /** Where a retried batch resumes: the count of leading CUFEs already done, from the last heartbeat. */
 function resumePoint(): number {
@@ -120,7 +112,7 @@ export function createDianImportActivities(deps: DianActivityDependencies & Inge
    * fetchAndStore, then the file's import, its events and DIAN's events of a received invoice.
    * `dianOfRun` is the company's gateway, read once per batch (settings, certificate, PIN).
    */
-  async function importOneDocument(run: DianImportRow, cufe: string, dianOfRun: () => Promise<CompanyDian>): Promise<keyof DianBatchOutcome> {
+  async function importOneDocument(run: DianImportRow, cufe: string, dianOfRun: () => Promise<CompanyDian>, heartbeat: Heartbeat): Promise<keyof DianBatchOutcome> {
     let stored: DianDocumentOutcome;
     try {
       stored = await fetchAndStore(run, cufe, dianOfRun);
@@ -129,7 +121,7 @@ export function createDianImportActivities(deps: DianActivityDependencies & Inge
       throw error;
     }
     if (!('fileId' in stored)) return 'skipped';
-    const imported = await importAndGather(deps, stored.fileId);
+    const imported = await importAndGather(deps, stored.fileId, heartbeat);
     for (const documentId of imported.dian.invoicesToSync) {
       // Best effort, as after an upload: a failed read leaves the invoice unsynced, never the run.
       await syncInvoiceEvents(deps, documentId, dianOfRun).catch(() => 0);
@@ -266,14 +258,17 @@ export function createDianImportActivities(deps: DianActivityDependencies & Inge
       const dian = companyDian(deps, run.company_id);
       dian.catch(() => undefined); // awaited by each document
       const dianOfRun = () => dian;
+      // Every heartbeat carries the resume point, also the ones of a long import in between.
+      const heartbeat = heartbeatAfter(0);
+      const heartbeatLeading = () => heartbeat(leading);
       const lane = async () => {
         while (next < cufes.length) {
           const index = next++;
-          const result = await importOneDocument(run, cufes[index]!, dianOfRun);
+          const result = await importOneDocument(run, cufes[index]!, dianOfRun, heartbeatLeading);
           outcome[result] += 1;
           done[index] = true;
           while (leading < cufes.length && done[leading]) leading += 1;
-          heartbeat(leading);
+          heartbeatLeading();
         }
       };
       await Promise.all(Array.from({ length: Math.min(DIAN_BATCH_CONCURRENCY, cufes.length) }, lane));

@@ -2,7 +2,7 @@ import { Context } from '@temporalio/activity';
 import type { Repositories } from '../db/repositories';
 import type { ContactChange } from '../db/repositories/imports';
 import type { UploadedFileRow } from '../db/repositories/uploaded-files';
-import { PDF_KINDS, type ImportPlan, type ImportStep, type PdfKind } from '../domain/ingestion/plan-import';
+import { PDF_KINDS, type ImportPlan, type PdfKind } from '../domain/ingestion/plan-import';
 import { CpuBudgetExceeded, planImportInPool } from '../services/cpu/pool';
 import { importFilesMemoryBudget } from '../services/file-memory-budget';
 import type { BlobStore } from '../storage/blob-store';
@@ -12,6 +12,7 @@ import type { TemporalTarget } from '../temporal/start-workflow';
 import { publishWorkflowEvents, type WorkflowEvent } from '../services/publish-events';
 import { startImport } from '../services/start-import';
 import { dianFollowUpOf, NO_DIAN_FOLLOW_UP, type DianFollowUp } from './dian-follow-up';
+import { heartbeatAfter, NO_HEARTBEAT, type Heartbeat } from './heartbeat';
 
 export type IngestionActivityDependencies = {
   repositories: Repositories;
@@ -38,14 +39,12 @@ export type ImportedFile = ImportOutcome & {
   dian: DianFollowUp;
 };
 
-/** Lets Temporal notice a lost worker within the heartbeat timeout instead of the whole start-to-close. */
-function heartbeat(details?: ImportStep): void {
-  try {
-    Context.current().heartbeat(details);
-  } catch {
-    // Called outside an activity (tests of the function itself): nothing to report to.
-  }
-}
+/**
+ * How long an upload's import runs before it heartbeats: nearly every file is imported well
+ * within it (activities/heartbeat.ts), and it leaves 12 s of the 15 s heartbeat timeout
+ * (workflows/import-file.ts) for the first heartbeat of one that takes longer.
+ */
+export const IMPORT_HEARTBEAT_GRACE_MS = 3_000;
 
 /** The outcome with the file's row as the import left it (undefined when it must be read again), for its event record. */
 type StoredFileOutcome = ImportOutcome & { file?: UploadedFileRow };
@@ -53,9 +52,10 @@ type StoredFileOutcome = ImportOutcome & { file?: UploadedFileRow };
 /**
  * Reads, parses and records one stored file. Bad input is an outcome (status ERROR with a
  * code), not an exception; exceptions are infrastructure faults and are retried. A file already
- * DONE or ERROR (a retry after the work was done) is left as it is.
+ * DONE or ERROR (a retry after the work was done) is left as it is. `heartbeat` lets Temporal
+ * notice a lost worker within the heartbeat timeout instead of the whole start-to-close.
  */
-export async function importStoredFile(deps: IngestionActivityDependencies, fileId: number): Promise<StoredFileOutcome> {
+export async function importStoredFile(deps: IngestionActivityDependencies, fileId: number, heartbeat: Heartbeat = NO_HEARTBEAT): Promise<StoredFileOutcome> {
   const { repositories } = deps;
   const file = await repositories.uploadedFiles.markProcessing(fileId);
   if (!file) {
@@ -76,13 +76,13 @@ export async function importStoredFile(deps: IngestionActivityDependencies, file
       heartbeat();
       // In the CPU pool, within its time and memory budget; a heartbeat per ZIP entry and per document.
       try {
-        return await planImportInPool(bytes, file.file_name, company.nit, pdfKind, heartbeat);
+        return await planImportInPool(bytes, file.file_name, company.nit, pdfKind, (step) => heartbeat(step));
       } catch (error) {
         if (!(error instanceof CpuBudgetExceeded)) throw error;
         return { ok: false, code: error.code, message: `The file could not be processed: ${error.message}.` };
       }
     },
-    heartbeat,
+    () => heartbeat(),
   );
   heartbeat();
   if (!plan.ok) {
@@ -109,8 +109,8 @@ async function contactRecord(repositories: Repositories, contactId: number): Pro
 }
 
 /** importStoredFile, then what the workflow needs afterwards (ImportedFile), read in the same activity. */
-export async function importAndGather(deps: IngestionActivityDependencies, fileId: number): Promise<ImportedFile> {
-  const { file: written, ...outcome } = await importStoredFile(deps, fileId);
+export async function importAndGather(deps: IngestionActivityDependencies, fileId: number, heartbeat: Heartbeat = NO_HEARTBEAT): Promise<ImportedFile> {
+  const { file: written, ...outcome } = await importStoredFile(deps, fileId, heartbeat);
   const { file, documents, record } = await uploadedFileEventRecord(deps.repositories, fileId, written);
   const contacts = [];
   for (const change of outcome.contactChanges) contacts.push({ type: change.type, data: await contactRecord(deps.repositories, change.contactId) });
@@ -128,7 +128,7 @@ export function createIngestionActivities(deps: IngestionActivityDependencies) {
      * 'lean-import' read only status and contactChanges.
      */
     async importUploadedFile(fileId: number): Promise<ImportedFile> {
-      return importAndGather(deps, fileId);
+      return importAndGather(deps, fileId, heartbeatAfter(IMPORT_HEARTBEAT_GRACE_MS));
     },
 
     /** The last resort when importing kept failing for reasons other than the file itself; returns the failed record. */
