@@ -1,6 +1,6 @@
 import test from 'ava';
 import { MockActivityEnvironment } from '@temporalio/testing';
-import { heartbeatAfter } from '../../activities/heartbeat';
+import { heartbeatAfter, type Heartbeat } from '../../activities/heartbeat';
 
 const tick = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -24,7 +24,7 @@ test('each activity counts its grace from its own start', async (t) => {
   const environment = new MockActivityEnvironment();
   const sent: unknown[] = [];
   environment.on('heartbeat', (details: unknown) => sent.push(details));
-  const early = await environment.run(async () => heartbeatAfter(60));
+  const early: Heartbeat = await environment.run(async () => heartbeatAfter(60));
   await tick(80);
   await environment.run(async () => heartbeatAfter(60)('second activity, just started'));
   early('first activity, past its grace');
