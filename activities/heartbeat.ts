@@ -8,9 +8,10 @@ export const NO_HEARTBEAT: Heartbeat = () => undefined;
 
 /**
  * The running activity's heartbeat, sent only once the activity has run `graceMs`. The SDK
- * sends a first heartbeat to the server at once (and one more at completion), each a
- * RecordActivityTaskHeartbeat that writes the run's state: an activity that nearly always ends
- * within the grace costs the engine none, and one that runs longer heartbeats as before. Keep
+ * sends an activity's first heartbeat to the server at once (later ones throttled), a
+ * RecordActivityTaskHeartbeat that writes the run's state and is a billed Cloud action: an
+ * activity that nearly always ends within the grace costs the engine none, and one that runs
+ * longer heartbeats as before. Keep
  * `graceMs` well under the activity's heartbeat timeout: the server counts that timeout from the
  * activity's start until the first heartbeat. Outside an activity (tests of the function
  * itself) it does nothing.

@@ -15,7 +15,7 @@ import { COMPANY_NIT } from './ingestion/inputs';
 import { reportPeakRss, RssSampler, spawnChildProcess, withOutput, type ChildProcessHandle as NodeChild } from './support/child-process';
 import { startImportEventReceiver, type ImportEventReceiver } from './ingestion/receiver';
 import { fixedOrDash as fixed, markdownTable } from './support/report';
-import { formatCostTable, measureTemporalCost, type TemporalCost } from './support/temporal-cost';
+import { formatCostTable, heartbeatRequests, measureTemporalCost, type TemporalCost } from './support/temporal-cost';
 import { cpuMsPerUnit, cpuSecondsByPart, type CpuByPart } from './support/process-cpu';
 
 /**
@@ -143,6 +143,7 @@ async function main(): Promise<number> {
     const run = async (label: string, month: string, expected: number): Promise<RunResult> => {
       await Promise.all([apiRss.reset(), workerRss.reset()]);
       const window = { from: new Date(), to: new Date() };
+      const heartbeatsBefore = await heartbeatRequests(environment.temporalMetricsUrl);
       const commitsBefore = await committedTransactions(db);
       const cpuBefore = await cpuSecondsByPart({ api: api.pid, worker: worker.pid }, { postgres: environment.workDir });
       const t0 = performance.now();
@@ -163,7 +164,8 @@ async function main(): Promise<number> {
       const cpuMsPerDocument = cpuMsPerUnit(cpuBefore, await cpuSecondsByPart({ api: api.pid, worker: worker.pid }, { postgres: environment.workDir }), expected);
       const { historyLength } = await temporal.workflow.getHandle(workflowIdsFor(env.TEMPORAL_TASK_QUEUE!).dianImport(id)).describe();
       window.to = new Date();
-      const { total: temporalCost } = await measureTemporalCost(temporal, { taskQueue: env.TEMPORAL_TASK_QUEUE!, window });
+      const heartbeats = (await heartbeatRequests(environment.temporalMetricsUrl)) - heartbeatsBefore;
+      const { total: temporalCost } = await measureTemporalCost(temporal, { taskQueue: env.TEMPORAL_TASK_QUEUE!, window, heartbeats });
       const result = {
         label, documents: expected, seconds, documentsPerSecond: expected / seconds, acceptedMs,
         apiPeakRssMb: apiPeak, workerPeakRssMb: workerPeak, historyEvents: historyLength, temporalCost, cpuMsPerDocument, transactionsPerDocument,

@@ -24,7 +24,7 @@ import { fixedOrDash as fixed, markdownTable } from './support/report';
 import { percentile } from './support/stats';
 import { startNoopBaseline } from './support/noop-baseline';
 import { Client, Connection } from '@temporalio/client';
-import { formatCostTable, measureTemporalCost, type TemporalCost } from './support/temporal-cost';
+import { formatCostTable, heartbeatRequests, measureTemporalCost, type TemporalCost } from './support/temporal-cost';
 import { cpuMsPerUnitOf, formatThreadCpu, processCpuMs, sharedCpuSources, startCpuWindow, startThreadCpuWindow, totalCpuMs, type CpuSource } from './support/process-cpu';
 
 /**
@@ -158,7 +158,7 @@ async function measureIngestion(environment: IngestionEnvironment, options: Opti
   cleanup.push('close the benchmark\'s database connection', () => db.destroy());
   const connection = await Connection.connect({ address: environment.temporalAddress });
   cleanup.push('close the Temporal client connection', () => connection.close());
-  const temporal = { client: new Client({ connection, namespace: 'default' }), taskQueue: env.TEMPORAL_TASK_QUEUE! };
+  const temporal = { client: new Client({ connection, namespace: 'default' }), taskQueue: env.TEMPORAL_TASK_QUEUE!, metricsUrl: environment.temporalMetricsUrl };
   const cpuSources = await cpuSourcesOf(environment, api, worker);
   const phase = { receiver, options, api, worker, apiRss, workerRss, db, upload, alive, temporal, cpuSources };
 
@@ -200,7 +200,8 @@ type Phase = {
   db: Database;
   upload: (file: BenchFile) => Promise<UploadedFile>;
   alive: () => void;
-  temporal: { client: Client; taskQueue: string };
+  /** The service's queue, and the dev server's metrics (heartbeats are in no history). */
+  temporal: { client: Client; taskQueue: string; metricsUrl: string };
   cpuSources: CpuSource[];
 };
 
@@ -226,6 +227,7 @@ async function measurePhase(phase: Phase, type: InputType, mode: string, files: 
   phase.alive();
   await Promise.all([apiRss.reset(), workerRss.reset()]);
   const window = { from: new Date(), to: new Date() };
+  const heartbeatsBefore = await heartbeatRequests(phase.temporal.metricsUrl);
   const cpuUsed = await startCpuWindow(phase.cpuSources);
   const workerThreadCpu = await startThreadCpuWindow(worker.pid);
   let uploaded: UploadedFile[];
@@ -249,7 +251,8 @@ async function measurePhase(phase: Phase, type: InputType, mode: string, files: 
   const workerThreads = await workerThreadCpu();
   log(`  worker CPU ms per file by thread: ${formatThreadCpu(workerThreads, files.length, 1)}`);
   window.to = new Date();
-  const { total: temporalCost } = await measureTemporalCost(phase.temporal.client, { taskQueue: phase.temporal.taskQueue, window });
+  const heartbeats = (await heartbeatRequests(phase.temporal.metricsUrl)) - heartbeatsBefore;
+  const { total: temporalCost } = await measureTemporalCost(phase.temporal.client, { taskQueue: phase.temporal.taskQueue, window, heartbeats });
 
   const latencies: number[] = [];
   const accepted: number[] = [];

@@ -63,7 +63,7 @@ export async function startSeededPostgres<T>(options: {
  */
 export async function startPostgresAndTemporal<T>(
   options: Parameters<typeof startSeededPostgres<T>>[0],
-): Promise<SeededDatabase<T> & { temporalAddress: string; temporalPid?: number; workflowBundlePath: string }> {
+): Promise<SeededDatabase<T> & { temporalAddress: string; temporalPid?: number; temporalMetricsUrl: string; workflowBundlePath: string }> {
   const { cleanup, log } = options;
   const cliPathPromise = ensureTemporalCli(log);
   cliPathPromise.catch(() => undefined); // awaited below; this keeps an early failure from going unhandled
@@ -77,17 +77,19 @@ export async function startPostgresAndTemporal<T>(
   const compiled = buildParts(compiledDir);
   compiled.catch(() => undefined); // awaited below
   const database = await startSeededPostgres(options);
+  const metricsPort = await freePort();
   const devServer = await startTemporalDevServer({
     cliPath: await cliPathPromise,
     port: await freePort(),
     logFile: path.join(database.workDir, 'temporal-dev-server.log'),
+    metricsPort,
   });
   cleanup.push('stop the Temporal dev server', () => devServer.stop());
   log(`Temporal dev server (in memory) on ${devServer.address}`);
   log(`workflow bundle: ${Math.round((await bundled) / 1024)} KiB`);
   await compiled;
   process.env[COMPILED_PARTS_ENV] = compiledDir;
-  return { ...database, temporalAddress: devServer.address, temporalPid: devServer.pid, workflowBundlePath };
+  return { ...database, temporalAddress: devServer.address, temporalPid: devServer.pid, temporalMetricsUrl: `http://127.0.0.1:${metricsPort}/metrics`, workflowBundlePath };
 }
 
 export type BenchEnvironment = {
@@ -97,6 +99,8 @@ export type BenchEnvironment = {
   workflowBundlePath: string;
   /** The Temporal dev server's pid (its CPU time, bench/support/process-cpu.ts). */
   temporalPid?: number;
+  /** The dev server's Prometheus metrics (heartbeat requests, bench/support/temporal-cost.ts). */
+  temporalMetricsUrl: string;
   /** `Bearer …` value of an admin key with every scope and access to all companies. */
   authorization: string;
   companyCount: number;
@@ -107,7 +111,7 @@ export type BenchEnvironment = {
  * Postgres seeded with `companies` companies and an all-scopes admin key, and Temporal.
  */
 export async function startBenchEnvironment(options: { cleanup: CleanupStack; log: Log; companies: number }): Promise<BenchEnvironment> {
-  const { workDir, databaseUrl, temporalAddress, temporalPid, workflowBundlePath, seeded } = await startPostgresAndTemporal({
+  const { workDir, databaseUrl, temporalAddress, temporalPid, temporalMetricsUrl, workflowBundlePath, seeded } = await startPostgresAndTemporal({
     cleanup: options.cleanup,
     log: options.log,
     database: BENCH_DATABASE,
@@ -121,7 +125,7 @@ export async function startBenchEnvironment(options: { cleanup: CleanupStack; lo
       return `Bearer ${fullKey}`;
     },
   });
-  return { workDir, databaseUrl, temporalAddress, temporalPid, workflowBundlePath, authorization: seeded, companyCount: options.companies };
+  return { workDir, databaseUrl, temporalAddress, temporalPid, temporalMetricsUrl, workflowBundlePath, authorization: seeded, companyCount: options.companies };
 }
 
 export type IngestionEnvironment = {
@@ -131,6 +135,8 @@ export type IngestionEnvironment = {
   workflowBundlePath: string;
   /** The dev server's process (its CPU time is measured per phase). */
   temporalPid?: number;
+  /** The dev server's Prometheus metrics (heartbeat requests, bench/support/temporal-cost.ts). */
+  temporalMetricsUrl: string;
   companyId: number;
   /** `Bearer …` of an admin key with documents:read, documents:write and webhooks:manage on that company. */
   authorization: string;
@@ -141,7 +147,7 @@ export type IngestionEnvironment = {
  * 900108281) and its admin key, and Temporal.
  */
 export async function startIngestionEnvironment(cleanup: CleanupStack, log: Log): Promise<IngestionEnvironment> {
-  const { workDir, databaseUrl, temporalAddress, temporalPid, workflowBundlePath, seeded } = await startPostgresAndTemporal({
+  const { workDir, databaseUrl, temporalAddress, temporalPid, temporalMetricsUrl, workflowBundlePath, seeded } = await startPostgresAndTemporal({
     cleanup,
     log,
     database: 'invoicing_bench_ingestion',
@@ -159,7 +165,7 @@ export async function startIngestionEnvironment(cleanup: CleanupStack, log: Log)
       return { companyId: company.id, authorization: `Bearer ${fullKey}` };
     },
   });
-  return { workDir, databaseUrl, temporalAddress, temporalPid, workflowBundlePath, ...seeded };
+  return { workDir, databaseUrl, temporalAddress, temporalPid, temporalMetricsUrl, workflowBundlePath, ...seeded };
 }
 
 /**

@@ -21,9 +21,11 @@ import { runBounded } from './stats';
  *   half of signal-with-start: WorkflowExecutionSignaled without an external sender), at the
  *   sender when a workflow sent it (SignalExternalWorkflowExecutionInitiated);
  * - an accepted update and a search-attribute upsert are 1 each.
- * Not visible in histories and so not counted: activity heartbeats, queries, a local-activity
- * workflow task's own heartbeats, and the history-export and storage charges. Patch markers
- * (`patched()`) are not Actions.
+ * - an activity heartbeat the server records is 1: heartbeats are in no history, so they are
+ *   counted from the server's own metrics (heartbeatRequests) when the benchmark passes them.
+ * Not visible in histories and so not counted: queries, a local-activity workflow task's own
+ * heartbeats, and the history-export and storage charges. Patch markers (`patched()`) are not
+ * Actions.
  */
 export type TemporalCost = {
   /** Workflow executions (runs) with at least one event in the window. */
@@ -41,6 +43,8 @@ export type TemporalCost = {
   signalsReceived: number;
   timers: number;
   historyEvents: number;
+  /** RecordActivityTaskHeartbeat requests the server answered in the window (0 when not measured). */
+  heartbeats: number;
   actions: number;
 };
 
@@ -67,6 +71,7 @@ export const emptyCost = (): TemporalCost => ({
   signalsReceived: 0,
   timers: 0,
   historyEvents: 0,
+  heartbeats: 0,
   actions: 0,
 });
 
@@ -151,6 +156,8 @@ export type CostSelection = {
   where?: string;
   /** Histories fetched at once (default 8). */
   concurrency?: number;
+  /** Heartbeat requests in the window (two heartbeatRequests readings apart): added to the total and its actions. */
+  heartbeats?: number;
 };
 
 export type MeasuredCost = { total: TemporalCost; byWorkflowType: Map<string, TemporalCost> };
@@ -178,7 +185,31 @@ export async function measureTemporalCost(client: Client, selection: CostSelecti
     total = addCosts(total, cost);
     byWorkflowType.set(run.type, addCosts(byWorkflowType.get(run.type) ?? emptyCost(), cost));
   });
-  return { total, byWorkflowType };
+  const heartbeats = selection.heartbeats ?? 0;
+  return { total: { ...total, heartbeats, actions: total.actions + heartbeats }, byWorkflowType };
+}
+
+/**
+ * Activity heartbeats the server has recorded since it started, from its Prometheus metrics: the
+ * frontend's `service_requests` of RecordActivityTaskHeartbeat and …ById (the history service
+ * counts each request once more; the dev server serves them with `--metrics-port`). Read before
+ * and after a window: the difference is the window's heartbeats.
+ */
+export async function heartbeatRequests(metricsUrl: string): Promise<number> {
+  const response = await fetch(metricsUrl);
+  if (!response.ok) throw new Error(`${metricsUrl} answered ${response.status}`);
+  return heartbeatRequestsIn(await response.text());
+}
+
+/** heartbeatRequests' reading of a Prometheus text exposition. */
+export function heartbeatRequestsIn(exposition: string): number {
+  let total = 0;
+  for (const line of exposition.split('\n')) {
+    if (!line.startsWith('service_requests{') || !line.includes('service_name="frontend"')) continue;
+    if (!/operation="RecordActivityTaskHeartbeat(ById)?"/.test(line)) continue;
+    total += Number(line.slice(line.lastIndexOf(' ') + 1));
+  }
+  return total;
 }
 
 const COLUMNS: { title: string; key: keyof TemporalCost }[] = [
@@ -190,6 +221,7 @@ const COLUMNS: { title: string; key: keyof TemporalCost }[] = [
   { title: 'signals received', key: 'signalsReceived' },
   { title: 'timers', key: 'timers' },
   { title: 'history events', key: 'historyEvents' },
+  { title: 'heartbeats', key: 'heartbeats' },
   { title: 'Cloud actions', key: 'actions' },
 ];
 

@@ -23,6 +23,8 @@ export type DevServerOptions = {
   log?: (line: string) => void;
   /** Partitions per task queue (default 1, see dynamicConfig; bench/engine.ts compares the server's 4). */
   taskQueuePartitions?: number;
+  /** Serves the server's Prometheus metrics on 127.0.0.1:metricsPort/metrics (benchmarks count heartbeats there). */
+  metricsPort?: number;
 };
 
 /**
@@ -72,6 +74,7 @@ export async function startTemporalDevServer(options: DevServerOptions): Promise
     ...(options.dbFile ? ['--db-filename', options.dbFile, ...SQLITE_PRAGMAS.flatMap((pragma) => ['--sqlite-pragma', pragma])] : []),
     ...dynamicConfig(options.taskQueuePartitions ?? 1).flatMap((value) => ['--dynamic-config-value', value]),
     ...(options.uiPort ? ['--ui-port', String(options.uiPort)] : ['--headless']),
+    ...(options.metricsPort ? ['--metrics-port', String(options.metricsPort)] : []),
   ];
   const child: ChildProcess = spawn(options.cliPath, args, {
     stdio: ['ignore', logHandle.fd, logHandle.fd],

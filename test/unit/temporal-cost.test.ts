@@ -2,7 +2,7 @@ import test from 'ava';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { temporal } from '@temporalio/proto';
-import { costOfHistory, formatCostTable, LOCAL_ACTIVITY_MARKER } from '../../bench/support/temporal-cost';
+import { costOfHistory, formatCostTable, heartbeatRequestsIn, LOCAL_ACTIVITY_MARKER } from '../../bench/support/temporal-cost';
 
 const EventType = temporal.api.enums.v1.EventType;
 const recorded = async (name: string) =>
@@ -23,6 +23,7 @@ test('a recorded delivery (delivered on attempt 3, pre-patch code) costs what it
     signalsReceived: 0,
     timers: 2,
     historyEvents: 51,
+    heartbeats: 0,
     // 1 start + 6 activities + 2 timers
     actions: 9,
   });
@@ -103,5 +104,18 @@ test('the table shows each measured total per unit', (t) => {
   t.is(table.length, 3);
   t.regex(table[0], /\| unit +\| units \| workflows started \|.*\| Cloud actions \|/);
   // 19 events and 7 actions over 2 units
-  t.regex(table[2], /^\| per delivery \| +2 \| +0\.50 \|.*\| +9\.50 \| +3\.50 \|$/);
+  t.regex(table[2], /^\| per delivery \| +2 \| +0\.50 \|.*\| +9\.50 \| +0\.00 \| +3\.50 \|$/);
+});
+
+test('heartbeats are read from the frontend requests of the server metrics, each request once', (t) => {
+  const exposition = [
+    '# HELP service_requests service_requests counter',
+    'service_requests{namespace="default",operation="RecordActivityTaskHeartbeat",service_name="frontend"} 10',
+    'service_requests{namespace="default",operation="RecordActivityTaskHeartbeat",service_name="history"} 10',
+    'service_requests{namespace="default",operation="RecordActivityTaskHeartbeatById",service_name="frontend"} 2',
+    'service_requests{namespace="default",operation="RespondActivityTaskCompleted",service_name="frontend"} 40',
+    'action{action_type="grpc_RecordActivityTaskHeartbeat",namespace="default",operation="RecordActivityTaskHeartbeat",service_name="frontend"} 10',
+  ].join('\n');
+  t.is(heartbeatRequestsIn(exposition), 12);
+  t.is(heartbeatRequestsIn(''), 0);
 });
