@@ -29,5 +29,5 @@ test('import and DIAN import histories recorded before the patches replay determ
     t.is(result.error, undefined, `${result.workflowId}: ${String(result.error)}`);
     replayed.push(result.workflowId);
   }
-  t.deepEqual(replayed.sort(), files.map((file) => file.replace(/\.binpb$/, '')));
+  t.deepEqual(replayed.sort(), files.map((file) => file.replace(/\.binpb$/, '')).sort());
 });

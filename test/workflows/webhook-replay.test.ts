@@ -12,7 +12,8 @@ import { quietTemporalRuntime } from '../support/worker';
 // activity result recorded in the history) and these replays prove it. lean-0-*: recorded before
 // deliveries skipped outcomes that change nothing and entities acknowledged counted failures.
 // *-cancelled-*: imports, exports and DIAN events cancelled before they settled their record.
-// v2-*: webhookDeliveryWorkflowV2, the patch-free type every delivery has run since (decision 0018).
+// v2-delivery-*: webhookDeliveryWorkflowV2, the patch-free type every delivery has run since
+// (decision 0018); v2-export-*: exportDocumentWorkflowV2 (record-export-histories.ts).
 const directory = path.resolve(__dirname, 'histories');
 
 test('workflow histories recorded before the patches replay deterministically', async (t) => {
@@ -21,7 +22,8 @@ test('workflow histories recorded before the patches replay deterministically', 
   t.true(files.length >= 9, `found ${files.length} histories`);
   t.true(files.filter((file) => file.startsWith('lean-0-')).length >= 8, 'the histories recorded before the lean pipeline');
   t.true(files.filter((file) => file.includes('-cancelled-')).length >= 4, 'the histories recorded before settle-on-cancellation');
-  t.true(files.filter((file) => file.startsWith('v2-')).length >= 5, 'the histories of webhookDeliveryWorkflowV2');
+  t.true(files.filter((file) => file.startsWith('v2-delivery-')).length >= 5, 'the histories of webhookDeliveryWorkflowV2');
+  t.true(files.filter((file) => file.startsWith('v2-export-')).length >= 4, 'the histories of exportDocumentWorkflowV2');
   const histories = (async function* () {
     for (const file of files) {
       const history = temporal.api.history.v1.History.decode(await readFile(path.join(directory, file)));
@@ -34,5 +36,5 @@ test('workflow histories recorded before the patches replay deterministically', 
     t.is(result.error, undefined, `${result.workflowId}: ${String(result.error)}`);
     replayed.push(result.workflowId);
   }
-  t.deepEqual(replayed.sort(), files.map((file) => file.replace(/\.binpb$/, '')));
+  t.deepEqual(replayed.sort(), files.map((file) => file.replace(/\.binpb$/, '')).sort());
 });
