@@ -9,7 +9,7 @@ import { deliveryBurst, ingestionBurst, killMidBurst, startScaleCluster, type Po
 import { CleanupStack } from './support/cleanup';
 import { parseShortAndJson, runMain, warnIfBusy } from './support/cli';
 import { fixed, markdownTable } from './support/report';
-import { formatCostTable, measureTemporalCost, type CostRow } from './support/temporal-cost';
+import { formatCostTable, heartbeatRequests, measureTemporalCost, type CostRow } from './support/temporal-cost';
 
 /**
  * `npm run bench:cluster [-- --short]`: the production engine (Temporal server 1.32.1 on Postgres,
@@ -63,7 +63,7 @@ async function main(): Promise<number> {
     // Postgres's counters also move with the server's own background work (shard leases, queue
     // ack levels, membership heartbeats): an idle interval first gives that rate, taken out of
     // each burst's interval.
-    const snapshot = async () => ({ at: performance.now(), writes: await cluster.postgresWrites() });
+    const snapshot = async () => ({ at: performance.now(), writes: await cluster.postgresWrites(), heartbeats: await heartbeatRequests(cluster.temporalMetricsUrl) });
     const idleStart = await snapshot();
     await pause(11_000);
     const writes = [await snapshot()];
@@ -86,15 +86,17 @@ async function main(): Promise<number> {
     const killed = await killMidBurst(cluster, first, { events, files }, timeout);
 
     log('reading the histories of the 1-worker bursts…');
-    const cost = async (burst: Throughput) => (await measureTemporalCost(cluster.client, { taskQueue: cluster.taskQueue, window: burst.window })).total;
-    const [deliveryCost, fileCost] = [await cost(one.deliveries), await cost(one.files)];
+    // Each burst's heartbeats: between the snapshots around it (the idle server records none).
+    const cost = async (burst: Throughput, heartbeats: number) => (await measureTemporalCost(cluster.client, { taskQueue: cluster.taskQueue, window: burst.window, heartbeats })).total;
+    const deliveryCost = await cost(one.deliveries, writes[1]!.heartbeats - writes[0]!.heartbeats);
+    const fileCost = await cost(one.files, writes[2]!.heartbeats - writes[1]!.heartbeats);
     const costRows: CostRow[] = [
       { label: 'per delivery (2 endpoints per event)', cost: deliveryCost, units: one.deliveries.units },
       { label: 'per event (2 endpoints)', cost: deliveryCost, units: one.deliveries.units / 2 },
       { label: 'per file (import + document.imported to 1 endpoint)', cost: fileCost, units: one.files.units },
     ];
 
-    type Snapshot = { at: number; writes: PostgresWrites };
+    type Snapshot = { at: number; writes: PostgresWrites; heartbeats: number };
     const idleSeconds = (writes[0]!.at - idleStart.at) / 1000;
     const writesPer = (before: Snapshot, after: Snapshot, units: number, label: string) => {
       const seconds = (after.at - before.at) / 1000;

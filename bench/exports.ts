@@ -11,7 +11,7 @@ import { runMain } from './support/cli';
 import { apiAndWorkerEnv, startIngestionEnvironment } from './support/environment';
 import { fixedOrDash as fixed, markdownTable } from './support/report';
 import { percentile } from './support/stats';
-import { formatCostTable, measureTemporalCost, type TemporalCost } from './support/temporal-cost';
+import { formatCostTable, heartbeatRequests, measureTemporalCost, type TemporalCost } from './support/temporal-cost';
 import { FAKE_ALEGRA_EMAIL, FAKE_ALEGRA_TOKEN, FAKE_CATEGORY_ID, startFakeAlegra } from '../testing/fake-accounting/alegra';
 import { startFakeErp } from '../testing/fake-accounting/generic-erp';
 
@@ -91,10 +91,12 @@ async function main(): Promise<number> {
       const ids = await insertInvoices(db, companyId, options.exports, `BENCH-${provider}`);
       const before = requestsBefore();
       const window = { from: new Date(), to: new Date() };
+      const heartbeatsBefore = await heartbeatRequests(environment.temporalMetricsUrl);
       const run = await runExports(post, receiver, companyId, provider, ids, options.idleTimeoutMs, api, worker);
       await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
       window.to = new Date();
-      const { total: temporalCost } = await measureTemporalCost(temporal, { taskQueue: env.TEMPORAL_TASK_QUEUE!, window });
+      const heartbeats = (await heartbeatRequests(environment.temporalMetricsUrl)) - heartbeatsBefore;
+      const { total: temporalCost } = await measureTemporalCost(temporal, { taskQueue: env.TEMPORAL_TASK_QUEUE!, window, heartbeats });
       const result: Result = {
         provider: provider === 'alegra' ? 'Alegra (fake)' : 'generic HTTP (fake ERP)',
         exports: ids.length,

@@ -21,7 +21,7 @@ import { parseShortAndJson, runMain, warnIfBusy } from './support/cli';
 import { metricsPortsEnv, startBenchEnvironment } from './support/environment';
 import { emitJsonReport, fixed, machineInfo, markdownTable } from './support/report';
 import { runBounded, summarise, waitUntil, type LatencySummary } from './support/stats';
-import { formatCostTable, measureTemporalCost, perUnit, type CostRow, type TemporalCost } from './support/temporal-cost';
+import { formatCostTable, heartbeatRequests, measureTemporalCost, perUnit, type CostRow, type TemporalCost } from './support/temporal-cost';
 import { noopWorkflow, type NoopActivities } from './webhooks/noop-workflow';
 import { waitForPollers } from './webhooks/pollers';
 import { startBenchReceiver, type BenchReceiver } from './webhooks/receiver';
@@ -238,6 +238,7 @@ async function main(): Promise<number> {
     const rows: Row[] = [];
     for (const scenario of scenarios) {
       const window = { from: new Date(), to: new Date() };
+      const heartbeatsBefore = await heartbeatRequests(environment.temporalMetricsUrl);
       const webhooksCpu = await startCpuWindow(cpuSources);
       const workerThreadCpu = await startThreadCpuWindow(startedWorker.pid);
       const webhooks = await runWebhooks(phase, scenario, options.events);
@@ -254,7 +255,8 @@ async function main(): Promise<number> {
       // Everything on the worker's queue in the window: publish and delivery runs, and the endpoint
       // entities' share of their long histories (their signals and mirror activities of this run).
       window.to = new Date();
-      const cost = await measureTemporalCost(client, { taskQueue, window });
+      const heartbeats = (await heartbeatRequests(environment.temporalMetricsUrl)) - heartbeatsBefore;
+      const cost = await measureTemporalCost(client, { taskQueue, window, heartbeats });
       const temporalCost = {
         total: cost.total,
         perDelivery: perUnit(cost.total, webhooks.deliveries),

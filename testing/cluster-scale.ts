@@ -46,6 +46,8 @@ export type ScaleCluster = {
    * committed transactions and rows written (inserted + updated + deleted) so far.
    */
   postgresWrites(): Promise<PostgresWrites>;
+  /** The Temporal server's Prometheus metrics (the benchmark counts heartbeats there: they are in no history). */
+  temporalMetricsUrl: string;
   /** CPU seconds (user + system, /proc) used so far by the live workers, the API and the Temporal server. */
   cpuSeconds(): Promise<CpuSeconds>;
   /** Emits `count` contact.created events as the API does; their ids. */
@@ -83,6 +85,7 @@ export async function startScaleCluster(options: ScaleClusterOptions): Promise<S
     const admin = new URL(options.postgresAdminUrl);
     const [serverPath, sqlToolPath, schemaDir] = await Promise.all([ensureTemporalServer(options.log), ensureTemporalSqlTool(options.log), temporalPostgresSchemaDir()]);
     const started = performance.now();
+    const metricsPort = await freePort();
     const cluster: TemporalCluster = await startTemporalCluster({
       serverPath,
       sqlToolPath,
@@ -92,6 +95,7 @@ export async function startScaleCluster(options: ScaleClusterOptions): Promise<S
       dir: options.workDir,
       frontendPort: await freePort(),
       historyShards: options.historyShards,
+      metricsPort,
     });
     stops.push(() => cluster.stop());
     options.log(`Temporal server on Postgres (${options.historyShards} shards) ready at ${cluster.address} in ${((performance.now() - started) / 1000).toFixed(1)} s`);
@@ -162,6 +166,7 @@ export async function startScaleCluster(options: ScaleClusterOptions): Promise<S
       receiver,
       client,
       taskQueue,
+      temporalMetricsUrl: `http://127.0.0.1:${metricsPort}/metrics`,
       async postgresWrites() {
         const names = { app: appDatabase, temporal: `${options.databasePrefix}_temporal`, visibility: `${options.databasePrefix}_temporal_visibility` };
         // Statistics a backend has not flushed yet (up to ~1 s old) are not counted: read after a pause.

@@ -156,8 +156,11 @@ export type CostSelection = {
   where?: string;
   /** Histories fetched at once (default 8). */
   concurrency?: number;
-  /** Heartbeat requests in the window (two heartbeatRequests readings apart): added to the total and its actions. */
-  heartbeats?: number;
+  /**
+   * Heartbeat requests in the window (two heartbeatRequests readings apart), added to the total
+   * and its actions: required, because histories cannot show them.
+   */
+  heartbeats: number;
 };
 
 export type MeasuredCost = { total: TemporalCost; byWorkflowType: Map<string, TemporalCost> };
@@ -185,7 +188,7 @@ export async function measureTemporalCost(client: Client, selection: CostSelecti
     total = addCosts(total, cost);
     byWorkflowType.set(run.type, addCosts(byWorkflowType.get(run.type) ?? emptyCost(), cost));
   });
-  const heartbeats = selection.heartbeats ?? 0;
+  const { heartbeats } = selection;
   return { total: { ...total, heartbeats, actions: total.actions + heartbeats }, byWorkflowType };
 }
 
@@ -201,14 +204,21 @@ export async function heartbeatRequests(metricsUrl: string): Promise<number> {
   return heartbeatRequestsIn(await response.text());
 }
 
-/** heartbeatRequests' reading of a Prometheus text exposition. */
+/**
+ * heartbeatRequests' reading of a Prometheus text exposition. A server that has recorded no
+ * heartbeat has no heartbeat series, so the frontend's requests (its pollers' at least) must be
+ * there for 0 to mean none: otherwise the metrics are not the ones this reads, and it throws.
+ */
 export function heartbeatRequestsIn(exposition: string): number {
   let total = 0;
+  let frontendSeries = 0;
   for (const line of exposition.split('\n')) {
     if (!line.startsWith('service_requests{') || !line.includes('service_name="frontend"')) continue;
+    frontendSeries += 1;
     if (!/operation="RecordActivityTaskHeartbeat(ById)?"/.test(line)) continue;
     total += Number(line.slice(line.lastIndexOf(' ') + 1));
   }
+  if (frontendSeries === 0) throw new Error('the Temporal metrics have no frontend service_requests: heartbeats cannot be counted there');
   return total;
 }
 

@@ -33,6 +33,8 @@ export type TemporalClusterOptions = {
   /** History shards: fixed for the life of the databases (Temporal cannot reshard). */
   historyShards: number;
   ui?: { serverPath: string; port: number };
+  /** Serves the server's Prometheus metrics on 127.0.0.1:metricsPort/metrics (the scale benchmark counts heartbeats there). */
+  metricsPort?: number;
   log?: (line: string) => void;
 };
 
@@ -139,7 +141,10 @@ async function writeServerConfig(options: TemporalClusterOptions): Promise<strin
         'postgres-visibility': datastore(databases.visibility, 5),
       },
     },
-    global: { membership: { maxJoinDuration: '30s', broadcastAddress: '127.0.0.1' } },
+    global: {
+      membership: { maxJoinDuration: '30s', broadcastAddress: '127.0.0.1' },
+      ...(options.metricsPort ? { metrics: { prometheus: { framework: 'tally', timerType: 'histogram', listenAddress: `127.0.0.1:${options.metricsPort}` } } } : {}),
+    },
     services: {
       frontend: rpc(options.frontendPort, frontendMembership),
       history: rpc(historyGrpc, historyMembership),

@@ -117,5 +117,6 @@ test('heartbeats are read from the frontend requests of the server metrics, each
     'action{action_type="grpc_RecordActivityTaskHeartbeat",namespace="default",operation="RecordActivityTaskHeartbeat",service_name="frontend"} 10',
   ].join('\n');
   t.is(heartbeatRequestsIn(exposition), 12);
-  t.is(heartbeatRequestsIn(''), 0);
+  t.is(heartbeatRequestsIn('service_requests{namespace="default",operation="PollActivityTaskQueue",service_name="frontend"} 3'), 0);
+  t.throws(() => heartbeatRequestsIn('# nothing of Temporal\nprocess_cpu_seconds_total 1'), { message: /no frontend service_requests/ });
 });
