@@ -4,7 +4,7 @@ import { DianError } from '../integrations/dian/port';
 import { acceptFile } from '../services/accept-file';
 import { publishWorkflowEvents } from '../services/publish-events';
 import { importAndGather, type EventToPublish, type IngestionActivityDependencies } from './ingestion';
-import { heartbeatAfter, type Heartbeat } from './heartbeat';
+import { activityHeartbeat, type Heartbeat } from './heartbeat';
 import { syncInvoiceEvents } from './dian-documents';
 import { companyDian, dianFailure, type CompanyDian, type DianActivityDependencies } from './dian-gateway';
 import { presentDianImport } from '../services/presenters/dian-import';
@@ -259,7 +259,7 @@ export function createDianImportActivities(deps: DianActivityDependencies & Inge
       dian.catch(() => undefined); // awaited by each document
       const dianOfRun = () => dian;
       // Every heartbeat carries the resume point, also the ones of a long import in between.
-      const heartbeat = heartbeatAfter(0);
+      const heartbeat = activityHeartbeat();
       const heartbeatLeading = () => heartbeat(leading);
       const lane = async () => {
         while (next < cufes.length) {

@@ -12,7 +12,7 @@ import type { TemporalTarget } from '../temporal/start-workflow';
 import { publishWorkflowEvents, type WorkflowEvent } from '../services/publish-events';
 import { startImport } from '../services/start-import';
 import { dianFollowUpOf, NO_DIAN_FOLLOW_UP, type DianFollowUp } from './dian-follow-up';
-import { heartbeatAfter, NO_HEARTBEAT, type Heartbeat } from './heartbeat';
+import { NO_HEARTBEAT, withHeartbeatsAfter, type Heartbeat } from './heartbeat';
 
 export type IngestionActivityDependencies = {
   repositories: Repositories;
@@ -42,7 +42,8 @@ export type ImportedFile = ImportOutcome & {
 /**
  * How long an upload's import runs before it heartbeats: nearly every file is imported well
  * within it (activities/heartbeat.ts), and it leaves 12 s of the 15 s heartbeat timeout
- * (workflows/import-file.ts) for the first heartbeat of one that takes longer.
+ * (workflows/import-file.ts) for the first heartbeat of one that takes longer, which from then on
+ * heartbeats every 5 s whatever it is doing.
  */
 export const IMPORT_HEARTBEAT_GRACE_MS = 3_000;
 
@@ -128,7 +129,7 @@ export function createIngestionActivities(deps: IngestionActivityDependencies) {
      * 'lean-import' read only status and contactChanges.
      */
     async importUploadedFile(fileId: number): Promise<ImportedFile> {
-      return importAndGather(deps, fileId, heartbeatAfter(IMPORT_HEARTBEAT_GRACE_MS));
+      return withHeartbeatsAfter(IMPORT_HEARTBEAT_GRACE_MS, (heartbeat) => importAndGather(deps, fileId, heartbeat));
     },
 
     /** The last resort when importing kept failing for reasons other than the file itself; returns the failed record. */

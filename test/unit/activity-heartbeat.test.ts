@@ -1,36 +1,77 @@
 import test from 'ava';
 import { MockActivityEnvironment } from '@temporalio/testing';
-import { heartbeatAfter, type Heartbeat } from '../../activities/heartbeat';
+import { activityHeartbeat, withHeartbeatsAfter } from '../../activities/heartbeat';
 
 const tick = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-test('an activity heartbeats only once it has run its grace: a quick one sends none', async (t) => {
+function recordingEnvironment() {
   const environment = new MockActivityEnvironment();
   const sent: unknown[] = [];
   environment.on('heartbeat', (details: unknown) => sent.push(details));
-  await environment.run(async () => {
-    const heartbeat = heartbeatAfter(80);
-    heartbeat('reading');
-    heartbeat({ entry: 1 });
-    t.deepEqual(sent, [], 'within the grace');
-    await tick(100);
-    heartbeat({ entry: 2 });
-    heartbeat(7);
-  });
-  t.deepEqual(sent, [{ entry: 2 }, 7]);
+  return { environment, sent };
+}
+
+test('an activity that ends within its grace sends no heartbeat, whatever it reports', async (t) => {
+  const { environment, sent } = recordingEnvironment();
+  const result = await environment.run(() =>
+    withHeartbeatsAfter(1_000, async (heartbeat) => {
+      heartbeat('reading');
+      heartbeat({ entry: 1 });
+      await tick(20);
+      return 'imported';
+    }),
+  );
+  t.is(result, 'imported');
+  await tick(1_100);
+  t.deepEqual(sent, [], 'nothing sent, and nothing after the end either');
 });
 
-test('each activity counts its grace from its own start', async (t) => {
-  const environment = new MockActivityEnvironment();
-  const sent: unknown[] = [];
-  environment.on('heartbeat', (details: unknown) => sent.push(details));
-  const early: Heartbeat = await environment.run(async () => heartbeatAfter(60));
+test('past its grace it heartbeats the latest details at once, then on its own every interval, and stops at its end', async (t) => {
+  const { environment, sent } = recordingEnvironment();
+  await environment.run(() =>
+    withHeartbeatsAfter(
+      50,
+      async (heartbeat) => {
+        heartbeat({ step: 'read' });
+        // A long silent stretch (one large parse in the CPU pool): the keepalive covers it.
+        await tick(400);
+        heartbeat({ step: 'parsed' });
+        await tick(10);
+      },
+      60,
+    ),
+  );
+  const ended = sent.length;
+  t.deepEqual(sent[0], { step: 'read' }, 'at the end of the grace, the details reported within it');
+  t.true(sent.filter((details) => (details as { step: string }).step === 'read').length >= 3, `keepalives while silent: ${JSON.stringify(sent)}`);
+  t.deepEqual(sent.at(-1), { step: 'parsed' });
+  await tick(150);
+  t.is(sent.length, ended, 'no heartbeat after the activity ended');
+});
+
+test('a failing activity stops heartbeating too', async (t) => {
+  const { environment, sent } = recordingEnvironment();
+  await t.throwsAsync(environment.run(() => withHeartbeatsAfter(30, async () => {
+    await tick(50);
+    throw new Error('database down');
+  }, 20)), { message: 'database down' });
+  const ended = sent.length;
+  t.true(ended >= 1);
   await tick(80);
-  await environment.run(async () => heartbeatAfter(60)('second activity, just started'));
-  early('first activity, past its grace');
-  t.deepEqual(sent, ['first activity, past its grace']);
+  t.is(sent.length, ended);
 });
 
-test('outside an activity it does nothing (the import called directly by tests and tools)', (t) => {
-  t.notThrows(() => heartbeatAfter(0)('anything'));
+test('outside an activity the work runs with a heartbeat that does nothing (the import called directly by tests and tools)', async (t) => {
+  t.notThrows(() => activityHeartbeat()('anything'));
+  t.is(await withHeartbeatsAfter(0, async (heartbeat) => (heartbeat('x'), 7)), 7);
+});
+
+test('activityHeartbeat forwards every call at once (a DIAN batch heartbeats its resume point)', async (t) => {
+  const { environment, sent } = recordingEnvironment();
+  await environment.run(async () => {
+    const heartbeat = activityHeartbeat();
+    heartbeat(3);
+    heartbeat(4);
+  });
+  t.deepEqual(sent, [3, 4]);
 });
