@@ -44,13 +44,13 @@ export function createEventsRepository(db: Database) {
     async record(event: NewEvent): Promise<RecordedEvent> {
       const dataJson = JSON.stringify(event.data);
       const { before, after } = payloadAround({ id: event.id, type: event.type, company_id: event.companyId }, dataJson);
-      const inserted = await db.raw<{ rows: { payload: string }[] }>(
+      const inserted = await db.raw<{ rows: RecordedEvent[] }>(
         `INSERT INTO events (id, company_id, type, data, created_at, payload)
          VALUES (?, ?, ?, ?::jsonb, now(), ? || ${bodyTimestamp('now()')} || ?)
-         ON CONFLICT (id) DO NOTHING RETURNING payload`,
+         ON CONFLICT (id) DO NOTHING RETURNING id, company_id, type, payload`,
         [event.id, event.companyId, event.type, dataJson, before, after],
       );
-      if (inserted.rows[0]) return { id: event.id, company_id: event.companyId, type: event.type, payload: inserted.rows[0].payload };
+      if (inserted.rows[0]) return inserted.rows[0];
       return recorded(event.id);
     },
 
