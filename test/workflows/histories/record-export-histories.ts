@@ -3,7 +3,7 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { temporal } from '@temporalio/proto';
 import { workflowIdsFor } from '../../../workflows/messages';
-import { bearer, seedCompany, seedKey, startTestApi, type TestApi } from '../../support/api';
+import { jsonClient, seedCompany, seedKey, startTestApi, type TestApi } from '../../support/api';
 import { fixture, upload, waitForImport } from '../../support/ingestion';
 import { startReceiver } from '../../support/receiver';
 import { startTestWorker, type TestWorker } from '../../support/worker';
@@ -37,15 +37,6 @@ test.after.always(async () => {
   await alegra?.close();
 });
 
-async function call(method: string, route: string, body?: unknown) {
-  const response = await fetch(`${api.url}${route}`, {
-    method,
-    headers: { ...bearer(key), ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: response.status, body: (await response.json()) as Record<string, any> };
-}
-
 async function save(name: string, exportId: number) {
   const handle = api.temporal.client.workflow.getHandle(workflowIdsFor(api.config.temporal.taskQueue).exportDocument(exportId));
   await handle.result().catch(() => undefined);
@@ -55,6 +46,7 @@ async function save(name: string, exportId: number) {
 
 test.serial('record', async (t) => {
   t.timeout(120_000);
+  const call = jsonClient(api.url, key);
   t.is((await call('POST', `/v1/companies/${company.id}/webhooks`, { url: receiver.url, events: [] })).status, 201);
   t.is((await call('POST', `/v1/companies/${company.id}/integrations`, {
     name: 'alegra', provider: 'alegra', credentials: { email: FAKE_ALEGRA_EMAIL, token: FAKE_ALEGRA_TOKEN }, settings: { category_id: FAKE_CATEGORY_ID },
@@ -66,7 +58,7 @@ test.serial('record', async (t) => {
     alegra.state.bills.length = 0;
     const accepted = await call('POST', `/v1/companies/${company.id}/invoices/${documentId}/export`, { integration: 'alegra', ...(force ? { force: true } : {}) });
     t.is(accepted.status, 202, JSON.stringify(accepted.body));
-    return accepted.body.id as number;
+    return accepted.body!.id as number;
   };
 
   await save('v2-export-succeeded', await exportOnce(false));
