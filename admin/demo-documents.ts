@@ -99,7 +99,9 @@ export async function createDocumentWithOriginal(
   const file = await deps.repositories.uploadedFiles.insert({
     company_id: document.company_id,
     type: 'UPLOAD',
+    // As an import leaves it: DONE, processed, and listing the document it contains.
     status: 'DONE',
+    processed_at: new Date(),
     file_name: original.fileName,
     extension,
     content_type: original.contentType,
@@ -107,7 +109,7 @@ export async function createDocumentWithOriginal(
     sha256,
     blob_key: blobKey,
   });
-  return deps.repositories.documents.insert({
+  const documentId = await deps.repositories.documents.insert({
     ...document,
     imported_file_id: file.id,
     original_blob_key: blobKey,
@@ -117,6 +119,8 @@ export async function createDocumentWithOriginal(
     original_size: original.bytes.length,
     original_zip_pdf_entry: original.zipPdfEntry ?? null,
   });
+  await deps.repositories.uploadedFiles.linkDocument(file, documentId);
+  return documentId;
 }
 
 /** The parties and lines an import stores from the UBL (DIAN events need the supplier). */

@@ -29,7 +29,7 @@ export type UploadedFileRow = {
 };
 
 export type NewUploadedFile = Pick<UploadedFileRow, 'company_id' | 'type' | 'file_name' | 'extension' | 'content_type' | 'size' | 'sha256' | 'blob_key'> &
-  Partial<Pick<UploadedFileRow, 'status' | 'kind_hint' | 'dian_importation_id' | 'idempotency_key' | 'source_message_key'>>;
+  Partial<Pick<UploadedFileRow, 'status' | 'kind_hint' | 'dian_importation_id' | 'idempotency_key' | 'source_message_key' | 'processed_at'>>;
 
 /** A document an uploaded file created, as listed in the file record and the document.imported event. */
 export type ImportedDocumentRef = DocumentEntry;
@@ -91,6 +91,11 @@ export function createUploadedFilesRepository(db: Database) {
         byFile.set(row.file_id, list);
       }
       return byFile;
+    },
+
+    /** Records that the file contains a document created outside an import (the demo seed; an import links its own). */
+    async linkDocument(file: Pick<UploadedFileRow, 'id' | 'company_id'>, documentId: number): Promise<void> {
+      await db('uploaded_file_documents').insert({ company_id: file.company_id, file_id: file.id, document_id: documentId }).onConflict(['file_id', 'document_id']).ignore();
     },
 
     /** Uploads older than `olderThanSeconds` whose import has not finished (uploaded_files_unfinished). */

@@ -83,6 +83,19 @@ test('every collection lists and reads its own kind only', async (t) => {
   t.deepEqual(withoutFile.body.files, { original: { available: false }, pdf: { status: 'none', source: null } });
 });
 
+test("the demo's files read as imported: DONE, processed, each listing the document it holds", async (t) => {
+  const files = await get(`/v1/companies/${companyA.id}/files?limit=100`);
+  t.is(files.status, 200);
+  const seeded = [demoA.invoiceFromZip, demoA.invoiceFromXml, demoA.creditNote, demoA.paymentClaim, demoA.foreignInvoice];
+  t.is(files.body.data.length, seeded.length);
+  for (const file of files.body.data) {
+    t.is(file.status, 'DONE', file.file_name);
+    t.truthy(file.processed_at, file.file_name);
+    t.is(file.documents.length, 1, file.file_name);
+  }
+  t.deepEqual(files.body.data.map((file: { documents: { id: number }[] }) => file.documents[0]!.id).sort((a: number, b: number) => a - b), [...seeded].sort((a, b) => a - b));
+});
+
 async function download(location: string) {
   // Followed without the Authorization header, as the spec requires.
   const response = await fetch(location);
