@@ -3,7 +3,7 @@ import type { Database } from '../connection';
 import type { DocumentDraft } from '../../domain/ingestion/plan-import';
 import type { UblParty } from '../../domain/ubl/types';
 import { dianColumns } from './documents';
-import type { UploadedFileRow } from './uploaded-files';
+import { linkFileDocument, type UploadedFileRow } from './uploaded-files';
 
 export type ContactChange = { type: 'contact.created' | 'contact.updated'; contactId: number };
 
@@ -36,23 +36,18 @@ export function createImportsRepository(db: Database) {
             .returning(['id']);
           if (inserted) {
             result.created.push({ kind: draft.documentType, id: inserted.id, cufe });
-            await linkToFile(trx, file, inserted.id);
+            await linkFileDocument(trx, file, inserted.id);
             continue;
           }
           const existing = await trx('documents').where({ company_id: file.company_id, cufe }).first('id', 'imported_file_id', 'document_type');
           if (existing.imported_file_id === file.id) result.created.push({ kind: existing.document_type, id: existing.id, cufe });
           else result.skipped.push({ cufe: cufe!, existing_document_id: existing.id, kind: existing.document_type });
-          await linkToFile(trx, file, existing.id);
+          await linkFileDocument(trx, file, existing.id);
         }
         return result;
       });
     },
   };
-}
-
-/** The file contains this document, whether it created it or found it stored (uploaded_file_documents). */
-async function linkToFile(trx: Knex.Transaction, file: UploadedFileRow, documentId: number): Promise<void> {
-  await trx('uploaded_file_documents').insert({ company_id: file.company_id, file_id: file.id, document_id: documentId }).onConflict(['file_id', 'document_id']).ignore();
 }
 
 function documentRow(file: UploadedFileRow, draft: DocumentDraft, contactId: number | null) {

@@ -45,6 +45,14 @@ const whileUnfinished = (query: Knex.QueryBuilder) => void query.whereIn('t.stat
 const unlessCancelled = (query: Knex.QueryBuilder) =>
   void query.where((statuses) => statuses.whereIn('t.status', ['PENDING', 'PROCESSING']).orWhereRaw("t.status = 'ERROR' and t.error_code is distinct from 'cancelled'"));
 
+/**
+ * The file contains this document, whether its import created it or found it stored
+ * (uploaded_file_documents; once per file and document). In the caller's transaction when given one.
+ */
+export async function linkFileDocument(db: Knex, file: Pick<UploadedFileRow, 'id' | 'company_id'>, documentId: number): Promise<void> {
+  await db('uploaded_file_documents').insert({ company_id: file.company_id, file_id: file.id, document_id: documentId }).onConflict(['file_id', 'document_id']).ignore();
+}
+
 export function createUploadedFilesRepository(db: Database) {
   return {
     async insert(file: NewUploadedFile): Promise<UploadedFileRow> {
@@ -95,7 +103,7 @@ export function createUploadedFilesRepository(db: Database) {
 
     /** Records that the file contains a document created outside an import (the demo seed; an import links its own). */
     async linkDocument(file: Pick<UploadedFileRow, 'id' | 'company_id'>, documentId: number): Promise<void> {
-      await db('uploaded_file_documents').insert({ company_id: file.company_id, file_id: file.id, document_id: documentId }).onConflict(['file_id', 'document_id']).ignore();
+      await linkFileDocument(db, file, documentId);
     },
 
     /** Uploads older than `olderThanSeconds` whose import has not finished (uploaded_files_unfinished). */
