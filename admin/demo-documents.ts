@@ -96,12 +96,14 @@ export async function createDocumentWithOriginal(
   const sha256 = createHash('sha256').update(original.bytes).digest('hex');
   const blobKey = `companies/${document.company_id}/uploads/${sha256.slice(0, 16)}-${keySegment(original.fileName)}`;
   await deps.blobStore.put(blobKey, original.bytes, original.contentType);
+  const storedAt = new Date();
   const file = await deps.repositories.uploadedFiles.insert({
     company_id: document.company_id,
     type: 'UPLOAD',
     // As an import leaves it: DONE, processed, and listing the document it contains.
     status: 'DONE',
-    processed_at: new Date(),
+    created_at: storedAt,
+    processed_at: storedAt,
     file_name: original.fileName,
     extension,
     content_type: original.contentType,

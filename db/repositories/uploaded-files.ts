@@ -29,7 +29,7 @@ export type UploadedFileRow = {
 };
 
 export type NewUploadedFile = Pick<UploadedFileRow, 'company_id' | 'type' | 'file_name' | 'extension' | 'content_type' | 'size' | 'sha256' | 'blob_key'> &
-  Partial<Pick<UploadedFileRow, 'status' | 'kind_hint' | 'dian_importation_id' | 'idempotency_key' | 'source_message_key' | 'processed_at'>>;
+  Partial<Pick<UploadedFileRow, 'status' | 'kind_hint' | 'dian_importation_id' | 'idempotency_key' | 'source_message_key' | 'processed_at' | 'created_at'>>;
 
 /** A document an uploaded file created, as listed in the file record and the document.imported event. */
 export type ImportedDocumentRef = DocumentEntry;

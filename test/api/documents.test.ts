@@ -91,6 +91,7 @@ test("the demo's files read as imported: DONE, processed, each listing the docum
   for (const file of files.body.data) {
     t.is(file.status, 'DONE', file.file_name);
     t.truthy(file.processed_at, file.file_name);
+    t.true(file.processed_at >= file.created_at, `${file.file_name}: processed ${file.processed_at}, created ${file.created_at}`);
     t.is(file.documents.length, 1, file.file_name);
   }
   t.deepEqual(files.body.data.map((file: { documents: { id: number }[] }) => file.documents[0]!.id).sort((a: number, b: number) => a - b), [...seeded].sort((a, b) => a - b));
