@@ -30,7 +30,12 @@ export type EndpointWorkflowInput = {
   health?: EndpointHealthState;
   /** History length after which the entity continues as new (default 5,000; tests use less). */
   historyLimit?: number;
+  /** Messages the previous run received while it continued as new, handled first. */
+  pending?: EndpointMessage[];
 };
+
+/** What the endpoint's entity handles in arrival order (the deletion signal stops it instead). */
+export type EndpointMessage = { kind: 'outcome'; outcome: AttemptOutcome } | { kind: 'reenabled' };
 
 /**
  * Patch id (workflows/webhook-delivery.ts, webhook-endpoint.ts): consecutive_failures counts
@@ -50,6 +55,13 @@ export const ACKNOWLEDGE_COUNTED_FAILURES_PATCH = 'acknowledge-counted-failures'
  * Asked where each step runs, so a run that never takes one records no marker.
  */
 export const LOCAL_BOOKKEEPING_PATCH = 'local-bookkeeping';
+
+/**
+ * Patch id (workflows/webhook-endpoint.ts): the entity continues as new in a workflow task of its
+ * own (after a timer) and hands the messages that arrived meanwhile to the next run. Runs before
+ * it continued in the task that applied the mirror's result, and could drop an outcome.
+ */
+export const SETTLE_BEFORE_CONTINUE_AS_NEW_PATCH = 'settle-before-continue-as-new';
 
 export const attemptOutcomeSignal = defineSignal<[AttemptOutcome]>('attemptOutcome');
 export const endpointReenabledSignal = defineSignal('endpointReenabled');

@@ -6,10 +6,11 @@ import {
   proxyActivities,
   proxyLocalActivities,
   setHandler,
+  sleep,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { createWebhookActivities } from '../activities/webhooks';
-import { EndpointHealth, type AttemptOutcome } from '../domain/webhooks/endpoint-health';
+import { EndpointHealth } from '../domain/webhooks/endpoint-health';
 import { MAX_ATTEMPTS } from '../domain/webhooks/retry-schedule';
 import {
   ACKNOWLEDGE_COUNTED_FAILURES_PATCH,
@@ -17,8 +18,10 @@ import {
   COUNT_FAILED_DELIVERIES_PATCH,
   endpointDeletedSignal,
   LOCAL_BOOKKEEPING_PATCH,
+  SETTLE_BEFORE_CONTINUE_AS_NEW_PATCH,
   endpointHealthQuery,
   endpointReenabledSignal,
+  type EndpointMessage,
   type EndpointWorkflowInput,
 } from './messages';
 
@@ -29,8 +32,6 @@ const { disableEndpoint, mirrorConsecutiveFailures } = proxyActivities<ReturnTyp
 const local = proxyLocalActivities<ReturnType<typeof createWebhookActivities>>({ startToCloseTimeout: '10 seconds', retry });
 const mirror = (endpointId: number, consecutiveFailures: number, countedFailedDeliveryIds: number[]) =>
   (patched(LOCAL_BOOKKEEPING_PATCH) ? local : { mirrorConsecutiveFailures }).mirrorConsecutiveFailures(endpointId, consecutiveFailures, countedFailedDeliveryIds);
-
-type Message = { kind: 'outcome'; outcome: AttemptOutcome } | { kind: 'reenabled' };
 
 const MAX_HISTORY_EVENTS = 5_000;
 
@@ -43,7 +44,7 @@ const MAX_HISTORY_EVENTS = 5_000;
  */
 export async function webhookEndpointWorkflow(input: EndpointWorkflowInput): Promise<void> {
   const health = new EndpointHealth(input.health);
-  const inbox: Message[] = [];
+  const inbox: EndpointMessage[] = [...(input.pending ?? [])];
   let deleted = false;
   let mirroredInThisRun = false;
 
@@ -55,9 +56,22 @@ export async function webhookEndpointWorkflow(input: EndpointWorkflowInput): Pro
   const historyLimit = input.historyLimit ?? MAX_HISTORY_EVENTS;
   const historyIsLong = () => workflowInfo().continueAsNewSuggested || workflowInfo().historyLength > historyLimit;
 
+  // Runs started before the patch decide to continue as new after the mirror, and replay so.
+  const settlesBeforeContinuing = patched(SETTLE_BEFORE_CONTINUE_AS_NEW_PATCH);
+  const settleTimer = new SettleTimer();
+
   for (;;) {
-    await condition(() => inbox.length > 0 || deleted || historyIsLong());
+    await condition(() => inbox.length > 0 || deleted || settleTimer.fired || (!settlesBeforeContinuing && historyIsLong()));
     if (deleted) return;
+    if (settleTimer.fired) {
+      await condition(allHandlersFinished);
+      // What arrived since the last batch is handled first by the next run.
+      const pending = inbox.length > 0 ? { pending: [...inbox] } : {};
+      await continueAsNew<typeof webhookEndpointWorkflow>({ endpointId: input.endpointId, health: health.snapshot(), historyLimit, ...pending });
+    }
+    // Read where messages woke the run: after the mirror (a local activity) the history length a
+    // replay sees is not the one the first execution saw (SettleTimer).
+    if (settlesBeforeContinuing && historyIsLong()) settleTimer.start();
 
     const before = health.consecutiveFailures;
     let reenabled = false;
@@ -89,9 +103,36 @@ export async function webhookEndpointWorkflow(input: EndpointWorkflowInput): Pro
       await mirror(input.endpointId, health.consecutiveFailures, countedFailures);
     }
 
-    if (historyIsLong() && inbox.length === 0) {
+    if (!settlesBeforeContinuing && historyIsLong() && inbox.length === 0) {
       await condition(allHandlersFinished);
       await continueAsNew<typeof webhookEndpointWorkflow>({ endpointId: input.endpointId, health: health.snapshot(), historyLimit });
     }
+  }
+}
+
+/**
+ * When a long history calls for continuing as new, the entity starts a timer and keeps handling
+ * its messages; it continues as new when it wakes and the timer has fired, handing the messages
+ * not yet handled to the next run. Runs before SETTLE_BEFORE_CONTINUE_AS_NEW_PATCH continued in
+ * the activation that applied the mirror's result and dropped outcomes (several per 150 signalled
+ * one at a time): a local activity's result is applied in the workflow task that received it the
+ * first time, but, replayed, right after the activation that scheduled it. When an outcome
+ * arrived while that task completed, the server refused the continue-as-new, the worker replayed,
+ * and the run continued in the replay before the outcome was applied. The timer's firing is an
+ * event like a signal: a replay applies it with the messages of its task, so the decision sees
+ * the same inbox both times. One timer per run (every ~5,000 events).
+ */
+class SettleTimer {
+  private started = false;
+  fired = false;
+
+  start(): void {
+    if (this.started) return;
+    this.started = true;
+    // A cancelled run ends in the loop's own wait; the timer's rejection has nothing to add.
+    sleep(1).then(
+      () => void (this.fired = true),
+      () => undefined,
+    );
   }
 }

@@ -14,6 +14,10 @@ import { quietTemporalRuntime } from '../support/worker';
 // *-cancelled-*: imports, exports and DIAN events cancelled before they settled their record.
 // v2-delivery-*: webhookDeliveryWorkflowV2, the patch-free type every delivery has run since
 // (decision 0018); v2-export-*: exportDocumentWorkflowV2 (record-export-histories.ts).
+// endpoint-outcome-dropped-at-continue-as-new: an entity run before the settle patch that dropped
+// the outcome signalled while it continued as new; endpoint-settled-continue-as-new-with-pending:
+// one after it (refused continue-as-new, messages handed to the next run). Both recorded on the
+// dev server by a load script sending outcomes to an entity with a history limit of 30.
 const directory = path.resolve(__dirname, 'histories');
 
 test('workflow histories recorded before the patches replay deterministically', async (t) => {
