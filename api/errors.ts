@@ -57,6 +57,8 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   if (error.name === 'KnexTimeoutError') return true;
   const code = (error as NodeJS.ErrnoException).code;
   if (typeof code === 'string' && DATABASE_UNAVAILABLE_CODES.has(code)) return true;
+  // A stopped Postgres removes its Unix socket (the embedded cluster's URL names it): ENOENT on that path.
+  if (code === 'ENOENT' && /\.s\.PGSQL\.\d+/.test(`${(error as { address?: string }).address ?? ''} ${error.message}`)) return true;
   // knex prefixes the driver's message with the query: "select … - Connection terminated unexpectedly".
   return /(^| - )(Connection terminated( unexpectedly| due to connection timeout)?|Client has encountered a connection error and is not queryable|Client was closed and is not queryable)$/.test(error.message);
 }

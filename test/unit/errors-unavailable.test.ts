@@ -10,6 +10,8 @@ const withCode = (message: string, code: string | number, name = 'Error') => Obj
 test('an unreachable database is 503 service_unavailable with Retry-After', (t) => {
   const faults = [
     withCode('connect ECONNREFUSED 127.0.0.1:5432', 'ECONNREFUSED'),
+    // The embedded cluster's Unix socket, gone while Postgres is stopped.
+    Object.assign(withCode('connect ENOENT /srv/app/.data/postgres/.s.PGSQL.54329', 'ENOENT'), { address: '/srv/app/.data/postgres/.s.PGSQL.54329' }),
     withCode('terminating connection due to administrator command', '57P01'),
     withCode('the database system is starting up', '57P03'),
     withCode('connection failure', '08006'),
@@ -39,4 +41,6 @@ test('a full disk is 507 insufficient_storage; anything else stays a 500', (t) =
   t.like(mapError(withCode('EDQUOT: disk quota exceeded', 'EDQUOT')), { status: 507 });
   t.like(mapError(new TypeError('x is undefined')), { status: 500, unexpected: true });
   t.like(mapError(withCode('duplicate key', '23505')), { status: 500 });
+  // A missing file is not a database outage.
+  t.like(mapError(withCode("ENOENT: no such file or directory, open '/srv/app/.data/blobs/x'", 'ENOENT')), { status: 500, unexpected: true });
 });
