@@ -5,9 +5,10 @@ import { attemptOutcomeSignal, endpointHealthQuery, workflowIdsFor } from '../..
 import { webhookAdmin } from '../support/webhook-api';
 import { startWebhookWorld, type WebhookWorld } from '../support/webhook-world';
 
-// The endpoint entity keeps its counter across continue-as-new. On the dev server: no timer is
-// involved, and the Java time-skipping server held queries to the new run for 90 s at a time,
-// which pushed this test past ava's timeout.
+// The endpoint entity keeps its counter, and every outcome, across continue-as-new. On the dev
+// server: its only timer is the 1 ms one before continuing (nothing to skip), and the Java
+// time-skipping server held queries to the new run for 90 s at a time, which pushed this test
+// past ava's timeout.
 let world: WebhookWorld;
 test.before(async () => {
   world = await startWebhookWorld({}, 'dev-server');
