@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { freePort } from '../../scripts/embedded/ports';
+import { freePort, freePortBetween } from '../../scripts/embedded/ports';
 import { stopEmbeddedPostgres } from '../../scripts/embedded/postgres';
 import { isAlive, readRunRecord, type RunRecord } from '../../scripts/embedded/run-record';
 
@@ -17,7 +17,11 @@ export type StartEnvironment = { dataDir: string; env: NodeJS.ProcessEnv; apiUrl
 /** A fresh DATA_DIR and free loopback ports for `npm start`, as a user would run it. */
 export async function npmStartEnvironment(extra: Record<string, string> = {}): Promise<StartEnvironment> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'invoicing-npm-start-'));
-  const [port, smtpPort, temporalPort, uiPort, postgresPort] = [await freePort(), await freePort(), await freePort(), await freePort(), await freePort()];
+  // Postgres and Temporal are stopped and started again on the same port by the fault tests: a
+  // port the kernel hands out for outgoing connections (32768 and up) could be taken meanwhile
+  // (seen once: Postgres could not bind after its 15 s outage), so theirs are picked below it.
+  const [port, smtpPort, uiPort] = [await freePort(), await freePort(), await freePort()];
+  const [temporalPort, postgresPort] = [await freePortBetween(20_000, 32_768), await freePortBetween(20_000, 32_768)];
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const name of NOT_INHERITED) delete env[name];
   Object.assign(env, {
