@@ -55,6 +55,9 @@ export async function webhookEndpointWorkflow(input: EndpointWorkflowInput): Pro
 
   const historyLimit = input.historyLimit ?? MAX_HISTORY_EVENTS;
   const historyIsLong = () => workflowInfo().continueAsNewSuggested || workflowInfo().historyLength > historyLimit;
+  // Messages not yet handled go to the next run, which handles them first.
+  const continueRun = () =>
+    continueAsNew<typeof webhookEndpointWorkflow>({ endpointId: input.endpointId, health: health.snapshot(), historyLimit, ...(inbox.length > 0 ? { pending: [...inbox] } : {}) });
 
   // Runs started before the patch decide to continue as new after the mirror, and replay so.
   const settlesBeforeContinuing = patched(SETTLE_BEFORE_CONTINUE_AS_NEW_PATCH);
@@ -65,9 +68,7 @@ export async function webhookEndpointWorkflow(input: EndpointWorkflowInput): Pro
     if (deleted) return;
     if (settleTimer.fired) {
       await condition(allHandlersFinished);
-      // What arrived since the last batch is handled first by the next run.
-      const pending = inbox.length > 0 ? { pending: [...inbox] } : {};
-      await continueAsNew<typeof webhookEndpointWorkflow>({ endpointId: input.endpointId, health: health.snapshot(), historyLimit, ...pending });
+      await continueRun();
     }
     // Read where messages woke the run: after the mirror (a local activity) the history length a
     // replay sees is not the one the first execution saw (SettleTimer).
@@ -105,7 +106,7 @@ export async function webhookEndpointWorkflow(input: EndpointWorkflowInput): Pro
 
     if (!settlesBeforeContinuing && historyIsLong() && inbox.length === 0) {
       await condition(allHandlersFinished);
-      await continueAsNew<typeof webhookEndpointWorkflow>({ endpointId: input.endpointId, health: health.snapshot(), historyLimit });
+      await continueRun();
     }
   }
 }
