@@ -2,6 +2,7 @@ import path from 'node:path';
 import knex, { type Knex } from 'knex';
 import pg from 'pg';
 import { watchDatabasePool } from '../config/pool-metrics';
+import { PreparingPostgresClient } from './prepared-statement';
 
 // Postgres returns int8 (bigserial ids, counts) as strings to protect precision beyond 2^53.
 // Our ids and counters stay far below that, and the API contract types them as integers.
@@ -21,7 +22,8 @@ export type Database = Knex;
  */
 export function connectDatabase(connectionString: string, poolMax = 10, options: { acquireTimeoutMs?: number } = {}): Database {
   const db = knex({
-    client: 'pg',
+    // knex's pg client, plus the statements marked PREPARED run as prepared statements.
+    client: PreparingPostgresClient,
     connection: options.acquireTimeoutMs ? { connectionString, connectionTimeoutMillis: options.acquireTimeoutMs } : connectionString,
     pool: { min: 0, max: poolMax },
     ...(options.acquireTimeoutMs ? { acquireConnectionTimeout: options.acquireTimeoutMs } : {}),

@@ -2,6 +2,7 @@ import type { Database } from '../connection';
 import type { WebhookEndpointRow } from './webhook-endpoints';
 import { countDelivery, countDeliveryAttempt } from '../../config/outcome-metrics';
 import { DELIVERY_RETENTION_DAYS } from '../../domain/webhooks/retry-schedule';
+import { PREPARED } from '../prepared-statement';
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
 
@@ -198,7 +199,7 @@ export function createWebhookDeliveriesRepository(db: Database) {
           nextAttemptAt: status === 'pending' ? record.nextAttemptAt : null,
           outcomePending: status === 'failed',
         },
-      );
+      ).options(PREPARED);
       const row = rows[0]!;
       // Counted once committed, and only for what this call changed: a retried activity whose
       // attempt row and status change are already there counts nothing.
@@ -221,7 +222,7 @@ export function createWebhookDeliveriesRepository(db: Database) {
                 (SELECT ev.payload FROM events ev WHERE ev.id = :eventId) AS payload
            FROM (SELECT 1) AS one LEFT JOIN webhook_endpoints e ON e.id = :endpointId`,
         { deliveryId, endpointId, eventId },
-      );
+      ).options(PREPARED);
       const row = rows[0]!;
       return {
         endpoint: row.endpoint_id === null ? null : { url: row.url!, secrets: row.secrets!, enabled: row.enabled!, deleted_at: row.deleted_at ?? null },

@@ -1,0 +1,64 @@
+import { randomUUID } from 'node:crypto';
+import test from 'ava';
+import { connectDatabase, type Database } from '../../db/connection';
+import { PREPARED, statementName } from '../../db/prepared-statement';
+import { createRepositories } from '../../db/repositories';
+import { createTestDatabase, type TestDatabase } from '../support/database';
+
+// Statements marked PREPARED run as named prepared statements (db/prepared-statement.ts): parsed
+// and planned once per connection. One connection here, so pg_prepared_statements shows its own.
+let database: TestDatabase;
+let single: Database;
+
+test.before(async () => {
+  database = await createTestDatabase();
+  single = connectDatabase(database.url, 1);
+});
+test.after.always(async () => {
+  await single?.destroy();
+  await database?.drop();
+});
+
+async function preparedOnTheConnection(): Promise<{ name: string; statement: string }[]> {
+  const { rows } = await single.raw<{ rows: { name: string; statement: string }[] }>('SELECT name, statement FROM pg_prepared_statements ORDER BY name');
+  return rows;
+}
+
+test.serial('a marked query is prepared once under a name taken from its text, and answers with each call\'s values', async (t) => {
+  const first = await single.raw<{ rows: { n: number }[] }>('SELECT ?::int + 1 AS n', [1]).options(PREPARED);
+  const second = await single.raw<{ rows: { n: number }[] }>('SELECT ?::int + 1 AS n', [41]).options(PREPARED);
+  t.is(first.rows[0]!.n, 2);
+  t.is(second.rows[0]!.n, 42);
+  const prepared = await preparedOnTheConnection();
+  t.deepEqual(prepared, [{ name: statementName('SELECT $1::int + 1 AS n'), statement: 'SELECT $1::int + 1 AS n' }]);
+});
+
+test.serial('unmarked queries are not prepared, and another text gets another name', async (t) => {
+  await single.raw('SELECT ?::int * 2 AS n', [3]);
+  t.is((await preparedOnTheConnection()).length, 1);
+  const doubled = await single.raw<{ rows: { n: number }[] }>('SELECT ?::int * 2 AS n', [3]).options(PREPARED);
+  t.is(doubled.rows[0]!.n, 6);
+  const names = (await preparedOnTheConnection()).map((row) => row.name);
+  t.is(names.length, 2);
+  t.true(names.includes(statementName('SELECT $1::int * 2 AS n')));
+  t.not(statementName('SELECT $1::int * 2 AS n'), statementName('SELECT $1::int + 1 AS n'));
+});
+
+test.serial('query builders and transactions run marked statements prepared too, and their errors still reach the caller', async (t) => {
+  const id = randomUUID();
+  await single.transaction(async (trx) => {
+    const row = await trx.select(trx.raw('?::uuid AS id', [id])).options(PREPARED).first();
+    t.is(row.id, id);
+  });
+  t.true((await preparedOnTheConnection()).some((row) => row.statement === 'select $1::uuid AS id limit $2'));
+  await t.throwsAsync(single.raw('SELECT ?::int AS n', ['not a number']).options(PREPARED), { message: /invalid input syntax for type integer/ });
+  const after = await single.raw<{ rows: { n: number }[] }>('SELECT ?::int AS n', ['7']).options(PREPARED);
+  t.is(after.rows[0]!.n, 7);
+});
+
+test('a delivery attempt\'s statements are prepared on the connection that ran them', async (t) => {
+  const repositories = createRepositories(single);
+  const context = await repositories.webhookDeliveries.attemptContext(-1, -1, randomUUID());
+  t.deepEqual(context, { endpoint: null, deliveryStatus: null, payload: null });
+  t.true((await preparedOnTheConnection()).some((row) => row.statement.includes('AS delivery_status')));
+});
