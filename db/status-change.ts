@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { PREPARED } from './prepared-statement';
 
 /**
  * Updates one row (by id, optionally narrowed by `where` on alias `t`) and returns the `returning`
@@ -6,14 +7,15 @@ import type { Knex } from 'knex';
  * concurrent changes are ordered. Outcome metrics (config/outcome-metrics.ts) count a change only
  * when the status really changed: an activity retried after its update committed (the worker
  * lost the completion) writes the same state again and is not counted twice.
- * Undefined when no row matched. `'*'` returns every column.
+ * Undefined when no row matched. Name the columns: the statement is prepared, and a prepared `*`
+ * fails once a migration adds a column (db/prepared-statement.ts).
  */
 export async function updateStatus<T extends Record<string, unknown>>(
   db: Knex,
   table: string,
   id: number,
   changes: Record<string, unknown>,
-  returning: ((keyof T & string) | '*')[],
+  returning: readonly (keyof T & string)[],
   where: (query: Knex.QueryBuilder) => void = () => undefined,
 ): Promise<(T & { previous_status: string }) | undefined> {
   const query = db
@@ -22,6 +24,10 @@ export async function updateStatus<T extends Record<string, unknown>>(
     .updateFrom('previous')
     .where('t.id', db.ref('previous.id'));
   where(query);
-  const [row] = await query.update(changes).returning([...returning.map((column) => `t.${column}`), 'previous.status as previous_status']);
+  // Prepared (a status change per import, export, DIAN event…): each call site's statement has one text.
+  const [row] = await query
+    .update(changes)
+    .returning([...returning.map((column) => `t.${column}`), 'previous.status as previous_status'])
+    .options(PREPARED);
   return row as (T & { previous_status: string }) | undefined;
 }

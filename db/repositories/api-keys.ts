@@ -1,6 +1,8 @@
 import type { Database } from '../connection';
 import type { CompanyAccess } from '../../domain/company-access';
 import type { Role, Scope } from '../../domain/scopes';
+import { columnsOf, qualified } from '../columns';
+import { PREPARED } from '../prepared-statement';
 
 export type ApiKeyRecord = {
   id: string;
@@ -38,6 +40,11 @@ export type ApiKeyRow = {
   company_ids: (number | null)[];
 };
 
+const KEY_COLUMNS = qualified(
+  'k',
+  columnsOf<Omit<ApiKeyRow, 'company_ids'>>({ id: true, name: true, prefix: true, secret_hash: true, scopes: true, role: true, all_companies: true, created_at: true, revoked_at: true }),
+);
+
 export function createApiKeysRepository(db: Database) {
   return {
     async insert(key: NewApiKey): Promise<ApiKeyRecord> {
@@ -62,16 +69,17 @@ export function createApiKeysRepository(db: Database) {
       return stored;
     },
 
-    /** One round trip per authenticated request: the key and the companies it may see. */
+    /** One round trip per authenticated request (prepared): the key and the companies it may see. */
     async findById(id: string): Promise<ApiKeyRecord | undefined> {
       const row = await db('api_keys as k')
         .leftJoin('api_key_companies as c', 'c.api_key_id', 'k.id')
         .where('k.id', id)
         .groupBy('k.id')
         .first<ApiKeyRow | undefined>(
-          'k.*',
+          ...KEY_COLUMNS,
           db.raw('coalesce(array_agg(c.company_id ORDER BY c.company_id), ARRAY[]::bigint[]) AS company_ids'),
-        );
+        )
+        .options(PREPARED);
       return row ? toRecord(row) : undefined;
     },
 

@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Database } from '../connection';
 import type { CompanyAccess } from '../../domain/company-access';
+import { columnsOf } from '../columns';
+import { PREPARED, postgresIntArray } from '../prepared-statement';
 
 export type CompanyRow = {
   id: number;
@@ -14,13 +16,16 @@ export type CompanyRow = {
   updated_at: Date;
 };
 
+const COMPANY_COLUMNS = columnsOf<CompanyRow>({ id: true, name: true, nit: true, dv: true, person_type: true, inbox_token: true, created_at: true, updated_at: true });
+
 export type NewCompany = { name: string; nit: string; dv: string; personType?: string };
 
 export function createCompaniesRepository(db: Database) {
   /** Every read goes through the key's company access, so forgetting the tenant is impossible. */
   function visibleTo(access: CompanyAccess) {
-    const query = db<CompanyRow>('companies');
-    if (!access.allCompanies) query.whereIn('id', access.companyIds);
+    const query = db<CompanyRow>('companies').select(COMPANY_COLUMNS);
+    // One array parameter, not a list of them: one statement text whatever the key's company count.
+    if (!access.allCompanies) query.whereRaw('id = ANY(?::bigint[])', [postgresIntArray(access.companyIds)]);
     return query;
   }
 
@@ -41,8 +46,9 @@ export function createCompaniesRepository(db: Database) {
       return visibleTo(access).orderBy('id', 'asc');
     },
 
+    /** Every authenticated request to a company's resources, and every import: prepared. */
     async findVisible(access: CompanyAccess, id: number): Promise<CompanyRow | undefined> {
-      return visibleTo(access).where({ id }).first();
+      return visibleTo(access).where({ id }).first().options(PREPARED);
     },
 
     async existingIds(ids: number[]): Promise<number[]> {

@@ -1,4 +1,6 @@
 import type { Database } from '../connection';
+import { columnsOf } from '../columns';
+import { PREPARED } from '../prepared-statement';
 
 export type DianSettingsEnvironment = 'habilitacion' | 'produccion' | 'simulator';
 
@@ -35,10 +37,17 @@ export type DianSettingsInput = Omit<DianSettingsRow, 'company_id' | 'created_at
   software_provider_nit?: string | null;
 };
 
+const DIAN_SETTINGS_COLUMNS = columnsOf<DianSettingsRow>({
+  company_id: true, environment: true, software_id: true, software_pin_sealed: true, certificate_p12_sealed: true, certificate_password_sealed: true,
+  certificate_subject: true, certificate_issuer: true, certificate_not_after: true, event_number_prefix: true, software_provider_nit: true,
+  created_at: true, updated_at: true,
+});
+
 export function createDianSettingsRepository(db: Database) {
   return {
     find(companyId: number): Promise<DianSettingsRow | undefined> {
-      return db<DianSettingsRow>('company_dian_settings').where({ company_id: companyId }).first();
+      // Every import reads them (prepared).
+      return db<DianSettingsRow>('company_dian_settings').where({ company_id: companyId }).first(DIAN_SETTINGS_COLUMNS).options(PREPARED);
     },
 
     /** Creates or replaces the company's settings. */

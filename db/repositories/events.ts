@@ -1,5 +1,6 @@
 import type { Database } from '../connection';
 import { DELIVERY_RETENTION_DAYS } from '../../domain/webhooks/retry-schedule';
+import { PREPARED } from '../prepared-statement';
 
 export type NewEvent = { id: string; companyId: number; type: string; data: unknown };
 
@@ -49,7 +50,7 @@ export function createEventsRepository(db: Database) {
          VALUES (?, ?, ?, ?::jsonb, now(), ? || ${bodyTimestamp('now()')} || ?)
          ON CONFLICT (id) DO NOTHING RETURNING id, company_id, type, payload`,
         [event.id, event.companyId, event.type, dataJson, before, after],
-      );
+      ).options(PREPARED);
       if (inserted.rows[0]) return inserted.rows[0];
       return recorded(event.id);
     },

@@ -4,6 +4,7 @@ import type { DocumentDraft } from '../../domain/ingestion/plan-import';
 import type { UblParty } from '../../domain/ubl/types';
 import { dianColumns } from './documents';
 import { linkFileDocument, type UploadedFileRow } from './uploaded-files';
+import { PREPARED } from '../prepared-statement';
 
 export type ContactChange = { type: 'contact.created' | 'contact.updated'; contactId: number };
 
@@ -33,13 +34,14 @@ export function createImportsRepository(db: Database) {
             .insert(documentRow(file, draft, contactId))
             .onConflict(trx.raw('(company_id, cufe) WHERE cufe IS NOT NULL'))
             .ignore()
-            .returning(['id']);
+            .returning(['id'])
+            .options(PREPARED);
           if (inserted) {
             result.created.push({ kind: draft.documentType, id: inserted.id, cufe });
             await linkFileDocument(trx, file, inserted.id);
             continue;
           }
-          const existing = await trx('documents').where({ company_id: file.company_id, cufe }).first('id', 'imported_file_id', 'document_type');
+          const existing = await trx('documents').where({ company_id: file.company_id, cufe }).first('id', 'imported_file_id', 'document_type').options(PREPARED);
           if (existing.imported_file_id === file.id) result.created.push({ kind: existing.document_type, id: existing.id, cufe });
           else result.skipped.push({ cufe: cufe!, existing_document_id: existing.id, kind: existing.document_type });
           await linkFileDocument(trx, file, existing.id);
@@ -97,12 +99,17 @@ async function upsertContact(trx: Knex.Transaction, companyId: number, party: Ub
     .insert({ company_id: companyId, id_type: idType, id_number: party.idNumber, ...incoming })
     .onConflict(['company_id', 'id_type', 'id_number'])
     .ignore()
-    .returning('id');
+    .returning('id')
+    .options(PREPARED);
   if (created) {
     changes.push({ type: 'contact.created', contactId: created.id });
     return created.id;
   }
-  const existing = await trx('contacts').where({ company_id: companyId, id_type: idType, id_number: party.idNumber }).forUpdate().first();
+  const existing = await trx('contacts')
+    .where({ company_id: companyId, id_type: idType, id_number: party.idNumber })
+    .forUpdate()
+    .first('id', ...CONTACT_FIELDS)
+    .options(PREPARED);
   // Only data the document actually carries can change a contact; absent fields keep their value.
   const updates = Object.fromEntries(CONTACT_FIELDS.filter((field) => incoming[field] !== null && incoming[field] !== existing[field]).map((field) => [field, incoming[field]]));
   if (Object.keys(updates).length > 0) {

@@ -3,6 +3,8 @@ import type { Database } from '../connection';
 import { countImport } from '../../config/outcome-metrics';
 import { updateStatus } from '../status-change';
 import { documentEntry, type DocumentEntry } from '../../domain/documents/document-entry';
+import { columnsOf } from '../columns';
+import { PREPARED, postgresIntArray } from '../prepared-statement';
 
 export type UploadedFileRow = {
   id: number;
@@ -34,6 +36,12 @@ export type NewUploadedFile = Pick<UploadedFileRow, 'company_id' | 'type' | 'fil
 /** A document an uploaded file created, as listed in the file record and the document.imported event. */
 export type ImportedDocumentRef = DocumentEntry;
 
+const UPLOADED_FILE_COLUMNS = columnsOf<UploadedFileRow>({
+  id: true, company_id: true, type: true, status: true, file_name: true, extension: true, content_type: true, size: true, sha256: true,
+  blob_key: true, kind_hint: true, dian_importation_id: true, idempotency_key: true, error_code: true, error_message: true, skipped: true,
+  source_message_key: true, processed_at: true, created_at: true, updated_at: true,
+});
+
 /** Narrows a status change to imports still running (alias `t` of updateStatus). */
 const whileUnfinished = (query: Knex.QueryBuilder) => void query.whereIn('t.status', ['PENDING', 'PROCESSING']);
 
@@ -50,26 +58,26 @@ const unlessCancelled = (query: Knex.QueryBuilder) =>
  * (uploaded_file_documents; once per file and document). In the caller's transaction when given one.
  */
 export async function linkFileDocument(db: Knex, file: Pick<UploadedFileRow, 'id' | 'company_id'>, documentId: number): Promise<void> {
-  await db('uploaded_file_documents').insert({ company_id: file.company_id, file_id: file.id, document_id: documentId }).onConflict(['file_id', 'document_id']).ignore();
+  await db('uploaded_file_documents').insert({ company_id: file.company_id, file_id: file.id, document_id: documentId }).onConflict(['file_id', 'document_id']).ignore().options(PREPARED);
 }
 
 export function createUploadedFilesRepository(db: Database) {
   return {
     async insert(file: NewUploadedFile): Promise<UploadedFileRow> {
-      const [row] = await db<UploadedFileRow>('uploaded_files').insert(file).returning('*');
+      const [row] = await db<UploadedFileRow>('uploaded_files').insert(file).returning(UPLOADED_FILE_COLUMNS).options(PREPARED);
       return row;
     },
 
     find(companyId: number, id: number): Promise<UploadedFileRow | undefined> {
-      return db<UploadedFileRow>('uploaded_files').where({ company_id: companyId, id }).first();
+      return db<UploadedFileRow>('uploaded_files').where({ company_id: companyId, id }).first(UPLOADED_FILE_COLUMNS).options(PREPARED);
     },
 
     findById(id: number): Promise<UploadedFileRow | undefined> {
-      return db<UploadedFileRow>('uploaded_files').where({ id }).first();
+      return db<UploadedFileRow>('uploaded_files').where({ id }).first(UPLOADED_FILE_COLUMNS).options(PREPARED);
     },
 
     findByIdempotencyKey(companyId: number, key: string): Promise<UploadedFileRow | undefined> {
-      return db<UploadedFileRow>('uploaded_files').where({ company_id: companyId, idempotency_key: key }).first();
+      return db<UploadedFileRow>('uploaded_files').where({ company_id: companyId, idempotency_key: key }).first(UPLOADED_FILE_COLUMNS).options(PREPARED);
     },
 
     listForCompany(companyId: number, limit: number, beforeId?: number): Promise<UploadedFileRow[]> {
@@ -88,9 +96,10 @@ export function createUploadedFilesRepository(db: Database) {
             .join('documents as d', function () {
               this.on('d.id', '=', 'l.document_id').andOn('d.company_id', '=', 'l.company_id');
             })
-            .whereIn('l.file_id', fileIds)
+            .whereRaw('l.file_id = ANY(?::bigint[])', [postgresIntArray(fileIds)])
             .orderBy('d.id')
             .select('l.file_id', 'd.document_type', 'd.id', 'd.cufe', 'd.dian_document_type', 'd.code_scheme')
+            .options(PREPARED)
         : [];
       const byFile = new Map<number, ImportedDocumentRef[]>();
       for (const row of rows) {
@@ -123,7 +132,8 @@ export function createUploadedFilesRepository(db: Database) {
         .where({ id })
         .whereIn('status', ['PENDING', 'PROCESSING'])
         .update({ status: 'PROCESSING', updated_at: db.fn.now() })
-        .returning('*');
+        .returning(UPLOADED_FILE_COLUMNS)
+        .options(PREPARED);
       return row as UploadedFileRow | undefined;
     },
 
@@ -133,7 +143,7 @@ export function createUploadedFilesRepository(db: Database) {
      */
     async markDone(id: number, skipped: UploadedFileRow['skipped']): Promise<UploadedFileRow | undefined> {
       const changes = { status: 'DONE', skipped: JSON.stringify(skipped), error_code: null, error_message: null, processed_at: db.fn.now(), updated_at: db.fn.now() };
-      const row = await updateStatus<UploadedFileRow>(db, 'uploaded_files', id, changes, ['*'], unlessCancelled);
+      const row = await updateStatus<UploadedFileRow>(db, 'uploaded_files', id, changes, UPLOADED_FILE_COLUMNS, unlessCancelled);
       if (!row) return undefined;
       const { previous_status: previousStatus, ...file } = row;
       if (previousStatus !== 'DONE') countImport(row.type, 'imported');

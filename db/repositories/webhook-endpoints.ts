@@ -1,6 +1,8 @@
 import type { Database } from '../connection';
 import { countEndpointDisabled } from '../../config/outcome-metrics';
 import type { CompanyAccess } from '../../domain/company-access';
+import { columnsOf } from '../columns';
+import { PREPARED } from '../prepared-statement';
 
 /** A secret sealed with the SecretBox; expires_at is set on the old secret by a rotation. */
 export type StoredSecret = { sealed: string; created_at: string; expires_at: string | null };
@@ -18,6 +20,11 @@ export type WebhookEndpointRow = {
   created_at: Date;
   updated_at: Date;
 };
+
+const ENDPOINT_COLUMNS = columnsOf<WebhookEndpointRow>({
+  id: true, company_id: true, url: true, events: true, enabled: true, consecutive_failures: true, secrets: true, disabled_at: true,
+  deleted_at: true, created_at: true, updated_at: true,
+});
 
 export type EndpointChanges = Partial<Pick<WebhookEndpointRow, 'url' | 'events'>>;
 
@@ -88,8 +95,9 @@ export function createWebhookEndpointsRepository(db: Database) {
       return db<WebhookEndpointRow>('webhook_endpoints').where({ id }).first();
     },
 
+    /** Every published event reads these (prepared). */
     enabledForCompany(companyId: number): Promise<WebhookEndpointRow[]> {
-      return live().where({ company_id: companyId, enabled: true });
+      return live().where({ company_id: companyId, enabled: true }).select(ENDPOINT_COLUMNS).options(PREPARED);
     },
 
     /** Internal (the endpoint's entity workflow, which only knows the id it was started for). */
