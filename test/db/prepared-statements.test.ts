@@ -3,6 +3,7 @@ import test from 'ava';
 import { connectDatabase, type Database } from '../../db/connection';
 import { PREPARED, statementName } from '../../db/prepared-statement';
 import { createRepositories } from '../../db/repositories';
+import { seedCompany } from '../support/api';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 
 // Statements marked PREPARED run as named prepared statements (db/prepared-statement.ts): parsed
@@ -61,4 +62,37 @@ test('a delivery attempt\'s statements are prepared on the connection that ran t
   const context = await repositories.webhookDeliveries.attemptContext(-1, -1, randomUUID());
   t.deepEqual(context, { endpoint: null, deliveryStatus: null, payload: null });
   t.true((await preparedOnTheConnection()).some((row) => row.statement.includes('AS delivery_status')));
+});
+
+async function tableColumns(table: string): Promise<string[]> {
+  const { rows } = await database.db.raw<{ rows: { column_name: string }[] }>(
+    'SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = ? ORDER BY column_name',
+    [table],
+  );
+  return rows.map((row) => row.column_name);
+}
+
+// The prepared reads name their columns (db/columns.ts) instead of `*`: a column a migration adds
+// must be added to the row type and its list too, or these reads would silently leave it out.
+test('the prepared reads return every column of their tables', async (t) => {
+  const company = await seedCompany(database, 'Columnas S.A.S.', '900777111');
+  const repositories = database.repositories;
+  const sorted = (row: object | undefined) => Object.keys(row ?? {}).sort();
+
+  t.deepEqual(sorted(await repositories.companies.findVisible({ allCompanies: true }, company.id)), await tableColumns('companies'));
+  t.deepEqual(sorted(await repositories.companies.findVisible({ allCompanies: false, companyIds: [company.id] }, company.id)), await tableColumns('companies'));
+
+  const file = await repositories.uploadedFiles.insert({
+    company_id: company.id, type: 'API', file_name: 'a.xml', extension: 'xml', content_type: 'application/xml', size: 1, sha256: 'x'.repeat(64), blob_key: `k/${randomUUID()}`,
+  });
+  const fileColumns = await tableColumns('uploaded_files');
+  t.deepEqual(sorted(file), fileColumns);
+  t.deepEqual(sorted(await repositories.uploadedFiles.findById(file.id)), fileColumns);
+  t.deepEqual(sorted(await repositories.uploadedFiles.markProcessing(file.id)), fileColumns);
+  t.deepEqual(sorted(await repositories.uploadedFiles.markDone(file.id, [])), fileColumns);
+
+  const secret = { sealed: 'sealed', created_at: new Date().toISOString(), expires_at: null };
+  await repositories.webhookEndpoints.insertWithinLimit(company.id, 10, 'https://example.com/hook', ['document.imported'], secret);
+  const [endpoint] = await repositories.webhookEndpoints.enabledForCompany(company.id);
+  t.deepEqual(sorted(endpoint), await tableColumns('webhook_endpoints'));
 });
