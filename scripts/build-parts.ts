@@ -67,10 +67,12 @@ export function partNodeArguments(part: PartName, compiledDir = process.env[COMP
 /**
  * The worker's V8 heap sizes (WORKER_V8_FLAGS overrides them; empty for V8's own). Without a
  * limit V8 sizes the old generation from the machine's memory (about 4 GiB here) and lets
- * garbage pile up far past the 300 MiB budget before collecting; the smaller young generation
- * costs little throughput (docs/performance.md "Memory" has the measurements).
+ * garbage pile up far past the 300 MiB budget before collecting. The young generation's 4 MiB
+ * semi-spaces (2 until 2026-11-24) gave the webhook pipeline a better ratio to its baseline for
+ * about 10 MiB more; 8 MiB took an import burst's worker past the budget (docs/performance.md
+ * "Memory" and "The worker's young generation").
  */
-export const DEFAULT_WORKER_V8_FLAGS = '--max-old-space-size=128 --max-semi-space-size=2';
+export const DEFAULT_WORKER_V8_FLAGS = '--max-old-space-size=128 --max-semi-space-size=4';
 
 function workerV8Flags(): string[] {
   return (process.env.WORKER_V8_FLAGS ?? DEFAULT_WORKER_V8_FLAGS).split(/\s+/).filter(Boolean);
