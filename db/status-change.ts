@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { qualified } from './columns';
 import { PREPARED } from './prepared-statement';
 
 /**
@@ -27,7 +28,7 @@ export async function updateStatus<T extends Record<string, unknown>>(
   // Prepared (a status change per import, export, DIAN event…): each call site's statement has one text.
   const [row] = await query
     .update(changes)
-    .returning([...returning.map((column) => `t.${column}`), 'previous.status as previous_status'])
+    .returning([...qualified('t', returning), 'previous.status as previous_status'])
     .options(PREPARED);
   return row as (T & { previous_status: string }) | undefined;
 }

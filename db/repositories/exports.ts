@@ -4,6 +4,7 @@ import { countExport } from '../../config/outcome-metrics';
 import { isUniqueViolation } from '../errors';
 import type { UblLine, UblParty } from '../../domain/ubl/types';
 import { ACCOUNTING_COLUMNS, type StoredAccounting } from '../../domain/documents/accounting';
+import { qualified } from '../columns';
 
 export type ExportStatus = 'pending' | 'succeeded' | 'failed';
 
@@ -114,7 +115,7 @@ export function createExportsRepository(db: Database) {
         .first(
           'd.id', 'd.company_id', 'd.document_type', 'd.kind', 'd.number', 'd.cufe', 'd.issued_at', 'd.due_date', 'd.currency',
           'd.sub_total', 'd.vat', 'd.total', 'd.supplier', 'd.lines', 'd.dian_document_type', 'd.code_scheme',
-          ...ACCOUNTING_COLUMNS.map((column) => `d.${column}`),
+          ...qualified('d', ACCOUNTING_COLUMNS),
           'c.id_type as contact_id_type', 'c.id_number as contact_id_number', 'c.dv as contact_dv', 'c.name as contact_name', 'c.email as contact_email',
         );
     },
