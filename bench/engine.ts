@@ -27,7 +27,7 @@ import { startTemporalDevServer } from '../scripts/embedded/temporal-dev-server'
 import { ensureTemporalCli } from '../scripts/provision/temporal-cli';
 import { registerSearchAttributes } from '../temporal/register-search-attributes';
 import { workerTuning } from '../worker/tuning';
-import { deliveryShapedNoopWorkflow, noopWorkflow } from './engine/workflows';
+import { deliveryShapedNoopWorkflow, localNoopWorkflow, noopWorkflow } from './engine/workflows';
 import { CleanupStack } from './support/cleanup';
 import { parseShortAndJson, runMain, warnIfBusy } from './support/cli';
 import { processCpuMs } from './support/process-cpu';
@@ -43,6 +43,7 @@ const VARIANTS: Variant[] = [
   { name: 'no-op with 3 search attributes', workflow: noopWorkflow, subject: true },
   { name: 'delivery-shaped no-op (3 search attributes, 1 patch)', workflow: deliveryShapedNoopWorkflow, subject: true },
   { name: 'no-op with 3 search attributes, started eagerly by the worker', workflow: noopWorkflow, subject: true, eager: true },
+  { name: 'no-op whose step is a local activity', workflow: localNoopWorkflow, subject: false },
 ];
 type Sample = { variant: string; partitions: number; pollers: string; perSecond: number; serverCpuMs: number | null };
 type Pollers = { name: string; tuning: Partial<WorkerOptions> };

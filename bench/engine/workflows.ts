@@ -1,5 +1,5 @@
-import { patched } from '@temporalio/workflow';
-import { noopWorkflow } from '../webhooks/noop-workflow';
+import { patched, proxyLocalActivities } from '@temporalio/workflow';
+import { noopWorkflow, type NoopActivities } from '../webhooks/noop-workflow';
 
 export { noopWorkflow };
 
@@ -11,4 +11,14 @@ export { noopWorkflow };
 export async function deliveryShapedNoopWorkflow(): Promise<void> {
   patched('bench-patch');
   await noopWorkflow();
+}
+
+const local = proxyLocalActivities<NoopActivities>({ startToCloseTimeout: '30 seconds' });
+
+/**
+ * The no-op workflow with its step as a local activity: run by the worker inside the first
+ * workflow task, recorded as a marker, so one workflow task and no activity task. Bench-only.
+ */
+export async function localNoopWorkflow(): Promise<void> {
+  await local.noop();
 }
