@@ -8,14 +8,20 @@ export const NO_HEARTBEAT: Heartbeat = () => undefined;
 /** How often a long activity under withHeartbeatsAfter heartbeats on its own (the SDK sends at most one per 0.8 × the heartbeat timeout). */
 export const KEEPALIVE_INTERVAL_MS = 5_000;
 
-/** The running activity's heartbeat; outside an activity (tests of a function itself) it does nothing. */
+/**
+ * The running activity's heartbeat. It does nothing outside an activity (tests of a function
+ * itself) and in a local activity, which the server does not track: a lost worker shows as its
+ * workflow task timing out, and the activity runs again with the task.
+ */
 export function activityHeartbeat(): Heartbeat {
+  let context: Context;
   try {
-    const context = Context.current();
-    return (details) => context.heartbeat(details);
+    context = Context.current();
   } catch {
     return NO_HEARTBEAT;
   }
+  if (context.info.isLocal) return NO_HEARTBEAT;
+  return (details) => context.heartbeat(details);
 }
 
 /**

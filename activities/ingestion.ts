@@ -154,7 +154,7 @@ export function createIngestionActivities(deps: IngestionActivityDependencies) {
      */
     async resumeUnfinishedImports(): Promise<number> {
       const files = await repositories.uploadedFiles.unfinished(120);
-      for (const file of files) await startImport(deps, file.id, file.companyId);
+      for (const file of files) await startImport(deps, { fileId: file.id, companyId: file.companyId, sizeBytes: file.sizeBytes });
       return files.length;
     },
 

@@ -7,7 +7,7 @@ import { describeFileType } from '../domain/ingestion/plan-import';
 import { detectFileType } from '../domain/files/detect';
 import { keySegment, type BlobStore } from '../storage/blob-store';
 import type { TemporalTarget } from '../temporal/start-workflow';
-import { startImport } from './start-import';
+import { startImport, type FileToImport } from './start-import';
 
 /** Largest accepted file (documented in docs/ingestion.md). */
 export const MAX_FILE_BYTES = 20 * 1024 * 1024;
@@ -104,15 +104,20 @@ async function storeAndStartImport(deps: IntakeDependencies, incoming: IncomingF
     if (earlier) return { file: await replay(deps, earlier, sha256, incoming.startImport !== false), replayed: true };
     throw error;
   }
-  if (incoming.startImport !== false) await startImport(deps, file.id, file.company_id);
+  if (incoming.startImport !== false) await startImport(deps, fileToImport(file));
   return { file, replayed: false };
+}
+
+/** The row's size is a bigint column, which pg returns as a string. */
+function fileToImport(file: UploadedFileRow): FileToImport {
+  return { fileId: file.id, companyId: file.company_id, sizeBytes: Number(file.size) };
 }
 
 async function replay(deps: IntakeDependencies, earlier: UploadedFileRow, sha256: string, start: boolean): Promise<UploadedFileRow> {
   if (earlier.sha256 !== sha256) {
     throw new IntakeError(409, 'idempotency_key_reused', 'This Idempotency-Key was already used for a different file.');
   }
-  if (start) await startImport(deps, earlier.id, earlier.company_id); // a first attempt may have stored the file but not started its import
+  if (start) await startImport(deps, fileToImport(earlier)); // a first attempt may have stored the file but not started its import
   return earlier;
 }
 

@@ -1,15 +1,25 @@
 import { ActivityFailure, patched, proxyActivities, proxyLocalActivities, uuid4 } from '@temporalio/workflow';
 import type { createDianDocumentActivities } from '../activities/dian-documents';
 import type { createIngestionActivities, EventToPublish, ImportedFile, ImportOutcome } from '../activities/ingestion';
+import { importsInline } from '../domain/ingestion/import-lane';
 import { settlingOnCancellation } from './settle-on-cancellation';
 
 type IngestionActivities = ReturnType<typeof createIngestionActivities>;
 type DianDocumentActivities = ReturnType<typeof createDianDocumentActivities>;
 
+const IMPORT_RETRY = { initialInterval: '2 seconds', maximumInterval: '1 minute', maximumAttempts: 6 } as const;
 const { importUploadedFile } = proxyActivities<IngestionActivities>({
   startToCloseTimeout: '2 minutes',
   heartbeatTimeout: '15 seconds',
-  retry: { initialInterval: '2 seconds', maximumInterval: '1 minute', maximumAttempts: 6 },
+  retry: IMPORT_RETRY,
+});
+// A small file's import inside the workflow's first task (decision 0019). Its retries wait on a
+// workflow timer (localRetryThreshold), not inside the task, so a database outage never holds
+// the worker's workflow-task slots for the length of a backoff.
+const { importUploadedFile: importUploadedFileInline } = proxyLocalActivities<IngestionActivities>({
+  startToCloseTimeout: '2 minutes',
+  localRetryThreshold: '1 second',
+  retry: IMPORT_RETRY,
 });
 const { failUploadedFile, uploadedFileRecord, contactRecord, publishEvents, resumeUnfinishedImports } = proxyActivities<IngestionActivities>({
   startToCloseTimeout: '1 minute',
@@ -52,6 +62,9 @@ async function afterImportAtDian(fileId: number): Promise<void> {
   }
 }
 
+/** What an upload's import workflow is started with: the file, and its size when the starter knows it. */
+export type ImportFileInput = { fileId: number; sizeBytes?: number };
+
 /**
  * One uploaded file, from bytes to documents: import it (idempotently: a CUFE is stored once,
  * a retried import creates nothing new), then tell the client — contact.created/updated for
@@ -61,8 +74,18 @@ async function afterImportAtDian(fileId: number): Promise<void> {
  * two workflow tasks (docs/performance.md, per-unit cost). Cancelled, the upload ends ERROR
  * (code cancelled) with document.import_failed.
  */
+export async function importFileWorkflowV3(input: ImportFileInput): Promise<{ status: 'DONE' | 'ERROR' }> {
+  const importStep = importsInline(input.sizeBytes) ? importUploadedFileInline : importUploadedFile;
+  return settlingOnCancellation({ kind: 'import', fileId: input.fileId }, () => importFile(input, importStep), 'always');
+}
+
+/**
+ * The import type every upload ran from decision 0018 until importFileWorkflowV3: the same story
+ * with the import always an activity task. Kept registered for the runs alive at a deploy and
+ * the replay of their histories.
+ */
 export async function importFileWorkflowV2(input: { fileId: number }): Promise<{ status: 'DONE' | 'ERROR' }> {
-  return settlingOnCancellation({ kind: 'import', fileId: input.fileId }, () => importFile(input), 'always');
+  return settlingOnCancellation({ kind: 'import', fileId: input.fileId }, () => importFile(input, importUploadedFile), 'always');
 }
 
 /**
@@ -72,13 +95,15 @@ export async function importFileWorkflowV2(input: { fileId: number }): Promise<{
  * their new branches without a marker (two history events and one Cloud action less per file).
  */
 export async function importFileWorkflow(input: { fileId: number }): Promise<{ status: 'DONE' | 'ERROR' }> {
-  return settlingOnCancellation({ kind: 'import', fileId: input.fileId }, () => (patched(LEAN_IMPORT_PATCH) ? importFile(input) : importFileAsBeforeLeanImport(input)));
+  return settlingOnCancellation({ kind: 'import', fileId: input.fileId }, () =>
+    patched(LEAN_IMPORT_PATCH) ? importFile(input, importUploadedFile) : importFileAsBeforeLeanImport(input),
+  );
 }
 
-async function importFile(input: { fileId: number }): Promise<{ status: 'DONE' | 'ERROR' }> {
+async function importFile(input: { fileId: number }, importStep: IngestionActivities['importUploadedFile']): Promise<{ status: 'DONE' | 'ERROR' }> {
   let imported: ImportedFile;
   try {
-    imported = await importUploadedFile(input.fileId);
+    imported = await importStep(input.fileId);
   } catch (error) {
     if (!(error instanceof ActivityFailure)) throw error;
     const record = await local.failUploadedFile(input.fileId, 'import_failed', 'The file could not be processed; it is kept and can be uploaded again.');

@@ -6,7 +6,7 @@ export { webhookEndpointWorkflow } from './webhook-endpoint';
 export { purgeWebhookHistoryWorkflow } from './purge-webhook-history';
 export { repairUnstartedDeliveriesWorkflow } from './repair-unstarted-deliveries';
 export { purgeUnimportableMailWorkflow } from './purge-unimportable-mail';
-export { importFileWorkflow, importFileWorkflowV2, resumeUnfinishedImportsWorkflow } from './import-file';
+export { importFileWorkflow, importFileWorkflowV2, importFileWorkflowV3, resumeUnfinishedImportsWorkflow } from './import-file';
 export { exportDocumentWorkflow, exportDocumentWorkflowV2 } from './export-document';
 export { dianEventWorkflow } from './dian-event';
 export { dianImportWorkflow } from './dian-import';

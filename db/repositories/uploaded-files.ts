@@ -116,14 +116,14 @@ export function createUploadedFilesRepository(db: Database) {
     },
 
     /** Uploads older than `olderThanSeconds` whose import has not finished (uploaded_files_unfinished). */
-    async unfinished(olderThanSeconds: number, limit = 500): Promise<{ id: number; companyId: number }[]> {
+    async unfinished(olderThanSeconds: number, limit = 500): Promise<{ id: number; companyId: number; sizeBytes: number }[]> {
       const rows = await db('uploaded_files')
         .whereIn('status', ['PENDING', 'PROCESSING'])
         .where('created_at', '<', db.raw(`now() - make_interval(secs => ?)`, [olderThanSeconds]))
         .orderBy('created_at')
         .limit(limit)
-        .select('id', 'company_id');
-      return rows.map((row) => ({ id: row.id as number, companyId: row.company_id as number }));
+        .select('id', 'company_id', 'size');
+      return rows.map((row) => ({ id: row.id as number, companyId: row.company_id as number, sizeBytes: Number(row.size) }));
     },
 
     /** Marks an unfinished import PROCESSING and returns its row; undefined when it is finished (or absent). */

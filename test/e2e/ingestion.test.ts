@@ -1,7 +1,8 @@
 import test from 'ava';
 import { simplePdf, zipOf } from '../../admin/demo-documents';
 import { bearer, seedCompany, seedKey, startTestApi, type TestApi } from '../support/api';
-import { fixture, upload, waitForImport } from '../support/ingestion';
+import { INLINE_IMPORT_MAX_BYTES } from '../../domain/ingestion/import-lane';
+import { fixture, paddedXml, upload, waitForImport } from '../support/ingestion';
 import { startReceiver, verifiedEvents } from '../support/receiver';
 import { startTestWorker, type TestWorker } from '../support/worker';
 import { eventually } from '../support/eventually';
@@ -144,19 +145,37 @@ test.serial('a sale: the company is the supplier, the customer becomes the conta
   t.is(invoice.contact.id_number, 154698949);
 });
 
-test.serial('a company without DIAN settings: the import is one activity and one local activity, no DIAN-side step (patch lean-import)', async (t) => {
+/** The activity types a run scheduled as tasks, and those it ran as local activities (from their markers), in order. */
+async function importSteps(fileId: number) {
+  const handle = api.temporal.client.workflow.getHandle(workflowIdsFor(worker.taskQueue).importFile(fileId));
+  await handle.result();
+  const events = (await handle.fetchHistory()).events ?? [];
+  const tasks = events.flatMap((event) => (event.activityTaskScheduledEventAttributes?.activityType?.name ? [event.activityTaskScheduledEventAttributes.activityType.name] : []));
+  const local = events.flatMap((event) => {
+    const marker = event.markerRecordedEventAttributes;
+    if (marker?.markerName !== 'core_local_activity') return [];
+    const data = marker.details?.data?.payloads?.[0]?.data;
+    return [data ? (JSON.parse(Buffer.from(data).toString('utf8')) as { activity_type: string }).activity_type : '?'];
+  });
+  return { tasks, local, workflowTasks: events.filter((event) => event.workflowTaskCompletedEventAttributes).length };
+}
+
+test.serial('a small file of a company without DIAN settings imports inside one workflow task: two local activities, no activity task (decision 0019)', async (t) => {
   // The seller of the test above: a company without DIAN settings (its document is skipped this time).
   const other = (await api.database.db('companies').where({ nit: '2022516219' }).first()) as { id: number };
   const accepted = await upload(api.url, key, other.id, { name: 'sale-again.xml', bytes: fixture('toolbox-other-currency.xml') });
   t.is((await waitForImport(api.url, key, other.id, accepted.body.id)).status, 'DONE');
-  const handle = api.temporal.client.workflow.getHandle(workflowIdsFor(worker.taskQueue).importFile(accepted.body.id));
-  await handle.result();
-  const events = (await handle.fetchHistory()).events ?? [];
-  const activities = events.flatMap((event) => (event.activityTaskScheduledEventAttributes?.activityType?.name ? [event.activityTaskScheduledEventAttributes.activityType.name] : []));
-  t.deepEqual(activities, ['importUploadedFile']);
-  const markers = events.filter((event) => event.markerRecordedEventAttributes?.markerName === 'core_local_activity');
-  t.is(markers.length, 1, 'publishEvents ran as a local activity');
-  t.is(events.filter((event) => event.workflowTaskCompletedEventAttributes).length, 2);
+  t.deepEqual(await importSteps(accepted.body.id), { tasks: [], local: ['importUploadedFile', 'publishEvents'], workflowTasks: 1 });
+});
+
+test.serial('a file over the inline limit imports as an activity task of its own, heartbeating (decision 0019)', async (t) => {
+  const other = (await api.database.db('companies').where({ nit: '2022516219' }).first()) as { id: number };
+  // The same sale behind a comment that takes it past the limit: a valid XML.
+  const padded = paddedXml(fixture('toolbox-other-currency.xml'), INLINE_IMPORT_MAX_BYTES + 1);
+  t.true(padded.length > INLINE_IMPORT_MAX_BYTES);
+  const accepted = await upload(api.url, key, other.id, { name: 'sale-padded.xml', bytes: padded });
+  t.is((await waitForImport(api.url, key, other.id, accepted.body.id)).status, 'DONE');
+  t.deepEqual(await importSteps(accepted.body.id), { tasks: ['importUploadedFile'], local: ['publishEvents'], workflowTasks: 2 });
 });
 
 test.serial('an AttachedDocument is unwrapped, and keeps DIAN validation', async (t) => {

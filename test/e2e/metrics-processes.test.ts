@@ -96,7 +96,7 @@ test.serial('every metric the Grafana dashboard queries is exported by the API, 
   const { client } = api.temporal;
   const taskQueue = api.config.temporal.taskQueue;
   const failing = [
-    await client.workflow.start('importFileWorkflowV2', { taskQueue, workflowId: `metrics-missing-file-${randomUUID()}`, args: [{ fileId: 2_000_000_000 }] }),
+    await client.workflow.start('importFileWorkflowV3', { taskQueue, workflowId: `metrics-missing-file-${randomUUID()}`, args: [{ fileId: 2_000_000_000 }] }),
     await client.workflow.start('noSuchWorkflow', { taskQueue, workflowId: `metrics-unknown-type-${randomUUID()}`, args: [] }),
   ];
   // (and the e-mailed file's import workflow completing, after its events are published).

@@ -50,13 +50,13 @@ test('list-filtering by CompanyId returns exactly that company\'s workflows, wit
   const found = await eventually(async () => {
     const executions = await list(`CompanyId = ${buyer.id} AND TaskQueue = '${queue}'`);
     const types = new Set(executions.map((execution) => execution.type));
-    return types.has('importFileWorkflowV2') && types.has('webhookDeliveryWorkflowV2') ? executions : undefined;
+    return types.has('importFileWorkflowV3') && types.has('webhookDeliveryWorkflowV2') ? executions : undefined;
   });
   for (const execution of found) t.is(execution.typedSearchAttributes.get(searchAttributes.CompanyId), buyer.id, execution.workflowId);
   t.false(found.some((execution) => execution.workflowId === `${queue}/file-import-${theirs.body.id}`));
 
   const [imported] = await eventually(async () => {
-    const executions = await list(`UploadedFileId = ${mine.body.id} AND WorkflowType = 'importFileWorkflowV2' AND TaskQueue = '${queue}'`);
+    const executions = await list(`UploadedFileId = ${mine.body.id} AND WorkflowType = 'importFileWorkflowV3' AND TaskQueue = '${queue}'`);
     return executions.length ? executions : undefined;
   });
   t.is(imported!.workflowId, importId);

@@ -252,8 +252,8 @@ test.serial('the runbook\'s queries, as docs/operations.md writes them, find the
 
   const cancelled = await eventually(async () => {
     const found = await runbook(
-      `CompanyId=42 AND WorkflowType='importFileWorkflowV2' AND ExecutionStatus='Canceled'`,
-      `CompanyId=${companyId} AND WorkflowType='importFileWorkflowV2' AND ExecutionStatus='Canceled'`,
+      `CompanyId=42 AND WorkflowType='importFileWorkflowV3' AND ExecutionStatus='Canceled'`,
+      `CompanyId=${companyId} AND WorkflowType='importFileWorkflowV3' AND ExecutionStatus='Canceled'`,
     );
     return found.length ? found : undefined;
   });

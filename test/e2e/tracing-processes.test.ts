@@ -33,7 +33,7 @@ test('the API and the worker processes export one upload as one trace over OTLP/
 
   // The workflow's span ends with the workflow (after the file is DONE: DIAN sync, events), then
   // the worker's batch processor exports it within 5 s.
-  await waitUntil(() => receivedSpans(collector.bodies).some((span) => span.name === 'RunWorkflow:importFileWorkflowV2'), 90_000, 'the workflow span').catch((error: Error) => {
+  await waitUntil(() => receivedSpans(collector.bodies).some((span) => span.name === 'RunWorkflow:importFileWorkflowV3'), 90_000, 'the workflow span').catch((error: Error) => {
     t.log(receivedSpans(collector.bodies).map((span) => `${span.service} ${span.name}`));
     throw error;
   });
@@ -44,10 +44,10 @@ test('the API and the worker processes export one upload as one trace over OTLP/
   const request = spans.find((span) => span.service === 'document-invoicing-api' && span.name === 'POST /v1/companies/:company_id/files');
   t.truthy(request, JSON.stringify(spans.map((span) => [span.service, span.name])));
   const trace = spans.filter((span) => span.traceId === request!.traceId);
-  const start = trace.find((span) => span.name === 'StartWorkflow:importFileWorkflowV2');
+  const start = trace.find((span) => span.name === 'StartWorkflow:importFileWorkflowV3');
   t.is(start?.service, 'document-invoicing-api');
   t.is(start?.parentSpanId, request!.spanId);
-  const run = trace.find((span) => span.name === 'RunWorkflow:importFileWorkflowV2');
+  const run = trace.find((span) => span.name === 'RunWorkflow:importFileWorkflowV3');
   t.is(run?.service, 'document-invoicing-worker');
   t.is(run?.parentSpanId, start!.spanId);
   t.true(trace.some((span) => span.service === 'document-invoicing-worker' && span.name === 'RunActivity:importUploadedFile'));

@@ -88,15 +88,15 @@ test('an upload is one trace: API request, StartWorkflow, RunWorkflow, RunActivi
   t.true(chain.every((span) => span.spanContext().traceId === traceId), names.join(' ← '));
   t.is(chain.at(-1), server, names.join(' ← '));
   t.regex(names[1]!, /^RunActivity:/, names.join(' ← '));
-  for (const expected of ['RunWorkflow:webhookDeliveryWorkflowV2', 'RunWorkflow:importFileWorkflowV2', 'StartWorkflow:importFileWorkflowV2']) {
+  for (const expected of ['RunWorkflow:webhookDeliveryWorkflowV2', 'RunWorkflow:importFileWorkflowV3', 'StartWorkflow:importFileWorkflowV3']) {
     t.true(names.includes(expected), `${expected} in ${names.join(' ← ')}`);
   }
 
   // The import itself: StartWorkflow ← API request, RunWorkflow ← StartWorkflow, RunActivity ← StartActivity ← RunWorkflow.
   const named = (name: string) => eventually(() => spans().find((span) => span.name === name && span.spanContext().traceId === traceId));
-  const start = await named('StartWorkflow:importFileWorkflowV2');
+  const start = await named('StartWorkflow:importFileWorkflowV3');
   t.is(start.parentSpanId, server.spanContext().spanId);
-  const run = await named('RunWorkflow:importFileWorkflowV2');
+  const run = await named('RunWorkflow:importFileWorkflowV3');
   t.is(run.parentSpanId, start.spanContext().spanId);
   const runActivity = await named('RunActivity:importUploadedFile');
   const startActivity = byId(runActivity.parentSpanId);

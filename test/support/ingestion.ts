@@ -25,6 +25,14 @@ export function fixture(name: string): Buffer {
 }
 
 /** POST /v1/companies/{id}/files as multipart, the way a client would. */
+/** The same XML document behind a comment after its declaration that takes it to `targetBytes` or more (a large valid file). */
+export function paddedXml(xml: Buffer, targetBytes: number): Buffer {
+  const text = xml.toString('utf8');
+  const declarationEnd = text.indexOf('?>') + 2;
+  const padding = 'padding '.repeat(Math.ceil(targetBytes / 8));
+  return Buffer.from(`${text.slice(0, declarationEnd)}\n<!-- ${padding} -->${text.slice(declarationEnd)}`);
+}
+
 export async function upload(
   apiUrl: string,
   key: string,

@@ -75,3 +75,26 @@ test('activityHeartbeat forwards every call at once (a DIAN batch heartbeats its
   });
   t.deepEqual(sent, [3, 4]);
 });
+
+test('a local activity (an inline import, decision 0019) never heartbeats: the server does not track it', async (t) => {
+  const environment = new MockActivityEnvironment({ isLocal: true });
+  const sent: unknown[] = [];
+  environment.on('heartbeat', (details: unknown) => sent.push(details));
+  const result = await environment.run(() =>
+    withHeartbeatsAfter(
+      20,
+      async (heartbeat) => {
+        heartbeat({ step: 'read' });
+        await tick(120);
+        heartbeat({ step: 'parsed' });
+        return 'imported';
+      },
+      30,
+    ),
+  );
+  t.is(result, 'imported');
+  activityHeartbeat();
+  t.deepEqual(sent, []);
+  await environment.run(async () => activityHeartbeat()('a direct call'));
+  t.deepEqual(sent, [], 'nor a direct call');
+});

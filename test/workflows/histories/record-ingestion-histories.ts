@@ -7,15 +7,17 @@ import { workflowIdsFor } from '../../../workflows/messages';
 import { seedCompany } from '../../support/api';
 import { testTemporalAddress } from '../../support/database';
 import { startDianWorld, type DianWorld } from '../../support/dian-world';
-import { fixture, upload, waitForImport } from '../../support/ingestion';
+import { fixture, paddedXml, upload, waitForImport } from '../../support/ingestion';
 
 // Records the import histories replayed by test/workflows/ingestion-replay.test.ts. The committed
 // ones were recorded at commit da90be3, BEFORE the import workflow gathered its data in one
 // activity and ran the DIAN-side steps only when needed (patch 'lean-import') and before DIAN
 // runs imported their documents in batches (patch 'dian-import-batches'): they prove that runs
 // started by older code still replay. The v2-*.binpb ones were recorded by the commit that added
-// importFileWorkflowV2 (decision 0018). To record new ones, copy this file to a name ending in
-// .test.ts and run it with `npm test -- <file>`.
+// importFileWorkflowV2 (decision 0018), the v3-*.binpb ones by the commit that added
+// importFileWorkflowV3 (decision 0019: small files import inline; 'import-over-inline-limit' is a
+// file the V3 type imports in an activity task). To record new ones, copy this file to a name
+// ending in .test.ts, set PREFIX, and run it with `npm test -- <file>`.
 let world: DianWorld;
 let client: Client;
 test.before(async () => {
@@ -27,9 +29,12 @@ test.after.always(async () => {
   await world?.close();
 });
 
+/** Names the recorded histories after the code that recorded them ('v3-', …). */
+const PREFIX = '';
+
 async function save(name: string, workflowId: string) {
   const history = await client.workflow.getHandle(workflowId).fetchHistory();
-  await writeFile(path.resolve(__dirname, 'ingestion', `${name}.binpb`), temporal.api.history.v1.History.encode(history).finish());
+  await writeFile(path.resolve(__dirname, 'ingestion', `${PREFIX}${name}.binpb`), temporal.api.history.v1.History.encode(history).finish());
 }
 
 test.serial('record', async (t) => {
@@ -55,7 +60,13 @@ test.serial('record', async (t) => {
   await client.workflow.getHandle(ids.importFile(sale.body.id)).result();
   await save('import-no-dian-settings', ids.importFile(sale.body.id));
 
-  // 4. a DIAN import run by range: the simulator lists three, one already present
+  // 4. a sale past the inline-import limit (decision 0019): the same XML behind a 600 KiB comment
+  const large = await upload(world.api.url, world.key, seller.id, { name: 'sale-padded.xml', bytes: paddedXml(fixture('toolbox-other-currency.xml'), 600 * 1024) });
+  t.is((await waitForImport(world.api.url, world.key, seller.id, large.body.id)).status, 'DONE');
+  await client.workflow.getHandle(ids.importFile(large.body.id)).result();
+  await save('import-over-inline-limit', ids.importFile(large.body.id));
+
+  // 5. a DIAN import run by range: the simulator lists three, one already present
   const run = await world.call('POST', `/v1/companies/${buyer}/dian-imports`, { begin_date: '2019-01-01', end_date: '2024-12-31', document_type: 'all' });
   t.is(run.status, 202);
   await client.workflow.getHandle(ids.dianImport(run.body.id)).result();
