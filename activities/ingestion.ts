@@ -2,6 +2,7 @@ import { Context } from '@temporalio/activity';
 import type { Repositories } from '../db/repositories';
 import type { ContactChange } from '../db/repositories/imports';
 import type { UploadedFileRow } from '../db/repositories/uploaded-files';
+import { importEvents } from '../domain/ingestion/import-events';
 import { PDF_KINDS, type ImportPlan, type PdfKind } from '../domain/ingestion/plan-import';
 import { CpuBudgetExceeded, planImportInPool } from '../services/cpu/pool';
 import { importFilesMemoryBudget } from '../services/file-memory-budget';
@@ -119,6 +120,13 @@ export async function importAndGather(deps: IngestionActivityDependencies, fileI
   return { ...outcome, record, contacts, dian };
 }
 
+/** The workflow the running activity publishes for: published event ids derive from it. */
+function publishingWorkflowId(): string {
+  const publisher = Context.current().info.workflowExecution?.workflowId;
+  if (!publisher) throw new Error('events are published by an activity of a workflow');
+  return publisher;
+}
+
 export function createIngestionActivities(deps: IngestionActivityDependencies) {
   const { repositories } = deps;
 
@@ -130,6 +138,18 @@ export function createIngestionActivities(deps: IngestionActivityDependencies) {
      */
     async importUploadedFile(fileId: number): Promise<ImportedFile> {
       return withHeartbeatsAfter(IMPORT_HEARTBEAT_GRACE_MS, (heartbeat) => importAndGather(deps, fileId, heartbeat));
+    },
+
+    /**
+     * importUploadedFile, then, when DIAN's side has nothing to do, the import's events published
+     * at once (`published`), as publishEvents would publish them for the workflow: the same ids,
+     * so a retry publishes nothing twice. Otherwise the workflow runs DIAN's steps and publishes.
+     */
+    async importAndPublishUploadedFile(fileId: number): Promise<ImportedFile & { published: boolean }> {
+      const imported = await withHeartbeatsAfter(IMPORT_HEARTBEAT_GRACE_MS, (heartbeat) => importAndGather(deps, fileId, heartbeat));
+      if (imported.dian.registerWithSimulator || imported.dian.invoicesToSync.length > 0) return { ...imported, published: false };
+      await publishWorkflowEvents(deps, publishingWorkflowId(), importEvents(imported));
+      return { ...imported, published: true };
     },
 
     /** The last resort when importing kept failing for reasons other than the file itself; returns the failed record. */
@@ -164,9 +184,7 @@ export function createIngestionActivities(deps: IngestionActivityDependencies) {
      * nothing twice. The ids workflows pass are not used (older workflow code still passes them).
      */
     async publishEvents(events: EventToPublish[]): Promise<void> {
-      const publisher = Context.current().info.workflowExecution?.workflowId;
-      if (!publisher) throw new Error('publishEvents is an activity of a workflow');
-      await publishWorkflowEvents(deps, publisher, events);
+      await publishWorkflowEvents(deps, publishingWorkflowId(), events);
     },
   };
 }

@@ -1,6 +1,7 @@
 import { ActivityFailure, patched, proxyActivities, proxyLocalActivities, uuid4 } from '@temporalio/workflow';
 import type { createDianDocumentActivities } from '../activities/dian-documents';
 import type { createIngestionActivities, EventToPublish, ImportedFile, ImportOutcome } from '../activities/ingestion';
+import { importEvents } from '../domain/ingestion/import-events';
 import { importsInline } from '../domain/ingestion/import-lane';
 import { settlingOnCancellation } from './settle-on-cancellation';
 
@@ -8,7 +9,7 @@ type IngestionActivities = ReturnType<typeof createIngestionActivities>;
 type DianDocumentActivities = ReturnType<typeof createDianDocumentActivities>;
 
 const IMPORT_RETRY = { initialInterval: '2 seconds', maximumInterval: '1 minute', maximumAttempts: 6 } as const;
-const { importUploadedFile } = proxyActivities<IngestionActivities>({
+const { importUploadedFile, importAndPublishUploadedFile } = proxyActivities<IngestionActivities>({
   startToCloseTimeout: '2 minutes',
   heartbeatTimeout: '15 seconds',
   retry: IMPORT_RETRY,
@@ -16,7 +17,7 @@ const { importUploadedFile } = proxyActivities<IngestionActivities>({
 // A small file's import inside the workflow's first task (decision 0019). Its retries wait on a
 // workflow timer (localRetryThreshold), not inside the task, so a database outage never holds
 // the worker's workflow-task slots for the length of a backoff.
-const { importUploadedFile: importUploadedFileInline } = proxyLocalActivities<IngestionActivities>({
+const { importAndPublishUploadedFile: importAndPublishInline } = proxyLocalActivities<IngestionActivities>({
   startToCloseTimeout: '2 minutes',
   localRetryThreshold: '1 second',
   retry: IMPORT_RETRY,
@@ -69,13 +70,15 @@ export type ImportFileInput = { fileId: number; sizeBytes?: number };
  * One uploaded file, from bytes to documents: import it (idempotently: a CUFE is stored once,
  * a retried import creates nothing new), then tell the client — contact.created/updated for
  * the third parties it touched, and document.imported or document.import_failed with the
- * Uploaded file record. The import activity returns those records and whether DIAN's side has
- * anything to do, so a file of a company without DIAN settings costs one activity task and
- * two workflow tasks (docs/performance.md, per-unit cost). Cancelled, the upload ends ERROR
- * (code cancelled) with document.import_failed.
+ * Uploaded file record. The import step returns those records and whether DIAN's side has
+ * anything to do; when it has nothing, the step has published the events itself. A file up to
+ * 512 KiB is imported by a local activity (decision 0019), so a small file of a company without
+ * DIAN settings costs one workflow task and no activity task (docs/performance.md, per-unit
+ * cost); a larger one runs the step as a heartbeating activity task. Cancelled, the upload ends
+ * ERROR (code cancelled) with document.import_failed.
  */
 export async function importFileWorkflowV3(input: ImportFileInput): Promise<{ status: 'DONE' | 'ERROR' }> {
-  const importStep = importsInline(input.sizeBytes) ? importUploadedFileInline : importUploadedFile;
+  const importStep = importsInline(input.sizeBytes) ? importAndPublishInline : importAndPublishUploadedFile;
   return settlingOnCancellation({ kind: 'import', fileId: input.fileId }, () => importFile(input, importStep), 'always');
 }
 
@@ -100,8 +103,11 @@ export async function importFileWorkflow(input: { fileId: number }): Promise<{ s
   );
 }
 
-async function importFile(input: { fileId: number }, importStep: IngestionActivities['importUploadedFile']): Promise<{ status: 'DONE' | 'ERROR' }> {
-  let imported: ImportedFile;
+/** An import step: the import activity, or the one that also publishes its events when nothing else follows. */
+type ImportStep = (fileId: number) => Promise<ImportedFile & { published?: boolean }>;
+
+async function importFile(input: { fileId: number }, importStep: ImportStep): Promise<{ status: 'DONE' | 'ERROR' }> {
+  let imported: ImportedFile & { published?: boolean };
   try {
     imported = await importStep(input.fileId);
   } catch (error) {
@@ -112,11 +118,8 @@ async function importFile(input: { fileId: number }, importStep: IngestionActivi
   if (imported.dian.registerWithSimulator) await bestEffort(() => registerImportedWithDianSimulator(input.fileId), 0);
   if (imported.dian.invoicesToSync.length > 0) await bestEffort(() => syncDianEventsOf(imported.dian.invoicesToSync), 0);
 
-  // Event ids derive from this workflow, the type and the record (publishEvents).
-  const { company_id: companyId, ...data } = imported.record;
-  const events: EventToPublish[] = imported.contacts.map((contact) => ({ companyId, type: contact.type, data: contact.data }));
-  events.push({ companyId, type: imported.status === 'DONE' ? 'document.imported' : 'document.import_failed', data });
-  await local.publishEvents(events);
+  // Event ids derive from this workflow, the type and the record (publishEvents), whichever step publishes.
+  if (!imported.published) await local.publishEvents(importEvents(imported));
   return { status: imported.status };
 }
 

@@ -3,19 +3,19 @@ import { verifyXadesSignature } from '../../domain/dian/xades';
 import { startDianWorld, type DianWorld } from '../support/dian-world';
 import { eventually } from '../support/eventually';
 import { verifyWithXmlsec1 } from '../support/xmlsec';
-import { fixture, upload, waitForImport } from '../support/ingestion';
+import { fixture, importSteps, upload, waitForImport } from '../support/ingestion';
 
 // DIAN buyer events 030 → 032 → 033 on the dev server against the simulator, which verifies
 // the XAdES-EPES signature of every ApplicationResponse it receives.
 let world: DianWorld;
-let invoice: { id: number; cufe: string };
+let invoice: { id: number; cufe: string; fileId: number };
 const ISSUER = { id_type: '13', id_number: '1020304050', first_name: 'Ana', family_name: 'Pérez', job_title: 'Contadora', department: 'Finanzas' };
 
 test.before(async () => {
   world = await startDianWorld();
   const accepted = await upload(world.api.url, world.key, world.company.id, { name: 'invoice-signed-setp.xml', bytes: fixture('invoice-signed-setp.xml') });
   const file = await waitForImport(world.api.url, world.key, world.company.id, accepted.body.id);
-  invoice = { id: file.documents[0].id, cufe: file.documents[0].cufe };
+  invoice = { id: file.documents[0].id, cufe: file.documents[0].cufe, fileId: accepted.body.id };
 });
 test.after.always(async () => {
   await world?.close();
@@ -32,6 +32,13 @@ async function emitAndWait(event: string, withIssuer = true) {
     return row && row.status !== 'pending' ? { posted, row } : undefined;
   });
 }
+
+test.serial('an invoice of a company with DIAN settings imports inline, then DIAN learns it and its events are read, then document.imported is published (decision 0019)', async (t) => {
+  const steps = await importSteps(world.api.temporal.client, world.worker.taskQueue, invoice.fileId);
+  t.deepEqual(steps, { tasks: ['registerImportedWithDianSimulator', 'syncDianEventsOf'], local: ['importAndPublishUploadedFile', 'publishEvents'], workflowTasks: 3 });
+  await eventually(() => world.events('document.imported').some((event) => event.data.id === invoice.fileId) || undefined);
+  t.is(world.events('document.imported').filter((event) => event.data.id === invoice.fileId).length, 1);
+});
 
 test.serial('without an issuer, 030 is refused with 400 naming issuer', async (t) => {
   const response = await world.call('POST', eventsPath(), { event: '030' });

@@ -2,11 +2,10 @@ import test from 'ava';
 import { simplePdf, zipOf } from '../../admin/demo-documents';
 import { bearer, seedCompany, seedKey, startTestApi, type TestApi } from '../support/api';
 import { INLINE_IMPORT_MAX_BYTES } from '../../domain/ingestion/import-lane';
-import { fixture, paddedXml, upload, waitForImport } from '../support/ingestion';
+import { fixture, importSteps, paddedXml, upload, waitForImport } from '../support/ingestion';
 import { startReceiver, verifiedEvents } from '../support/receiver';
 import { startTestWorker, type TestWorker } from '../support/worker';
 import { eventually } from '../support/eventually';
-import { workflowIdsFor } from '../../workflows/messages';
 
 // Upload → import workflow → documents, contacts and webhooks, on the Temporal dev server,
 // with the real DIAN sample documents.
@@ -145,27 +144,12 @@ test.serial('a sale: the company is the supplier, the customer becomes the conta
   t.is(invoice.contact.id_number, 154698949);
 });
 
-/** The activity types a run scheduled as tasks, and those it ran as local activities (from their markers), in order. */
-async function importSteps(fileId: number) {
-  const handle = api.temporal.client.workflow.getHandle(workflowIdsFor(worker.taskQueue).importFile(fileId));
-  await handle.result();
-  const events = (await handle.fetchHistory()).events ?? [];
-  const tasks = events.flatMap((event) => (event.activityTaskScheduledEventAttributes?.activityType?.name ? [event.activityTaskScheduledEventAttributes.activityType.name] : []));
-  const local = events.flatMap((event) => {
-    const marker = event.markerRecordedEventAttributes;
-    if (marker?.markerName !== 'core_local_activity') return [];
-    const data = marker.details?.data?.payloads?.[0]?.data;
-    return [data ? (JSON.parse(Buffer.from(data).toString('utf8')) as { activity_type: string }).activity_type : '?'];
-  });
-  return { tasks, local, workflowTasks: events.filter((event) => event.workflowTaskCompletedEventAttributes).length };
-}
-
-test.serial('a small file of a company without DIAN settings imports inside one workflow task: two local activities, no activity task (decision 0019)', async (t) => {
+test.serial('a small file of a company without DIAN settings imports and publishes inside one workflow task: one local activity, no activity task (decision 0019)', async (t) => {
   // The seller of the test above: a company without DIAN settings (its document is skipped this time).
   const other = (await api.database.db('companies').where({ nit: '2022516219' }).first()) as { id: number };
   const accepted = await upload(api.url, key, other.id, { name: 'sale-again.xml', bytes: fixture('toolbox-other-currency.xml') });
   t.is((await waitForImport(api.url, key, other.id, accepted.body.id)).status, 'DONE');
-  t.deepEqual(await importSteps(accepted.body.id), { tasks: [], local: ['importUploadedFile', 'publishEvents'], workflowTasks: 1 });
+  t.deepEqual(await importSteps(api.temporal.client, worker.taskQueue, accepted.body.id), { tasks: [], local: ['importAndPublishUploadedFile'], workflowTasks: 1 });
 });
 
 test.serial('a file over the inline limit imports as an activity task of its own, heartbeating (decision 0019)', async (t) => {
@@ -175,7 +159,7 @@ test.serial('a file over the inline limit imports as an activity task of its own
   t.true(padded.length > INLINE_IMPORT_MAX_BYTES);
   const accepted = await upload(api.url, key, other.id, { name: 'sale-padded.xml', bytes: padded });
   t.is((await waitForImport(api.url, key, other.id, accepted.body.id)).status, 'DONE');
-  t.deepEqual(await importSteps(accepted.body.id), { tasks: ['importUploadedFile'], local: ['publishEvents'], workflowTasks: 2 });
+  t.deepEqual(await importSteps(api.temporal.client, worker.taskQueue, accepted.body.id), { tasks: ['importAndPublishUploadedFile'], local: [], workflowTasks: 2 });
 });
 
 test.serial('an AttachedDocument is unwrapped, and keeps DIAN validation', async (t) => {

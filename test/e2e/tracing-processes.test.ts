@@ -50,5 +50,5 @@ test('the API and the worker processes export one upload as one trace over OTLP/
   const run = trace.find((span) => span.name === 'RunWorkflow:importFileWorkflowV3');
   t.is(run?.service, 'document-invoicing-worker');
   t.is(run?.parentSpanId, start!.spanId);
-  t.true(trace.some((span) => span.service === 'document-invoicing-worker' && span.name === 'RunActivity:importUploadedFile'));
+  t.true(trace.some((span) => span.service === 'document-invoicing-worker' && span.name === 'RunActivity:importAndPublishUploadedFile'));
 });

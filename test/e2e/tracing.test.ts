@@ -98,9 +98,9 @@ test('an upload is one trace: API request, StartWorkflow, RunWorkflow, RunActivi
   t.is(start.parentSpanId, server.spanContext().spanId);
   const run = await named('RunWorkflow:importFileWorkflowV3');
   t.is(run.parentSpanId, start.spanContext().spanId);
-  const runActivity = await named('RunActivity:importUploadedFile');
+  const runActivity = await named('RunActivity:importAndPublishUploadedFile');
   const startActivity = byId(runActivity.parentSpanId);
-  t.is(startActivity?.name, 'StartActivity:importUploadedFile');
+  t.is(startActivity?.name, 'StartActivity:importAndPublishUploadedFile');
   t.is(startActivity?.parentSpanId, run.spanContext().spanId);
   t.is(run.resource.attributes['service.name'], 'document-invoicing-api');
 

@@ -1,5 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import type { Client } from '@temporalio/client';
+import { workflowIdsFor } from '../../workflows/messages';
 import { bearer } from './api';
 
 /**
@@ -61,4 +63,22 @@ export async function waitForImport(apiUrl: string, key: string, companyId: numb
     if (Date.now() > deadline) throw new Error(`file ${fileId} still ${body.status} after ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 150));
   }
+}
+
+/**
+ * How an upload's import ran, from its history: the activity types it scheduled as tasks, those
+ * it ran as local activities (from their markers), in order, and its workflow tasks.
+ */
+export async function importSteps(client: Client, taskQueue: string, fileId: number) {
+  const handle = client.workflow.getHandle(workflowIdsFor(taskQueue).importFile(fileId));
+  await handle.result();
+  const events = (await handle.fetchHistory()).events ?? [];
+  const tasks = events.flatMap((event) => (event.activityTaskScheduledEventAttributes?.activityType?.name ? [event.activityTaskScheduledEventAttributes.activityType.name] : []));
+  const local = events.flatMap((event) => {
+    const marker = event.markerRecordedEventAttributes;
+    if (marker?.markerName !== 'core_local_activity') return [];
+    const data = marker.details?.data?.payloads?.[0]?.data;
+    return [data ? (JSON.parse(Buffer.from(data).toString('utf8')) as { activity_type: string }).activity_type : '?'];
+  });
+  return { tasks, local, workflowTasks: events.filter((event) => event.workflowTaskCompletedEventAttributes).length };
 }
