@@ -20,6 +20,14 @@ export type WebhookActivityDependencies = {
   webhooks: { allowPrivateTargets: boolean; repairAfterSeconds: number };
 };
 
+/**
+ * A failed delivery still uncounted this long after it failed is recounted: its entity normally
+ * counts it within moments of the outcome signal, and a younger one may still be on its way.
+ */
+export const RECOUNT_FAILURES_AFTER_SECONDS = 600;
+/** Failures looked at per recount run; the next run goes on. */
+const RECOUNT_FAILURES_PER_RUN = 500;
+
 export type AttemptResult =
   | {
       kind: 'delivered' | 'failed';
@@ -46,6 +54,16 @@ function nextAttemptDue(request: AttemptRequest, endedAt: Date): Date | null {
 
 export function createWebhookActivities(deps: WebhookActivityDependencies) {
   const { repositories } = deps;
+
+  /** Signals an attempt's outcome to its endpoint's entity workflow, starting the entity if it is not running. */
+  const signalOutcome = (endpointId: number, companyId: number | undefined, outcome: AttemptOutcome) =>
+    signalWithStartWorkflow(deps.temporal, webhookEndpointWorkflow, {
+      workflowId: workflowIdsFor(deps.temporal.taskQueue).endpoint(endpointId),
+      subject: { companyId, endpointId },
+      args: [{ endpointId }],
+      signal: attemptOutcomeSignal,
+      signalArgs: [outcome],
+    });
 
   return {
     /** publishEventWorkflow's first step (runs started before events were published by activities). */
@@ -125,13 +143,26 @@ export function createWebhookActivities(deps: WebhookActivityDependencies) {
     async reportAttemptOutcome(endpointId: number, outcome: AttemptOutcome): Promise<void> {
       // The company is only needed when this starts the entity (its search attributes).
       const endpoint = await repositories.webhookEndpoints.findById(endpointId);
-      await signalWithStartWorkflow(deps.temporal, webhookEndpointWorkflow, {
-        workflowId: workflowIdsFor(deps.temporal.taskQueue).endpoint(endpointId),
-        subject: { companyId: endpoint?.company_id, endpointId },
-        args: [{ endpointId }],
-        signal: attemptOutcomeSignal,
-        signalArgs: [outcome],
-      });
+      await signalOutcome(endpointId, endpoint?.company_id, outcome);
+    },
+
+    /**
+     * The recount schedule's step: failed deliveries whose outcome never reached their
+     * endpoint's entity are reported again (the entity ignores one it has already counted among
+     * its recent outcomes, and marks it counted either way); those whose count no longer matters
+     * (UncountedFailure.moot) are only marked counted. Without it, such a failure would be missing
+     * from the endpoint's count, and every later success would signal the entity.
+     */
+    async recountUncountedFailures(): Promise<{ reported: number; cleared: number }> {
+      const failures = await repositories.unfinishedWork.uncountedFailures(RECOUNT_FAILURES_AFTER_SECONDS, RECOUNT_FAILURES_PER_RUN);
+      for (const failure of failures.filter((candidate) => candidate.moot)) {
+        await repositories.webhookDeliveries.markOutcomesCounted(failure.endpoint_id, [failure.id]);
+      }
+      const reportable = failures.filter((candidate) => !candidate.moot);
+      for (const failure of reportable) {
+        await signalOutcome(failure.endpoint_id, failure.company_id, { deliveryId: failure.id, attempt: MAX_ATTEMPTS, succeeded: false });
+      }
+      return { reported: reportable.length, cleared: failures.length - reportable.length };
     },
 
     /** Automatic deactivation at the threshold: disable, then end every pending delivery. */

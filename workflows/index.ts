@@ -5,6 +5,7 @@ export { webhookDeliveryWorkflow, webhookDeliveryWorkflowV2 } from './webhook-de
 export { webhookEndpointWorkflow } from './webhook-endpoint';
 export { purgeWebhookHistoryWorkflow } from './purge-webhook-history';
 export { repairUnstartedDeliveriesWorkflow } from './repair-unstarted-deliveries';
+export { recountUncountedFailuresWorkflow } from './recount-uncounted-failures';
 export { purgeUnimportableMailWorkflow } from './purge-unimportable-mail';
 export { importFileWorkflow, importFileWorkflowV2, importFileWorkflowV3, resumeUnfinishedImportsWorkflow } from './import-file';
 export { exportDocumentWorkflow, exportDocumentWorkflowV2 } from './export-document';

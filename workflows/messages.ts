@@ -94,4 +94,5 @@ export const scheduleIds = {
   resumeUnfinishedImports: (taskQueue: string) => `resume-unfinished-imports-${taskQueue}`,
   purgeUnimportableMail: (taskQueue: string) => `purge-unimportable-mail-${taskQueue}`,
   repairUnstartedDeliveries: (taskQueue: string) => `repair-unstarted-deliveries-${taskQueue}`,
+  recountUncountedFailures: (taskQueue: string) => `recount-uncounted-failures-${taskQueue}`,
 };

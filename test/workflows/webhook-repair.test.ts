@@ -12,7 +12,10 @@ import { createApp } from '../../api/server';
 import { recordEventDeliveries } from '../../services/publish-events';
 import { deliveryWorkflowId } from '../../services/start-deliveries';
 import { webhookDeliveryWorkflowV2 } from '../../workflows/webhook-delivery';
+import { recountUncountedFailuresWorkflow } from '../../workflows/recount-uncounted-failures';
 import { repairUnstartedDeliveriesWorkflow } from '../../workflows/repair-unstarted-deliveries';
+import { workflowIdsFor } from '../../workflows/messages';
+import { eventually } from '../support/eventually';
 import { jsonClient } from '../support/api';
 import { startReceiver } from '../support/receiver';
 import { webhookAdmin } from '../support/webhook-api';
@@ -139,4 +142,59 @@ test.serial('the repair reads its partial index, not every pending delivery', as
   const text = plan.rows.map((row: { 'QUERY PLAN': string }) => row['QUERY PLAN']).join('\n');
   t.regex(text, /Index Scan using webhook_deliveries_unstarted/);
   t.deepEqual(await runRepair(), { started: 0, alreadyStarted: 2 }); // the previous test's two, and none of these
+});
+
+// Entity runs before the patch 'settle-before-continue-as-new' could drop an outcome: its failed
+// delivery stayed outcome_pending, missing from the count, and every later success signalled the
+// entity. The recount schedule reports such failures again, or only marks them counted.
+const runRecount = () =>
+  world.env.client.workflow.execute(recountUncountedFailuresWorkflow, { workflowId: `recount-${randomUUID()}`, taskQueue: world.taskQueue });
+
+test.serial('the recount reports a failure its entity never counted, once, and only marks counted those whose count no longer matters', async (t) => {
+  const admin = await webhookAdmin(world.database, world.apiUrl);
+  const [uncounted, succeededSince, disabled] = [
+    await admin.createEndpoint('http://127.0.0.1:49098/a'),
+    await admin.createEndpoint('http://127.0.0.1:49098/b'),
+    await admin.createEndpoint('http://127.0.0.1:49098/c'),
+  ];
+  const { db } = world.database;
+  // One event to the three endpoints, recorded without starting its deliveries (ended by hand below).
+  const record = async () => {
+    const id = randomUUID();
+    await recordEventDeliveries(repositories(), { event: { id, companyId: admin.company.id, type: 'contact.created', data: { id: 1 } } });
+    return id;
+  };
+  const rowsOf = (eventId: string) => db('webhook_deliveries').where({ event_id: eventId });
+  const dropped = await record();
+  await rowsOf(dropped).update({ status: 'failed', attempts: 5, outcome_pending: true, updated_at: db.raw("now() - interval '20 minutes'") });
+  const later = await record(); // delivered to the second endpoint after the failure
+  await rowsOf(later).where({ endpoint_id: succeededSince.id }).update({ status: 'delivered', attempts: 1, updated_at: db.raw("now() - interval '5 minutes'") });
+  await db('webhook_endpoints').where({ id: disabled.id }).update({ enabled: false });
+  const recent = await record(); // failed a minute ago: its outcome may still be on its way
+  await rowsOf(recent).where({ endpoint_id: uncounted.id }).update({ status: 'failed', attempts: 5, outcome_pending: true, updated_at: db.raw("now() - interval '1 minute'") });
+
+  t.deepEqual(await runRecount(), { reported: 1, cleared: 2 });
+  const flagged = async () => (await db('webhook_deliveries').whereIn('event_id', [dropped, recent]).where({ outcome_pending: true }).select('event_id', 'endpoint_id')).map((row) => [row.event_id, row.endpoint_id]);
+  const failuresOf = async (endpointId: number) => ((await db('webhook_endpoints').where({ id: endpointId }).first('consecutive_failures')) as { consecutive_failures: number }).consecutive_failures;
+  // The entity counted it, mirrored its counter and marked it counted; the young one waits.
+  await eventually(async () => ((await flagged()).length === 1 ? true : undefined));
+  t.deepEqual(await flagged(), [[recent, uncounted.id]]);
+  t.is(await failuresOf(uncounted.id), 1);
+  t.is(await failuresOf(succeededSince.id), 0, 'a later success reset the count: the failure is not added');
+  for (const endpoint of [succeededSince, disabled]) {
+    await t.throwsAsync(world.env.client.workflow.getHandle(workflowIdsFor(world.taskQueue).endpoint(endpoint.id)).describe(), undefined, 'no entity started');
+  }
+
+  // Reported again (as if its flag were never cleared): the entity knows the outcome and does not count it twice.
+  await rowsOf(dropped).where({ endpoint_id: uncounted.id }).update({ outcome_pending: true });
+  t.deepEqual(await runRecount(), { reported: 1, cleared: 0 });
+  await eventually(async () => ((await flagged()).length === 1 ? true : undefined));
+  t.is(await failuresOf(uncounted.id), 1);
+  t.deepEqual(await runRecount(), { reported: 0, cleared: 0 });
+
+  // Its list reads the partial index of uncounted failures, not the deliveries (6,000 of them since the test above).
+  await db.raw('ANALYZE webhook_deliveries');
+  const { sql, bindings } = (repositories().unfinishedWork.uncountedFailures(600, 500) as unknown as Knex.QueryBuilder).toSQL();
+  const plan = await db.raw(`EXPLAIN ${sql}`, bindings as Knex.RawBinding[]);
+  t.regex(plan.rows.map((row: { 'QUERY PLAN': string }) => row['QUERY PLAN']).join('\n'), /webhook_deliveries_outcome_pending/);
 });
