@@ -1,20 +1,29 @@
 /**
+ * One Ctrl-C can reach a process more than once: the terminal signals its whole process group,
+ * and `npm start` and tsx each relay the signal to their child as well. A repeat of the same
+ * signal this soon after the first is that same request, not an impatient second Ctrl-C.
+ */
+export const RELAYED_SIGNAL_WINDOW_MS = 1_000;
+
+/**
  * Runs `stop` once on SIGINT/SIGTERM, then exits. A second signal while stopping exits at once,
- * so an impatient Ctrl-C never hangs.
+ * so an impatient Ctrl-C never hangs (a repeat within RELAYED_SIGNAL_WINDOW_MS is the first one
+ * relayed, and is ignored).
  *
  * A process started by `npm start`'s supervisor (scripts/start.ts) has an IPC channel to it;
  * when that channel closes, the supervisor is gone (even by kill -9), and this process stops
  * the same way, so no part of a crashed `npm start` keeps running on its own.
  */
 export function onShutdownSignal(stop: () => Promise<void>, log: (line: string) => void): void {
-  let stopping = false;
+  let stopping: { signal: NodeJS.Signals | 'supervisor gone'; at: number } | undefined;
   const handler = (signal: NodeJS.Signals | 'supervisor gone') => {
     if (stopping) {
       if (signal === 'supervisor gone') return;
+      if (signal === stopping.signal && Date.now() - stopping.at < RELAYED_SIGNAL_WINDOW_MS) return;
       log(`${signal} again: exiting now`);
       process.exit(130);
     }
-    stopping = true;
+    stopping = { signal, at: Date.now() };
     log(`${signal}: shutting down…`);
     // Nothing may keep a child of a dead supervisor alive: a stop that hangs ends in exit(1).
     if (signal === 'supervisor gone') setTimeout(() => process.exit(1), 30_000).unref();
