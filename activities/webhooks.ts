@@ -24,7 +24,7 @@ export type WebhookActivityDependencies = {
  * A failed delivery still uncounted this long after it failed is recounted: its entity normally
  * counts it within moments of the outcome signal, and a younger one may still be on its way.
  */
-export const RECOUNT_FAILURES_AFTER_SECONDS = 600;
+const RECOUNT_FAILURES_AFTER_SECONDS = 600;
 /** Failures looked at per recount run; the next run goes on. */
 const RECOUNT_FAILURES_PER_RUN = 500;
 

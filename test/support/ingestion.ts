@@ -26,7 +26,6 @@ export function fixture(name: string): Buffer {
   return readFileSync(path.join(FIXTURES, name));
 }
 
-/** POST /v1/companies/{id}/files as multipart, the way a client would. */
 /** The same XML document behind a comment after its declaration that takes it to `targetBytes` or more (a large valid file). */
 export function paddedXml(xml: Buffer, targetBytes: number): Buffer {
   const text = xml.toString('utf8');
@@ -35,6 +34,7 @@ export function paddedXml(xml: Buffer, targetBytes: number): Buffer {
   return Buffer.from(`${text.slice(0, declarationEnd)}\n<!-- ${padding} -->${text.slice(declarationEnd)}`);
 }
 
+/** POST /v1/companies/{id}/files as multipart, the way a client would. */
 export async function upload(
   apiUrl: string,
   key: string,

@@ -4,8 +4,8 @@ import { activityHeartbeat, withHeartbeatsAfter } from '../../activities/heartbe
 
 const tick = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-function recordingEnvironment() {
-  const environment = new MockActivityEnvironment();
+function recordingEnvironment(info?: ConstructorParameters<typeof MockActivityEnvironment>[0]) {
+  const environment = new MockActivityEnvironment(info);
   const sent: unknown[] = [];
   environment.on('heartbeat', (details: unknown) => sent.push(details));
   return { environment, sent };
@@ -77,9 +77,7 @@ test('activityHeartbeat forwards every call at once (a DIAN batch heartbeats its
 });
 
 test('a local activity (an inline import, decision 0019) never heartbeats: the server does not track it', async (t) => {
-  const environment = new MockActivityEnvironment({ isLocal: true });
-  const sent: unknown[] = [];
-  environment.on('heartbeat', (details: unknown) => sent.push(details));
+  const { environment, sent } = recordingEnvironment({ isLocal: true });
   const result = await environment.run(() =>
     withHeartbeatsAfter(
       20,
@@ -93,7 +91,6 @@ test('a local activity (an inline import, decision 0019) never heartbeats: the s
     ),
   );
   t.is(result, 'imported');
-  activityHeartbeat();
   t.deepEqual(sent, []);
   await environment.run(async () => activityHeartbeat()('a direct call'));
   t.deepEqual(sent, [], 'nor a direct call');
