@@ -1,6 +1,7 @@
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { connectDatabase, type Database } from '../db/connection';
+import { statementsRun } from './support/postgres-statements';
 import { freePort } from '../scripts/embedded/ports';
 import { INPUT_TYPES, makeFiles, type BenchFile, type InputType } from './ingestion/inputs';
 import { startImportEventReceiver, type ImportEventReceiver } from './ingestion/receiver';
@@ -59,6 +60,8 @@ type TypeResult = {
   temporalCost: TemporalCost;
   /** CPU ms per file of each process during the phase (api, worker, temporal, postgres, bench). */
   cpuMsPerFile: Map<string, number | null>;
+  /** Statements Postgres ran per file during the phase, the API's and the worker's (bench/support/postgres-statements.ts). */
+  statementsPerFile: number;
 };
 
 const log = (line: string) => process.stderr.write(`[bench:ingestion] ${line}\n`);
@@ -228,6 +231,7 @@ async function measurePhase(phase: Phase, type: InputType, mode: string, files: 
   await Promise.all([apiRss.reset(), workerRss.reset()]);
   const window = { from: new Date(), to: new Date() };
   const heartbeatsBefore = await heartbeatRequests(phase.temporal.metricsUrl);
+  const statementsBefore = await statementsRun(db);
   const cpuUsed = await startCpuWindow(phase.cpuSources);
   const workerThreadCpu = await startThreadCpuWindow(worker.pid);
   let uploaded: UploadedFile[];
@@ -248,6 +252,7 @@ async function measurePhase(phase: Phase, type: InputType, mode: string, files: 
   // The runs' last workflow tasks complete just after the webhook is answered.
   await new Promise((resolve) => setTimeout(resolve, 1000));
   const cpuMsPerFile = cpuMsPerUnitOf(await cpuUsed(), files.length);
+  const statementsPerFile = ((await statementsRun(db)) - statementsBefore) / files.length;
   const workerThreads = await workerThreadCpu();
   log(`  worker CPU ms per file by thread: ${formatThreadCpu(workerThreads, files.length, 1)}`);
   window.to = new Date();
@@ -287,12 +292,14 @@ async function measurePhase(phase: Phase, type: InputType, mode: string, files: 
     workerPeakRssMb: workerPeak,
     temporalCost,
     cpuMsPerFile,
+    statementsPerFile,
   };
   log(
     `${type}, ${mode}: ${result.files} files in ${fixed(seconds, 1)} s (${fixed(result.filesPerSecond, 1)} files/s), ` +
       `p50 ${fixed(result.latencyP50Ms, 0)} ms, p99 ${fixed(result.latencyP99Ms, 0)} ms, 202 p50 ${fixed(result.acceptedP50Ms, 0)} ms, ` +
       `stored→imported p50 ${fixed(result.importedP50Ms, 0)} ms; CPU ms per file: ` +
-      [...cpuMsPerFile].map(([name, ms]) => `${name} ${fixed(ms, 1)}`).join(', '),
+      [...cpuMsPerFile].map(([name, ms]) => `${name} ${fixed(ms, 1)}`).join(', ') +
+      `; ${fixed(statementsPerFile, 2)} Postgres statements per file`,
   );
   return result;
 }
@@ -380,12 +387,12 @@ function report(options: Options, ingestion: TypeResult[], pdf: PdfRenderResult[
   const costs = formatCostTable(ingestion.map((result) => ({ label: `per file, ${result.type}, ${result.mode}`, cost: result.temporalCost, units: result.files })));
   const processes = ingestion[0] ? [...ingestion[0].cpuMsPerFile.keys()] : [];
   const cpu = markdownTable(
-    ['CPU ms per file (user + system, /proc)', ...processes, 'total'],
+    ['CPU ms per file (user + system, /proc)', ...processes, 'total', 'Postgres statements per file'],
     ingestion.map((result) => {
       const values = processes.map((name) => result.cpuMsPerFile.get(name) ?? null);
-      return [`${result.type}, ${result.mode}`, ...values.map((value) => fixed(value, 1)), fixed(totalCpuMs(values), 1)];
+      return [`${result.type}, ${result.mode}`, ...values.map((value) => fixed(value, 1)), fixed(totalCpuMs(values), 1), fixed(result.statementsPerFile, 2)];
     }),
-    [false, ...processes.map(() => true), true],
+    [false, ...processes.map(() => true), true, true],
   );
   return (
     `${heading}\n\n${table}\n\nTemporal cost per file (import, its events' deliveries to the subscribed endpoint):\n\n${costs}` +

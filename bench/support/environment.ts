@@ -14,6 +14,7 @@ import { ensureTemporalCli } from '../../scripts/provision/temporal-cli';
 import { writeWorkflowBundle } from '../../scripts/bundle-workflows';
 import { buildParts, COMPILED_PARTS_ENV } from '../../scripts/build-parts';
 import type { CleanupStack } from './cleanup';
+import { createStatementStatistics, STATEMENT_STATISTICS } from './postgres-statements';
 
 export const BENCH_DATABASE = 'invoicing_bench';
 /** The company the ingestion and exports benchmarks import into (the demo invoices' customer). */
@@ -38,9 +39,15 @@ export async function startSeededPostgres<T>(options: {
   const { cleanup, log } = options;
   const workDir = await mkdtemp(path.join(os.tmpdir(), options.workDirPrefix));
   cleanup.push('remove temporary directory', () => rm(workDir, { recursive: true, force: true }));
-  const postgres = await startEmbeddedPostgres({ dataDir: path.join(workDir, 'postgres'), port: await freePort(), throwaway: true });
+  const postgres = await startEmbeddedPostgres({
+    dataDir: path.join(workDir, 'postgres'),
+    port: await freePort(),
+    throwaway: true,
+    preloadLibraries: [STATEMENT_STATISTICS],
+  });
   cleanup.push('stop Postgres', () => postgres.stop());
   await createDatabaseIfMissing(postgres.url(), options.database);
+  await createStatementStatistics(postgres.url(options.database));
   const databaseUrl = postgres.url(options.database);
   log(`postgres on 127.0.0.1:${postgres.port} (data in ${workDir})`);
 

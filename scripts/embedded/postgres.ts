@@ -29,6 +29,8 @@ export type EmbeddedPostgresOptions = {
   port: number;
   /** Throwaway clusters trade durability for speed (fsync off). */
   throwaway?: boolean;
+  /** Server libraries loaded at start (shared_preload_libraries), e.g. the benchmarks' pg_stat_statements. */
+  preloadLibraries?: string[];
   /** A cluster already running on dataDir was left by a crashed owner: stop it, then start ours. */
   takeOver?: boolean;
   log?: (line: string) => void;
@@ -87,6 +89,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
       `-p ${options.port}`, "-c listen_addresses='127.0.0.1'", `-k '${socketDir}'`,
       '-c max_connections=200', '-c shared_buffers=128MB',
       ...(options.throwaway ? ['-c fsync=off', '-c synchronous_commit=off', '-c full_page_writes=off'] : []),
+      ...(options.preloadLibraries?.length ? [`-c shared_preload_libraries='${options.preloadLibraries.join(',')}'`] : []),
     ].join(' ');
     await exec(path.join(bin, 'pg_ctl'), [
       'start', '-w', '-t', '60', '-D', dataDir, '-l', path.join(dataDir, 'server.log'), '-o', settings,
