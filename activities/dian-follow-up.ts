@@ -1,4 +1,5 @@
 import type { Repositories } from '../db/repositories';
+import type { DianSettingsEnvironment } from '../db/repositories/dian-settings';
 import type { ImportedDocumentRef, UploadedFileRow } from '../db/repositories/uploaded-files';
 
 /**
@@ -11,17 +12,22 @@ export type DianFollowUp = { registerWithSimulator: boolean; invoicesToSync: num
 
 export const NO_DIAN_FOLLOW_UP: DianFollowUp = { registerWithSimulator: false, invoicesToSync: [] };
 
+/**
+ * `environment`: the company's DIAN environment when the caller has read it (null: no DIAN
+ * settings), else it is read here.
+ */
 export async function dianFollowUpOf(
   deps: { repositories: Repositories; dian: { simulatorUrl?: string } },
   file: UploadedFileRow,
   documents: ImportedDocumentRef[],
+  environment?: DianSettingsEnvironment | null,
 ): Promise<DianFollowUp> {
   if (file.status !== 'DONE') return NO_DIAN_FOLLOW_UP;
-  const settings = await deps.repositories.dianSettings.find(file.company_id);
-  if (!settings) return NO_DIAN_FOLLOW_UP;
+  const known = environment !== undefined ? environment : (await deps.repositories.dianSettings.find(file.company_id))?.environment;
+  if (!known) return NO_DIAN_FOLLOW_UP;
   // A file fetched from DIAN (an import run) is already known there: only uploads teach the simulator.
   const registerWithSimulator =
-    file.type !== 'DIAN' && settings.environment === 'simulator' && Boolean(deps.dian.simulatorUrl) && documents.some((document) => document.cufe);
+    file.type !== 'DIAN' && known === 'simulator' && Boolean(deps.dian.simulatorUrl) && documents.some((document) => document.cufe);
   const invoices = documents.filter((document) => document.kind === 'electronic_invoice' && document.cufe).map((document) => document.id);
   return { registerWithSimulator, invoicesToSync: await deps.repositories.dianRegisteredEvents.purchasesAmong(file.company_id, invoices) };
 }

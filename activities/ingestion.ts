@@ -1,6 +1,7 @@
 import { Context } from '@temporalio/activity';
 import type { Repositories } from '../db/repositories';
 import type { ContactChange } from '../db/repositories/imports';
+import type { DianSettingsEnvironment } from '../db/repositories/dian-settings';
 import type { UploadedFileRow } from '../db/repositories/uploaded-files';
 import { importEvents } from '../domain/ingestion/import-events';
 import { PDF_KINDS, type ImportPlan, type PdfKind } from '../domain/ingestion/plan-import';
@@ -48,8 +49,12 @@ export type ImportedFile = ImportOutcome & {
  */
 export const IMPORT_HEARTBEAT_GRACE_MS = 3_000;
 
-/** The outcome with the file's row as the import left it (undefined when it must be read again), for its event record. */
-type StoredFileOutcome = ImportOutcome & { file?: UploadedFileRow };
+/**
+ * The outcome with the file's row as the import left it (undefined when it must be read again),
+ * for its event record, and its company's DIAN environment when the import read it (null: no
+ * DIAN settings).
+ */
+type StoredFileOutcome = ImportOutcome & { file?: UploadedFileRow; dianEnvironment?: DianSettingsEnvironment | null };
 
 /**
  * Reads, parses and records one stored file. Bad input is an outcome (status ERROR with a
@@ -66,8 +71,8 @@ export async function importStoredFile(deps: IngestionActivityDependencies, file
     return { status: finished.status as ImportOutcome['status'], contactChanges: [], file: finished };
   }
   heartbeat();
-  const company = await repositories.companies.findVisible({ allCompanies: true }, file.company_id);
-  if (!company) throw new Error(`company ${file.company_id} does not exist`);
+  const { company_nit: companyNit, dian_environment: dianEnvironment, ...row } = file;
+  if (companyNit === null) throw new Error(`company ${file.company_id} does not exist`);
   const pdfKind = (PDF_KINDS as readonly string[]).includes(file.kind_hint ?? '') ? (file.kind_hint as PdfKind) : null;
   // The file's bytes are in memory from the read until the plan: within the process's budget
   // for them (services/file-memory-budget.ts), heartbeating while a large file waits its turn.
@@ -78,7 +83,7 @@ export async function importStoredFile(deps: IngestionActivityDependencies, file
       heartbeat();
       // In the CPU pool, within its time and memory budget; a heartbeat per ZIP entry and per document.
       try {
-        return await planImportInPool(bytes, file.file_name, company.nit, pdfKind, (step) => heartbeat(step));
+        return await planImportInPool(bytes, file.file_name, companyNit, pdfKind, (step) => heartbeat(step));
       } catch (error) {
         if (!(error instanceof CpuBudgetExceeded)) throw error;
         return { ok: false, code: error.code, message: `The file could not be processed: ${error.message}.` };
@@ -91,9 +96,9 @@ export async function importStoredFile(deps: IngestionActivityDependencies, file
     await repositories.uploadedFiles.markFailed(fileId, plan.code, plan.message);
     return { status: 'ERROR', contactChanges: [] };
   }
-  const result = await repositories.imports.importDrafts(file, plan.drafts);
+  const result = await repositories.imports.importDrafts(row, plan.drafts);
   const done = await repositories.uploadedFiles.markDone(fileId, result.skipped);
-  return { status: 'DONE', contactChanges: result.contactChanges, file: done };
+  return { status: 'DONE', contactChanges: result.contactChanges, file: done, dianEnvironment };
 }
 
 /** The file's record for its event, read once with its documents (the row too unless the caller has it as last written). */
@@ -112,11 +117,11 @@ async function contactRecord(repositories: Repositories, contactId: number): Pro
 
 /** importStoredFile, then what the workflow needs afterwards (ImportedFile), read in the same activity. */
 export async function importAndGather(deps: IngestionActivityDependencies, fileId: number, heartbeat: Heartbeat = NO_HEARTBEAT): Promise<ImportedFile> {
-  const { file: written, ...outcome } = await importStoredFile(deps, fileId, heartbeat);
+  const { file: written, dianEnvironment, ...outcome } = await importStoredFile(deps, fileId, heartbeat);
   const { file, documents, record } = await uploadedFileEventRecord(deps.repositories, fileId, written);
   const contacts = [];
   for (const change of outcome.contactChanges) contacts.push({ type: change.type, data: await contactRecord(deps.repositories, change.contactId) });
-  const dian = outcome.status === 'DONE' ? await dianFollowUpOf(deps, file, documents) : NO_DIAN_FOLLOW_UP;
+  const dian = outcome.status === 'DONE' ? await dianFollowUpOf(deps, file, documents, dianEnvironment) : NO_DIAN_FOLLOW_UP;
   return { ...outcome, record, contacts, dian };
 }
 

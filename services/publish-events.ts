@@ -5,14 +5,14 @@ import type { TemporalTarget } from '../temporal/start-workflow';
 import type { DeliveryInput, PublishEventInput } from '../workflows/messages';
 import { startDeliveryWorkflows } from './start-deliveries';
 
-/** Persists the event and one pending delivery per target endpoint (idempotent for a repeated call). */
+/**
+ * Persists the event and one pending delivery per target endpoint (idempotent for a repeated
+ * call). A new event for its subscribers takes one statement; a repeat, or an event for one
+ * endpoint only, reads what is there and adds what is missing.
+ */
 export async function recordEventDeliveries(repositories: Repositories, input: PublishEventInput): Promise<DeliveryInput[]> {
-  const event = await repositories.events.record(input.event);
-  const endpoints = await repositories.webhookEndpoints.enabledForCompany(event.company_id);
-  const targets = endpoints.filter((endpoint) =>
-    input.onlyEndpointId !== undefined ? endpoint.id === input.onlyEndpointId : isSubscribed(endpoint.events, event.type),
-  );
-  const deliveries = await repositories.webhookDeliveries.createForEvent(event, targets.map((endpoint) => endpoint.id));
+  const first = input.onlyEndpointId === undefined ? await repositories.events.recordWithDeliveries(input.event) : undefined;
+  const { event, deliveries } = first ?? (await recordStepByStep(repositories, input));
   return deliveries.map((delivery) => ({
     deliveryId: delivery.id,
     endpointId: delivery.endpoint_id,
@@ -20,6 +20,15 @@ export async function recordEventDeliveries(repositories: Repositories, input: P
     companyId: event.company_id,
     eventType: event.type,
   }));
+}
+
+async function recordStepByStep(repositories: Repositories, input: PublishEventInput) {
+  const event = await repositories.events.record(input.event);
+  const endpoints = await repositories.webhookEndpoints.enabledForCompany(event.company_id);
+  const targets = endpoints.filter((endpoint) =>
+    input.onlyEndpointId !== undefined ? endpoint.id === input.onlyEndpointId : isSubscribed(endpoint.events, event.type),
+  );
+  return { event, deliveries: await repositories.webhookDeliveries.createForEvent(event, targets.map((endpoint) => endpoint.id)) };
 }
 
 /**

@@ -6,6 +6,8 @@ export type NewEvent = { id: string; companyId: number; type: string; data: unkn
 
 export type RecordedEvent = { id: string; company_id: number; type: string; payload: string };
 
+export type PendingDelivery = { id: number; endpoint_id: number };
+
 /** A timestamp as the delivery body's created_at shows it: microseconds and a UTC offset. */
 const bodyTimestamp = (expression: string) => `to_char(${expression} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"+00:00"')`;
 
@@ -53,6 +55,41 @@ export function createEventsRepository(db: Database) {
       ).options(PREPARED);
       if (inserted.rows[0]) return inserted.rows[0];
       return recorded(event.id);
+    },
+
+    /**
+     * record() and the event's pending deliveries in one statement: one delivery for each live,
+     * enabled endpoint of the company subscribed to the type (an empty list is every type, as
+     * domain/webhooks/event-types.ts isSubscribed), in endpoint order. Undefined when the event
+     * was already recorded: a repeated call must take the step-by-step path, which finds what
+     * the first call wrote (its deliveries, and the ones it did not get to).
+     */
+    async recordWithDeliveries(event: NewEvent): Promise<{ event: RecordedEvent; deliveries: PendingDelivery[] } | undefined> {
+      const dataJson = JSON.stringify(event.data);
+      const { before, after } = payloadAround({ id: event.id, type: event.type, company_id: event.companyId }, dataJson);
+      const result = await db.raw<{ rows: (RecordedEvent & { deliveries: PendingDelivery[] })[] }>(
+        `WITH event AS (
+           INSERT INTO events (id, company_id, type, data, created_at, payload)
+           VALUES (?, ?, ?, ?::jsonb, now(), ? || ${bodyTimestamp('now()')} || ?)
+           ON CONFLICT (id) DO NOTHING RETURNING id, company_id, type, payload
+         ), deliveries AS (
+           INSERT INTO webhook_deliveries (endpoint_id, event_id, event_type, next_attempt_at)
+           SELECT endpoint.id, event.id, event.type, now()
+             FROM event JOIN webhook_endpoints endpoint ON endpoint.company_id = event.company_id
+            WHERE endpoint.deleted_at IS NULL AND endpoint.enabled
+              AND (cardinality(endpoint.events) = 0 OR event.type = ANY (endpoint.events))
+            ORDER BY endpoint.id
+           RETURNING id, endpoint_id
+         )
+         SELECT event.id, event.company_id, event.type, event.payload,
+                coalesce((SELECT json_agg(json_build_object('id', d.id, 'endpoint_id', d.endpoint_id) ORDER BY d.id) FROM deliveries d), '[]') AS deliveries
+           FROM event`,
+        [event.id, event.companyId, event.type, dataJson, before, after],
+      ).options(PREPARED);
+      const [row] = result.rows;
+      if (!row) return undefined;
+      const { deliveries, ...recordedEvent } = row;
+      return { event: recordedEvent, deliveries };
     },
 
     /** Events older than the delivery history that no delivery refers to any more. */

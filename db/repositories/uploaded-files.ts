@@ -5,6 +5,7 @@ import { updateStatus } from '../status-change';
 import { documentEntry, type DocumentEntry } from '../../domain/documents/document-entry';
 import { columnsOf } from '../columns';
 import { PREPARED, postgresIntArray } from '../prepared-statement';
+import type { DianSettingsEnvironment } from './dian-settings';
 
 export type UploadedFileRow = {
   id: number;
@@ -35,6 +36,9 @@ export type NewUploadedFile = Pick<UploadedFileRow, 'company_id' | 'type' | 'fil
 
 /** A document an uploaded file created, as listed in the file record and the document.imported event. */
 export type ImportedDocumentRef = DocumentEntry;
+
+/** A file whose import is running, with its company's NIT and DIAN environment (markProcessing). */
+export type ImportingFileRow = UploadedFileRow & { company_nit: string | null; dian_environment: DianSettingsEnvironment | null };
 
 const UPLOADED_FILE_COLUMNS = columnsOf<UploadedFileRow>({
   id: true, company_id: true, type: true, status: true, file_name: true, extension: true, content_type: true, size: true, sha256: true,
@@ -126,15 +130,25 @@ export function createUploadedFilesRepository(db: Database) {
       return rows.map((row) => ({ id: row.id as number, companyId: row.company_id as number, sizeBytes: Number(row.size) }));
     },
 
-    /** Marks an unfinished import PROCESSING and returns its row; undefined when it is finished (or absent). */
-    async markProcessing(id: number): Promise<UploadedFileRow | undefined> {
-      const [row] = await db<UploadedFileRow>('uploaded_files')
+    /**
+     * Marks an unfinished import PROCESSING and returns its row, with what the import needs of its
+     * company in the same round trip: the NIT (null when the company is gone) and the DIAN
+     * environment (null without DIAN settings). Undefined when the import is finished (or absent).
+     */
+    async markProcessing(id: number): Promise<ImportingFileRow | undefined> {
+      const marked = db('uploaded_files')
         .where({ id })
         .whereIn('status', ['PENDING', 'PROCESSING'])
         .update({ status: 'PROCESSING', updated_at: db.fn.now() })
-        .returning(UPLOADED_FILE_COLUMNS)
+        .returning(UPLOADED_FILE_COLUMNS);
+      const [row] = await db
+        .with('marked', marked)
+        .from('marked')
+        .leftJoin('companies as c', 'c.id', 'marked.company_id')
+        .leftJoin('company_dian_settings as s', 's.company_id', 'marked.company_id')
+        .select('marked.*', 'c.nit as company_nit', 's.environment as dian_environment')
         .options(PREPARED);
-      return row as UploadedFileRow | undefined;
+      return row as ImportingFileRow | undefined;
     },
 
     /**

@@ -62,3 +62,49 @@ test('deliveries are created once per endpoint; a repeat returns the same ones, 
   t.deepEqual(await webhookDeliveries.createForEvent(event, []), []);
   t.is(await database.db('webhook_deliveries').where({ event_id: event.id }).count('* as n').first().then((r) => Number(r!.n)), 3);
 });
+
+test('a new event is recorded with its deliveries in one statement: subscribed, enabled, live endpoints only; a repeat finds the same', async (t) => {
+  const company = await seedCompany(database, 'Suscritos S.A.S.', '900123459');
+  const other = await seedCompany(database, 'Otra S.A.S.', '900123460');
+  const endpoint = (companyId: number, n: number, events: string[], extra: object = {}) =>
+    ({ company_id: companyId, url: `https://example.com/hook/${n}`, events, secrets: JSON.stringify([]), ...extra });
+  const rows: { id: number }[] = await database.db('webhook_endpoints')
+    .insert([
+      endpoint(company.id, 1, []), // every type
+      endpoint(company.id, 2, ['document.imported', 'contact.created']),
+      endpoint(company.id, 3, ['contact.updated']), // not subscribed
+      endpoint(company.id, 4, [], { enabled: false }),
+      endpoint(company.id, 5, [], { deleted_at: database.db.fn.now() }),
+      endpoint(other.id, 6, []), // another company's
+    ])
+    .returning('id');
+  const [all, imported] = rows.map((row) => row.id);
+  const { events, webhookDeliveries } = database.repositories;
+  const id = randomUUID();
+  const data = { id: 9, file_name: 'a.xml' };
+
+  // Tests of this file run concurrently: count the statements that carry this event's id.
+  let statements = 0;
+  const countStatement = (query: { bindings?: unknown[] }) => void (query.bindings?.includes(id) && statements++);
+  database.db.on('query', countStatement);
+  const first = await events.recordWithDeliveries({ id, companyId: company.id, type: 'document.imported', data }).finally(() => database.db.off('query', countStatement));
+  t.is(statements, 1, 'one statement');
+  t.truthy(first);
+  t.deepEqual(first!.deliveries.map((delivery) => delivery.endpoint_id), [all, imported]);
+  t.deepEqual(first!.deliveries.map((delivery) => delivery.id), [...first!.deliveries.map((delivery) => delivery.id)].sort((a, b) => a - b));
+  const row = await rowOf(id);
+  t.is(first!.event.payload, row.payload);
+  t.deepEqual(JSON.parse(first!.event.payload), { id, type: 'document.imported', created_at: row.created_at_text, company_id: company.id, data });
+  const stored = await database.db('webhook_deliveries').where({ event_id: id }).orderBy('id').select('id', 'endpoint_id', 'event_type', 'status');
+  t.deepEqual(stored, first!.deliveries.map((delivery) => ({ ...delivery, event_type: 'document.imported', status: 'pending' })));
+
+  // The repeat (a retried activity) is told to take the step-by-step path, which finds the same rows.
+  t.is(await events.recordWithDeliveries({ id, companyId: company.id, type: 'document.imported', data }), undefined);
+  const again = await events.record({ id, companyId: company.id, type: 'document.imported', data });
+  t.deepEqual(again, first!.event);
+  t.deepEqual(await webhookDeliveries.createForEvent(again, [all, imported]), first!.deliveries);
+
+  const none = await events.recordWithDeliveries({ id: randomUUID(), companyId: company.id, type: 'export.succeeded', data: {} });
+  t.deepEqual(none?.deliveries.map((delivery) => delivery.endpoint_id), [all], 'only the endpoint subscribed to every type');
+});
+

@@ -88,7 +88,10 @@ test('the prepared reads return every column of their tables', async (t) => {
   const fileColumns = await tableColumns('uploaded_files');
   t.deepEqual(sorted(file), fileColumns);
   t.deepEqual(sorted(await repositories.uploadedFiles.findById(file.id)), fileColumns);
-  t.deepEqual(sorted(await repositories.uploadedFiles.markProcessing(file.id)), fileColumns);
+  const importing = await repositories.uploadedFiles.markProcessing(file.id);
+  t.deepEqual(sorted(importing), [...fileColumns, 'company_nit', 'dian_environment'].sort());
+  t.is(importing?.company_nit, '900777111', 'the company NIT comes with the row');
+  t.is(importing?.dian_environment, null, 'no DIAN settings: null');
   t.deepEqual(sorted(await repositories.uploadedFiles.markDone(file.id, [])), fileColumns);
 
   const secret = { sealed: 'sealed', created_at: new Date().toISOString(), expires_at: null };
