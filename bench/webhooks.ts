@@ -9,6 +9,7 @@ import { emitEvent } from '../api/publish-event';
 import { loadConfig } from '../config';
 import { loadMasterKey } from '../config/master-key';
 import { connectDatabase, type Database } from '../db/connection';
+import { statementsRun } from './support/postgres-statements';
 import { createRepositories } from '../db/repositories';
 import { SecretBox } from '../domain/secret-box';
 import { newSealedSecret } from '../domain/webhooks/endpoint-secrets';
@@ -93,6 +94,8 @@ type Row = {
   cpuMsPerUnit: { webhooks: Record<string, number | null>; baseline: Record<string, number | null> };
   /** What the engine did on the worker's queue from the first emit until the queue settled (docs/performance.md). */
   temporalCost: { total: TemporalCost; perDelivery: TemporalCost; perEvent: TemporalCost; byWorkflowType: Record<string, TemporalCost> };
+  /** Statements Postgres ran per delivery, emits included, until the queue settled (bench/support/postgres-statements.ts). */
+  statementsPerDelivery: number;
 };
 
 const log = (line: string) => console.error(`[bench:webhooks] ${line}`);
@@ -239,6 +242,7 @@ async function main(): Promise<number> {
     for (const scenario of scenarios) {
       const window = { from: new Date(), to: new Date() };
       const heartbeatsBefore = await heartbeatRequests(environment.temporalMetricsUrl);
+      const statementsBefore = await statementsRun(db);
       const webhooksCpu = await startCpuWindow(cpuSources);
       const workerThreadCpu = await startThreadCpuWindow(startedWorker.pid);
       const webhooks = await runWebhooks(phase, scenario, options.events);
@@ -251,6 +255,8 @@ async function main(): Promise<number> {
           `p99 ${fixed(webhooks.latencyMs.p99, 0)} ms, worker peak RSS ${fixed(webhooks.workerPeakRssMb ?? Number.NaN, 0)} MB`,
       );
       await settle(client, taskQueue);
+      const statementsPerDelivery = ((await statementsRun(db)) - statementsBefore) / webhooks.deliveries;
+      log(`E=${scenario.endpoints}: ${fixed(statementsPerDelivery, 2)} Postgres statements per delivery`);
       problems.push(...(await checkDeliveryRows(db, scenario, options.events)));
       // Everything on the worker's queue in the window: publish and delivery runs, and the endpoint
       // entities' share of their long histories (their signals and mirror activities of this run).
@@ -278,7 +284,7 @@ async function main(): Promise<number> {
         `baseline ×${baseline.workflows}: ${fixed(baseline.workflowsPerSecond, 1)} workflows/s, ` +
           `p50 ${fixed(baseline.latencyMs.p50, 0)} ms, p99 ${fixed(baseline.latencyMs.p99, 0)} ms`,
       );
-      rows.push({ webhooks, baseline, throughputRatio: webhooks.deliveriesPerSecond / baseline.workflowsPerSecond, cpuMsPerUnit, temporalCost });
+      rows.push({ webhooks, baseline, throughputRatio: webhooks.deliveriesPerSecond / baseline.workflowsPerSecond, cpuMsPerUnit, temporalCost, statementsPerDelivery });
     }
     if (receiver.duplicates > 0) log(`note: ${receiver.duplicates} deliveries arrived more than once (at-least-once delivery)`);
     if (receiver.malformed > 0) problems.push(`${receiver.malformed} requests to the receiver had no webhook-id or were not POSTs`);
@@ -326,10 +332,10 @@ async function main(): Promise<number> {
 function renderCpuTable(rows: Row[]): string {
   const parts = ['worker', 'temporal', 'postgres', 'bench', 'total'];
   const lines = rows.flatMap((row) => [
-    [`per delivery, E=${row.webhooks.endpoints}`, ...parts.map((part) => fixed(row.cpuMsPerUnit.webhooks[part], 1))],
-    [`per baseline workflow (×${row.baseline.workflows})`, ...parts.map((part) => fixed(row.cpuMsPerUnit.baseline[part], 1))],
+    [`per delivery, E=${row.webhooks.endpoints}`, ...parts.map((part) => fixed(row.cpuMsPerUnit.webhooks[part], 1)), fixed(row.statementsPerDelivery, 2)],
+    [`per baseline workflow (×${row.baseline.workflows})`, ...parts.map((part) => fixed(row.cpuMsPerUnit.baseline[part], 1)), '0'],
   ]);
-  return markdownTable(['unit', ...parts], lines, [false, ...parts.map(() => true)]);
+  return markdownTable(['unit', ...parts, 'Postgres statements'], lines, [false, ...parts.map(() => true), true]);
 }
 
 /** CPU ms per unit of each source and their total, to 2 decimals (null when a source could not be read). */
