@@ -6,7 +6,7 @@ import { freePort } from '../scripts/embedded/ports';
 import { startChildProcess, type ChildProcessHandle } from './support/child-process';
 import { CleanupStack } from './support/cleanup';
 import { durationSecondsFromEnv, parseShortAndJson, runMain, warnIfBusy } from './support/cli';
-import { startBenchEnvironment } from './support/environment';
+import { metricsPortsEnv, startBenchEnvironment } from './support/environment';
 import { runLoad, type LoadResult } from './support/load';
 import { emitJsonReport, fixed, machineInfo, markdownTable } from './support/report';
 
@@ -76,6 +76,7 @@ async function main(): Promise<number> {
         env: {
           ...commonEnv,
           PORT: String(apiPort),
+          ...(await metricsPortsEnv()), // beside a running npm start, not on its metrics port
           TEMPORAL_ADDRESS: environment.temporalAddress,
           LOG_LEVEL: 'warn',
           RATE_LIMIT_PER_SECOND: '0', // no rate limiting: we want the server's ceiling

@@ -19,7 +19,7 @@ import { seedDocuments } from './documents/seed';
 import { startChildProcess, type ChildProcessHandle } from './support/child-process';
 import { CleanupStack } from './support/cleanup';
 import { durationSecondsFromEnv, parseShortAndJson, runMain, warnIfBusy } from './support/cli';
-import { startSeededPostgres } from './support/environment';
+import { metricsPortsEnv, startSeededPostgres } from './support/environment';
 import { loadOnce, summarise, type LoadSample, type LoadSummary } from './support/load';
 import { fixed, markdownTable } from './support/report';
 
@@ -142,6 +142,7 @@ async function main(): Promise<number> {
         env: {
           ...common,
           PORT: String(apiPort),
+          ...(await metricsPortsEnv()), // beside a running npm start, not on its metrics port
           TEMPORAL_ADDRESS: `127.0.0.1:${unusedTemporalPort}`, // nothing listens; the lists never call Temporal
           LOG_LEVEL: 'warn',
           RATE_LIMIT_PER_SECOND: '0', // no rate limiting: we want the server's own latency
