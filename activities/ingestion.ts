@@ -2,7 +2,7 @@ import { Context } from '@temporalio/activity';
 import type { Repositories } from '../db/repositories';
 import type { ContactChange } from '../db/repositories/imports';
 import type { DianSettingsEnvironment } from '../db/repositories/dian-settings';
-import type { UploadedFileRow } from '../db/repositories/uploaded-files';
+import type { ImportedDocumentRef, UploadedFileRow } from '../db/repositories/uploaded-files';
 import { importEvents } from '../domain/ingestion/import-events';
 import { PDF_KINDS, type ImportPlan, type PdfKind } from '../domain/ingestion/plan-import';
 import { CpuBudgetExceeded, planImportInPool } from '../services/cpu/pool';
@@ -54,7 +54,7 @@ export const IMPORT_HEARTBEAT_GRACE_MS = 3_000;
  * for its event record, and its company's DIAN environment when the import read it (null: no
  * DIAN settings).
  */
-type StoredFileOutcome = ImportOutcome & { file?: UploadedFileRow; dianEnvironment?: DianSettingsEnvironment | null };
+type StoredFileOutcome = ImportOutcome & { file?: UploadedFileRow; documents?: ImportedDocumentRef[]; dianEnvironment?: DianSettingsEnvironment | null };
 
 /**
  * Reads, parses and records one stored file. Bad input is an outcome (status ERROR with a
@@ -98,14 +98,17 @@ export async function importStoredFile(deps: IngestionActivityDependencies, file
   }
   const result = await repositories.imports.importDrafts(row, plan.drafts);
   const done = await repositories.uploadedFiles.markDone(fileId, result.skipped);
-  return { status: 'DONE', contactChanges: result.contactChanges, file: done, dianEnvironment };
+  return { status: 'DONE', contactChanges: result.contactChanges, file: done, documents: result.documents, dianEnvironment };
 }
 
-/** The file's record for its event, read once with its documents (the row too unless the caller has it as last written). */
-async function uploadedFileEventRecord(repositories: Repositories, fileId: number, known?: UploadedFileRow) {
-  const file = known ?? (await repositories.uploadedFiles.findById(fileId));
+/**
+ * The file's record for its event: its row and its documents as the import left them, each read
+ * only when the caller does not have it (a retry after the import was done, a failure).
+ */
+async function uploadedFileEventRecord(repositories: Repositories, fileId: number, known: { file?: UploadedFileRow; documents?: ImportedDocumentRef[] } = {}) {
+  const file = known.file ?? (await repositories.uploadedFiles.findById(fileId));
   if (!file) throw new Error(`uploaded file ${fileId} does not exist`);
-  const documents = (await repositories.uploadedFiles.documentsOf([fileId])).get(fileId) ?? [];
+  const documents = known.documents ?? (await repositories.uploadedFiles.documentsOf([fileId])).get(fileId) ?? [];
   return { file, documents, record: { ...presentUploadedFile(file, documents), company_id: file.company_id } };
 }
 
@@ -117,8 +120,8 @@ async function contactRecord(repositories: Repositories, contactId: number): Pro
 
 /** importStoredFile, then what the workflow needs afterwards (ImportedFile), read in the same activity. */
 export async function importAndGather(deps: IngestionActivityDependencies, fileId: number, heartbeat: Heartbeat = NO_HEARTBEAT): Promise<ImportedFile> {
-  const { file: written, dianEnvironment, ...outcome } = await importStoredFile(deps, fileId, heartbeat);
-  const { file, documents, record } = await uploadedFileEventRecord(deps.repositories, fileId, written);
+  const { file: written, documents: linked, dianEnvironment, ...outcome } = await importStoredFile(deps, fileId, heartbeat);
+  const { file, documents, record } = await uploadedFileEventRecord(deps.repositories, fileId, { file: written, documents: linked });
   const contacts = [];
   for (const change of outcome.contactChanges) contacts.push({ type: change.type, data: await contactRecord(deps.repositories, change.contactId) });
   const dian = outcome.status === 'DONE' ? await dianFollowUpOf(deps, file, documents, dianEnvironment) : NO_DIAN_FOLLOW_UP;

@@ -3,7 +3,8 @@ import type { Database } from '../connection';
 import type { DocumentDraft } from '../../domain/ingestion/plan-import';
 import type { UblParty } from '../../domain/ubl/types';
 import { dianColumns } from './documents';
-import { linkFileDocument, type UploadedFileRow } from './uploaded-files';
+import { documentEntry } from '../../domain/documents/document-entry';
+import { linkFileDocument, type ImportedDocumentRef, type UploadedFileRow } from './uploaded-files';
 import { PREPARED } from '../prepared-statement';
 
 export type ContactChange = { type: 'contact.created' | 'contact.updated'; contactId: number };
@@ -12,7 +13,12 @@ export type ImportResult = {
   created: { kind: string; id: number; cufe: string | null }[];
   skipped: UploadedFileRow['skipped'];
   contactChanges: ContactChange[];
+  /** Every document linked to the file, created or already stored, once each in id order: what documentsOf would read. */
+  documents: ImportedDocumentRef[];
 };
+
+/** The columns of a document its file's record shows (domain/documents/document-entry.ts). */
+const ENTRY_COLUMNS = ['id', 'document_type', 'cufe', 'dian_document_type', 'code_scheme'] as const;
 
 const CONTACT_FIELDS = ['dv', 'name', 'email', 'phone', 'address', 'city', 'country_code'] as const;
 
@@ -26,7 +32,8 @@ export function createImportsRepository(db: Database) {
   return {
     async importDrafts(file: UploadedFileRow, drafts: DocumentDraft[]): Promise<ImportResult> {
       return db.transaction(async (trx) => {
-        const result: ImportResult = { created: [], skipped: [], contactChanges: [] };
+        const result: ImportResult = { created: [], skipped: [], contactChanges: [], documents: [] };
+        const linked = new Map<number, ImportedDocumentRef>();
         for (const draft of drafts) {
           const contactId = draft.counterpart ? await upsertContact(trx, file.company_id, draft.counterpart, result.contactChanges) : null;
           const cufe = draft.ubl?.cufe ?? null;
@@ -34,18 +41,21 @@ export function createImportsRepository(db: Database) {
             .insert(documentRow(file, draft, contactId))
             .onConflict(trx.raw('(company_id, cufe) WHERE cufe IS NOT NULL'))
             .ignore()
-            .returning(['id'])
+            .returning(ENTRY_COLUMNS)
             .options(PREPARED);
           if (inserted) {
             result.created.push({ kind: draft.documentType, id: inserted.id, cufe });
+            linked.set(inserted.id, documentEntry(inserted));
             await linkFileDocument(trx, file, inserted.id);
             continue;
           }
-          const existing = await trx('documents').where({ company_id: file.company_id, cufe }).first('id', 'imported_file_id', 'document_type').options(PREPARED);
+          const existing = await trx('documents').where({ company_id: file.company_id, cufe }).first(...ENTRY_COLUMNS, 'imported_file_id').options(PREPARED);
           if (existing.imported_file_id === file.id) result.created.push({ kind: existing.document_type, id: existing.id, cufe });
           else result.skipped.push({ cufe: cufe!, existing_document_id: existing.id, kind: existing.document_type });
+          linked.set(existing.id, documentEntry(existing));
           await linkFileDocument(trx, file, existing.id);
         }
+        result.documents = [...linked.values()].sort((a, b) => a.id - b.id);
         return result;
       });
     },

@@ -1,0 +1,58 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import test from 'ava';
+import { planImport, type DocumentDraft } from '../../domain/ingestion/plan-import';
+import { seedCompany } from '../support/api';
+import { createTestDatabase, type TestDatabase } from '../support/database';
+
+// importDrafts returns the documents it linked to the file, so the import's event record needs
+// no read of them: the list must be what documentsOf reads, whatever the drafts were.
+let database: TestDatabase;
+
+test.before(async () => {
+  database = await createTestDatabase();
+});
+test.after.always(async () => database?.drop());
+
+const FIXTURE = path.resolve(__dirname, '../../../shared/fixtures/dian/attached-document-volt.xml');
+const CUSTOMER_NIT = '161803398875';
+
+function draftsOf(bytes: Buffer, fileName: string, companyNit: string, pdfKind: 'electronic_invoice' | null = null): DocumentDraft[] {
+  const plan = planImport(bytes, fileName, companyNit, pdfKind);
+  if (!plan.ok) throw new Error(`${plan.code}: ${plan.message}`);
+  return plan.drafts;
+}
+
+async function storedFile(companyId: number, fileName: string) {
+  return database.repositories.uploadedFiles.insert({
+    company_id: companyId, type: 'API', file_name: fileName, extension: path.extname(fileName).slice(1), content_type: 'application/octet-stream',
+    size: 1, sha256: 'x'.repeat(64), blob_key: `k/${randomUUID()}`,
+  });
+}
+
+test('the documents importDrafts returns are the ones documentsOf reads: created, already stored, repeated, bare PDF', async (t) => {
+  const { uploadedFiles, imports } = database.repositories;
+  const company = await seedCompany(database, 'Volt Compras S.A.S.', CUSTOMER_NIT);
+  const xml = readFileSync(FIXTURE);
+  const [invoice] = draftsOf(xml, 'volt.xml', CUSTOMER_NIT);
+  const [pdf] = draftsOf(Buffer.from('%PDF-1.4\n1 0 obj\n<<>>\nendobj\ntrailer\n<<>>\nstartxref\n9\n%%EOF\n'), 'factura-77.pdf', CUSTOMER_NIT, 'electronic_invoice');
+
+  const first = await storedFile(company.id, 'volt.xml');
+  const created = await imports.importDrafts(first, [invoice!]);
+  t.is(created.documents.length, 1);
+  t.is(created.documents[0]!.cufe, invoice!.ubl!.cufe);
+  t.is(created.documents[0]!.kind, 'electronic_invoice');
+  t.deepEqual(created.documents, (await uploadedFiles.documentsOf([first.id])).get(first.id));
+
+  // The same invoice again (a second upload), in a file with the same draft twice and a bare PDF.
+  const second = await storedFile(company.id, 'mixed.zip');
+  const mixed = await imports.importDrafts(second, [pdf!, invoice!, invoice!]);
+  t.is(mixed.skipped.length, 2, 'the stored invoice is skipped for each draft naming it');
+  t.is(mixed.documents.length, 2, 'each linked document once');
+  t.deepEqual(mixed.documents, (await uploadedFiles.documentsOf([second.id])).get(second.id));
+  t.deepEqual(mixed.documents.map((document) => document.id), [created.documents[0]!.id, mixed.created[0]!.id].sort((a, b) => a - b));
+
+  // A retried import of the first file finds its own document: the same list.
+  t.deepEqual((await imports.importDrafts(first, [invoice!])).documents, created.documents);
+});
