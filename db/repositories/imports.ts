@@ -25,7 +25,8 @@ const CONTACT_FIELDS = ['dv', 'name', 'email', 'phone', 'address', 'city', 'coun
 /**
  * Writes the documents of one uploaded file in one transaction. Idempotent: a CUFE already
  * stored for the company is skipped (unless this very file created it, which is what a retried
- * import finds), and contacts are created once and updated only when their data changed.
+ * import finds), a document without a CUFE is found again when this file's earlier attempt wrote
+ * it, and contacts are created once and updated only when their data changed.
  * Every document the file contains, created or already stored, is linked to the file.
  */
 export function createImportsRepository(db: Database) {
@@ -37,6 +38,13 @@ export function createImportsRepository(db: Database) {
         for (const draft of drafts) {
           const contactId = draft.counterpart ? await upsertContact(trx, file.company_id, draft.counterpart, result.contactChanges) : null;
           const cufe = draft.ubl?.cufe ?? null;
+          const written = cufe === null ? await writtenByAnEarlierAttempt(trx, file, draft) : undefined;
+          if (written) {
+            result.created.push({ kind: written.document_type, id: written.id, cufe });
+            linked.set(written.id, documentEntry(written));
+            await linkFileDocument(trx, file, written.id);
+            continue;
+          }
           const [inserted] = await trx('documents')
             .insert(documentRow(file, draft, contactId))
             .onConflict(trx.raw('(company_id, cufe) WHERE cufe IS NOT NULL'))
@@ -60,6 +68,21 @@ export function createImportsRepository(db: Database) {
       });
     },
   };
+}
+
+/**
+ * A document without a CUFE (a bare PDF) has no unique key of its own: the one an earlier
+ * attempt of this file's import wrote (committed, then the attempt was lost before the file was
+ * DONE) is found by the file, the number and the ZIP entry, so a retried import does not store
+ * it twice. Its file's documents (documents_imported_file) are few.
+ */
+async function writtenByAnEarlierAttempt(trx: Knex.Transaction, file: UploadedFileRow, draft: DocumentDraft) {
+  return trx('documents')
+    .where({ company_id: file.company_id, imported_file_id: file.id, document_type: draft.documentType, number: draft.ubl?.number ?? draft.fallbackNumber })
+    .whereNull('cufe')
+    .whereRaw('original_zip_pdf_entry IS NOT DISTINCT FROM ?', [draft.zipPdfEntry])
+    .first(...ENTRY_COLUMNS)
+    .options(PREPARED);
 }
 
 function documentRow(file: UploadedFileRow, draft: DocumentDraft, contactId: number | null) {

@@ -1,10 +1,10 @@
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import test from 'ava';
 import { planImport, type DocumentDraft } from '../../domain/ingestion/plan-import';
 import { seedCompany } from '../support/api';
 import { createTestDatabase, type TestDatabase } from '../support/database';
+import { fixture } from '../support/ingestion';
 
 // importDrafts returns the documents it linked to the file, so the import's event record needs
 // no read of them: the list must be what documentsOf reads, whatever the drafts were.
@@ -15,7 +15,6 @@ test.before(async () => {
 });
 test.after.always(async () => database?.drop());
 
-const FIXTURE = path.resolve(__dirname, '../../../shared/fixtures/dian/attached-document-volt.xml');
 const CUSTOMER_NIT = '161803398875';
 
 function draftsOf(bytes: Buffer, fileName: string, companyNit: string, pdfKind: 'electronic_invoice' | null = null): DocumentDraft[] {
@@ -34,7 +33,7 @@ async function storedFile(companyId: number, fileName: string) {
 test('the documents importDrafts returns are the ones documentsOf reads: created, already stored, repeated, bare PDF', async (t) => {
   const { uploadedFiles, imports } = database.repositories;
   const company = await seedCompany(database, 'Volt Compras S.A.S.', CUSTOMER_NIT);
-  const xml = readFileSync(FIXTURE);
+  const xml = fixture('attached-document-volt.xml');
   const [invoice] = draftsOf(xml, 'volt.xml', CUSTOMER_NIT);
   const [pdf] = draftsOf(Buffer.from('%PDF-1.4\n1 0 obj\n<<>>\nendobj\ntrailer\n<<>>\nstartxref\n9\n%%EOF\n'), 'factura-77.pdf', CUSTOMER_NIT, 'electronic_invoice');
 
@@ -53,6 +52,11 @@ test('the documents importDrafts returns are the ones documentsOf reads: created
   t.deepEqual(mixed.documents, (await uploadedFiles.documentsOf([second.id])).get(second.id));
   t.deepEqual(mixed.documents.map((document) => document.id), [created.documents[0]!.id, mixed.created[0]!.id].sort((a, b) => a - b));
 
-  // A retried import of the first file finds its own document: the same list.
+  // A retried import of either file finds what its earlier attempt wrote: the same list, and
+  // the bare PDF (no CUFE, no unique key) is not stored a second time.
   t.deepEqual((await imports.importDrafts(first, [invoice!])).documents, created.documents);
+  const retried = await imports.importDrafts(second, [pdf!, invoice!, invoice!]);
+  t.deepEqual(retried.documents, mixed.documents);
+  t.deepEqual(retried.created, mixed.created, "the PDF is reported as this file's document again");
+  t.is(await database.db('documents').where({ imported_file_id: second.id }).count('* as n').first().then((row) => Number(row!.n)), 1);
 });
