@@ -333,7 +333,7 @@ function renderCpuTable(rows: Row[]): string {
   const parts = ['worker', 'temporal', 'postgres', 'bench', 'total'];
   const lines = rows.flatMap((row) => [
     [`per delivery, E=${row.webhooks.endpoints}`, ...parts.map((part) => fixed(row.cpuMsPerUnit.webhooks[part], 1)), fixed(row.statementsPerDelivery, 2)],
-    [`per baseline workflow (×${row.baseline.workflows})`, ...parts.map((part) => fixed(row.cpuMsPerUnit.baseline[part], 1)), '0'],
+    [`per baseline workflow (×${row.baseline.workflows})`, ...parts.map((part) => fixed(row.cpuMsPerUnit.baseline[part], 1)), '–'],
   ]);
   return markdownTable(['unit', ...parts, 'Postgres statements'], lines, [false, ...parts.map(() => true), true]);
 }

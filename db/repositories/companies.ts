@@ -46,7 +46,7 @@ export function createCompaniesRepository(db: Database) {
       return visibleTo(access).orderBy('id', 'asc');
     },
 
-    /** Every authenticated request to a company's resources, and every import: prepared. */
+    /** Every authenticated request to a company's resources: prepared. */
     async findVisible(access: CompanyAccess, id: number): Promise<CompanyRow | undefined> {
       return visibleTo(access).where({ id }).first().options(PREPARED);
     },

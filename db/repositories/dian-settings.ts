@@ -46,7 +46,7 @@ const DIAN_SETTINGS_COLUMNS = columnsOf<DianSettingsRow>({
 export function createDianSettingsRepository(db: Database) {
   return {
     find(companyId: number): Promise<DianSettingsRow | undefined> {
-      // Every import reads them (prepared).
+      // DIAN's steps after an import, and every DIAN event, read them (prepared).
       return db<DianSettingsRow>('company_dian_settings').where({ company_id: companyId }).first(DIAN_SETTINGS_COLUMNS).options(PREPARED);
     },
 

@@ -92,6 +92,11 @@ test('the prepared reads return every column of their tables', async (t) => {
   t.deepEqual(sorted(importing), [...fileColumns, 'company_nit', 'dian_environment'].sort());
   t.is(importing?.company_nit, '900777111', 'the company NIT comes with the row');
   t.is(importing?.dian_environment, null, 'no DIAN settings: null');
+  await repositories.dianSettings.upsert(company.id, {
+    environment: 'simulator', software_id: 'software', software_pin_sealed: 'sealed', certificate_p12_sealed: 'sealed', certificate_password_sealed: 'sealed',
+    certificate_subject: 'CN=Columnas', certificate_issuer: 'CN=CA', certificate_not_after: new Date('2030-01-01T00:00:00Z'),
+  });
+  t.is((await repositories.uploadedFiles.markProcessing(file.id))?.dian_environment, 'simulator', "the company's DIAN environment comes with the row");
   t.deepEqual(sorted(await repositories.uploadedFiles.markDone(file.id, [])), fileColumns);
 
   const secret = { sealed: 'sealed', created_at: new Date().toISOString(), expires_at: null };
