@@ -128,21 +128,10 @@ async function upsertContact(trx: Knex.Transaction, companyId: number, party: Ub
     city: party.city,
     country_code: party.countryCode,
   };
-  const [created] = await trx('contacts')
-    .insert({ company_id: companyId, id_type: idType, id_number: party.idNumber, ...incoming })
-    .onConflict(['company_id', 'id_type', 'id_number'])
-    .ignore()
-    .returning('id')
-    .options(PREPARED);
-  if (created) {
-    changes.push({ type: 'contact.created', contactId: created.id });
-    return created.id;
-  }
-  const existing = await trx('contacts')
-    .where({ company_id: companyId, id_type: idType, id_number: party.idNumber })
-    .forUpdate()
-    .first('id', ...CONTACT_FIELDS)
-    .options(PREPARED);
+  // A company's suppliers and customers recur from document to document: look the contact up
+  // first (one statement when it exists), insert only when it does not.
+  const existing = (await lockedContact(trx, companyId, idType, party.idNumber)) ?? (await createdContact(trx, companyId, idType, party.idNumber, incoming, changes));
+  if (typeof existing === 'number') return existing;
   // Only data the document actually carries can change a contact; absent fields keep their value.
   const updates = Object.fromEntries(CONTACT_FIELDS.filter((field) => incoming[field] !== null && incoming[field] !== existing[field]).map((field) => [field, incoming[field]]));
   if (Object.keys(updates).length > 0) {
@@ -150,6 +139,38 @@ async function upsertContact(trx: Knex.Transaction, companyId: number, party: Ub
     if (!changes.some((change) => change.contactId === existing.id)) changes.push({ type: 'contact.updated', contactId: existing.id });
   }
   return existing.id;
+}
+
+/** The contact with its data, locked until the import's transaction ends; undefined when there is none. */
+function lockedContact(trx: Knex.Transaction, companyId: number, idType: string, idNumber: string) {
+  return trx('contacts')
+    .where({ company_id: companyId, id_type: idType, id_number: idNumber })
+    .forUpdate()
+    .first('id', ...CONTACT_FIELDS)
+    .options(PREPARED);
+}
+
+/**
+ * Inserts the contact and returns its id (a contact.created change), or, when a concurrent
+ * import inserted it meanwhile, that contact locked with its data, to be updated like any other.
+ */
+async function createdContact(
+  trx: Knex.Transaction,
+  companyId: number,
+  idType: string,
+  idNumber: string,
+  incoming: Record<(typeof CONTACT_FIELDS)[number], string | null>,
+  changes: { type: 'contact.created' | 'contact.updated'; contactId: number }[],
+) {
+  const [created] = await trx('contacts')
+    .insert({ company_id: companyId, id_type: idType, id_number: idNumber, ...incoming })
+    .onConflict(['company_id', 'id_type', 'id_number'])
+    .ignore()
+    .returning('id')
+    .options(PREPARED);
+  if (!created) return lockedContact(trx, companyId, idType, idNumber);
+  changes.push({ type: 'contact.created', contactId: created.id });
+  return created.id as number;
 }
 
 export type ImportsRepository = ReturnType<typeof createImportsRepository>;

@@ -60,3 +60,42 @@ test('the documents importDrafts returns are the ones documentsOf reads: created
   t.deepEqual(retried.created, mixed.created, "the PDF is reported as this file's document again");
   t.is(await database.db('documents').where({ imported_file_id: second.id }).count('* as n').first().then((row) => Number(row!.n)), 1);
 });
+
+test('a recurring contact is found in one statement; a new one is created once, even by two imports at once', async (t) => {
+  const { imports } = database.repositories;
+  const company = await seedCompany(database, 'Volt Contactos S.A.S.', '161803398876');
+  // The fixture's drafts (planned for its customer), imported for this company with other CUFEs and supplier.
+  const [template] = draftsOf(fixture('attached-document-volt.xml'), 'volt.xml', CUSTOMER_NIT);
+  const supplierId = `9${Date.now() % 100_000_000}`;
+  const draft = (cufe: string, changes: Partial<NonNullable<DocumentDraft['counterpart']>> = {}): DocumentDraft => ({
+    ...template!,
+    ubl: { ...template!.ubl!, cufe },
+    counterpart: { ...template!.counterpart!, idNumber: supplierId, ...changes },
+  });
+
+  // Two imports of the same new supplier at once: one contact, one contact.created.
+  const [a, b] = await Promise.all([storedFile(company.id, 'a.xml'), storedFile(company.id, 'b.xml')]);
+  const results = await Promise.all([imports.importDrafts(a, [draft(`cufe-a-${supplierId}`)]), imports.importDrafts(b, [draft(`cufe-b-${supplierId}`)])]);
+  const changes = results.flatMap((result) => result.contactChanges);
+  t.is(changes.filter((change) => change.type === 'contact.created').length, 1);
+  t.is(changes.filter((change) => change.type === 'contact.updated').length, 0, 'the same data changes nothing');
+  const contacts = await database.db('contacts').where({ company_id: company.id, id_number: supplierId }).select('id', 'email');
+  t.is(contacts.length, 1);
+
+  // The supplier again with the same data: its lookup is the only contact statement.
+  const c = await storedFile(company.id, 'c.xml');
+  const contactStatements: string[] = [];
+  // Tests of this file run concurrently: count the contact statements naming this supplier.
+  const countContactStatement = (query: { sql: string; bindings?: unknown[] }) =>
+    void (query.sql.includes('"contacts"') && query.bindings?.includes(supplierId) && contactStatements.push(query.sql));
+  database.db.on('query', countContactStatement);
+  const again = await imports.importDrafts(c, [draft(`cufe-c-${supplierId}`)]).finally(() => database.db.off('query', countContactStatement));
+  t.deepEqual(again.contactChanges, []);
+  t.is(contactStatements.length, 1, contactStatements.join('\n'));
+
+  // With a new email: contact.updated, and the email stored.
+  const d = await storedFile(company.id, 'd.xml');
+  const updated = await imports.importDrafts(d, [draft(`cufe-d-${supplierId}`, { email: 'nuevo@proveedor.co' })]);
+  t.deepEqual(updated.contactChanges, [{ type: 'contact.updated', contactId: contacts[0]!.id }]);
+  t.is((await database.db('contacts').where({ id: contacts[0]!.id }).first('email')).email, 'nuevo@proveedor.co');
+});
