@@ -71,7 +71,7 @@ export async function importStoredFile(deps: IngestionActivityDependencies, file
     return { status: finished.status as ImportOutcome['status'], contactChanges: [], file: finished };
   }
   heartbeat();
-  const { company_nit: companyNit, dian_environment: dianEnvironment, ...row } = file;
+  const { company_nit: companyNit, dian_environment: dianEnvironment } = file;
   if (companyNit === null) throw new Error(`company ${file.company_id} does not exist`);
   const pdfKind = (PDF_KINDS as readonly string[]).includes(file.kind_hint ?? '') ? (file.kind_hint as PdfKind) : null;
   // The file's bytes are in memory from the read until the plan: within the process's budget
@@ -96,7 +96,7 @@ export async function importStoredFile(deps: IngestionActivityDependencies, file
     await repositories.uploadedFiles.markFailed(fileId, plan.code, plan.message);
     return { status: 'ERROR', contactChanges: [] };
   }
-  const result = await repositories.imports.importDrafts(row, plan.drafts);
+  const result = await repositories.imports.importDrafts(file, plan.drafts);
   const done = await repositories.uploadedFiles.markDone(fileId, result.skipped);
   return { status: 'DONE', contactChanges: result.contactChanges, file: done, documents: result.documents, dianEnvironment };
 }

@@ -17,8 +17,8 @@ export type ImportResult = {
   documents: ImportedDocumentRef[];
 };
 
-/** The columns of a document its file's record shows (domain/documents/document-entry.ts). */
-const ENTRY_COLUMNS = ['id', 'document_type', 'cufe', 'dian_document_type', 'code_scheme'] as const;
+/** The columns of a document its file's record shows (domain/documents/document-entry.ts), and the file that created it. */
+const STORED_COLUMNS = ['id', 'document_type', 'cufe', 'dian_document_type', 'code_scheme', 'imported_file_id'] as const;
 
 const CONTACT_FIELDS = ['dv', 'name', 'email', 'phone', 'address', 'city', 'country_code'] as const;
 
@@ -38,36 +38,34 @@ export function createImportsRepository(db: Database) {
         for (const draft of drafts) {
           const contactId = draft.counterpart ? await upsertContact(trx, file.company_id, draft.counterpart, result.contactChanges) : null;
           const cufe = draft.ubl?.cufe ?? null;
-          const written = cufe === null ? await writtenByAnEarlierAttempt(trx, file, draft) : undefined;
-          if (written) {
-            result.created.push({ kind: written.document_type, id: written.id, cufe });
-            linked.set(written.id, documentEntry(written));
-            await linkFileDocument(trx, file, written.id);
-            continue;
-          }
-          const [inserted] = await trx('documents')
-            .insert(documentRow(file, draft, contactId))
-            .onConflict(trx.raw('(company_id, cufe) WHERE cufe IS NOT NULL'))
-            .ignore()
-            .returning(ENTRY_COLUMNS)
-            .options(PREPARED);
-          if (inserted) {
-            result.created.push({ kind: draft.documentType, id: inserted.id, cufe });
-            linked.set(inserted.id, documentEntry(inserted));
-            await linkFileDocument(trx, file, inserted.id);
-            continue;
-          }
-          const existing = await trx('documents').where({ company_id: file.company_id, cufe }).first(...ENTRY_COLUMNS, 'imported_file_id').options(PREPARED);
-          if (existing.imported_file_id === file.id) result.created.push({ kind: existing.document_type, id: existing.id, cufe });
-          else result.skipped.push({ cufe: cufe!, existing_document_id: existing.id, kind: existing.document_type });
-          linked.set(existing.id, documentEntry(existing));
-          await linkFileDocument(trx, file, existing.id);
+          const document = await storedDocument(trx, file, draft, contactId);
+          if (document.imported_file_id === file.id) result.created.push({ kind: document.document_type, id: document.id, cufe });
+          else result.skipped.push({ cufe: cufe!, existing_document_id: document.id, kind: document.document_type });
+          linked.set(document.id, documentEntry(document));
+          await linkFileDocument(trx, file, document.id);
         }
         result.documents = [...linked.values()].sort((a, b) => a.id - b.id);
         return result;
       });
     },
   };
+}
+
+/**
+ * The draft's document as stored, with the file that created it: this file's (inserted now, or
+ * by an earlier attempt of its import) or another's whose CUFE it repeats.
+ */
+async function storedDocument(trx: Knex.Transaction, file: UploadedFileRow, draft: DocumentDraft, contactId: number | null) {
+  const cufe = draft.ubl?.cufe ?? null;
+  const written = cufe === null ? await writtenByAnEarlierAttempt(trx, file, draft) : undefined;
+  if (written) return written;
+  const [inserted] = await trx('documents')
+    .insert(documentRow(file, draft, contactId))
+    .onConflict(trx.raw('(company_id, cufe) WHERE cufe IS NOT NULL'))
+    .ignore()
+    .returning(STORED_COLUMNS)
+    .options(PREPARED);
+  return inserted ?? trx('documents').where({ company_id: file.company_id, cufe }).first(...STORED_COLUMNS).options(PREPARED);
 }
 
 /**
@@ -81,7 +79,7 @@ async function writtenByAnEarlierAttempt(trx: Knex.Transaction, file: UploadedFi
     .where({ company_id: file.company_id, imported_file_id: file.id, document_type: draft.documentType, number: draft.ubl?.number ?? draft.fallbackNumber })
     .whereNull('cufe')
     .whereRaw('original_zip_pdf_entry IS NOT DISTINCT FROM ?', [draft.zipPdfEntry])
-    .first(...ENTRY_COLUMNS)
+    .first(...STORED_COLUMNS)
     .options(PREPARED);
 }
 
@@ -130,8 +128,21 @@ async function upsertContact(trx: Knex.Transaction, companyId: number, party: Ub
   };
   // A company's suppliers and customers recur from document to document: look the contact up
   // first (one statement when it exists), insert only when it does not.
-  const existing = (await lockedContact(trx, companyId, idType, party.idNumber)) ?? (await createdContact(trx, companyId, idType, party.idNumber, incoming, changes));
-  if (typeof existing === 'number') return existing;
+  let existing = await lockedContact(trx, companyId, idType, party.idNumber);
+  if (!existing) {
+    const [created] = await trx('contacts')
+      .insert({ company_id: companyId, id_type: idType, id_number: party.idNumber, ...incoming })
+      .onConflict(['company_id', 'id_type', 'id_number'])
+      .ignore()
+      .returning('id')
+      .options(PREPARED);
+    if (created) {
+      changes.push({ type: 'contact.created', contactId: created.id });
+      return created.id;
+    }
+    // A concurrent import inserted it meanwhile: update it like any other.
+    existing = await lockedContact(trx, companyId, idType, party.idNumber);
+  }
   // Only data the document actually carries can change a contact; absent fields keep their value.
   const updates = Object.fromEntries(CONTACT_FIELDS.filter((field) => incoming[field] !== null && incoming[field] !== existing[field]).map((field) => [field, incoming[field]]));
   if (Object.keys(updates).length > 0) {
@@ -148,29 +159,6 @@ function lockedContact(trx: Knex.Transaction, companyId: number, idType: string,
     .forUpdate()
     .first('id', ...CONTACT_FIELDS)
     .options(PREPARED);
-}
-
-/**
- * Inserts the contact and returns its id (a contact.created change), or, when a concurrent
- * import inserted it meanwhile, that contact locked with its data, to be updated like any other.
- */
-async function createdContact(
-  trx: Knex.Transaction,
-  companyId: number,
-  idType: string,
-  idNumber: string,
-  incoming: Record<(typeof CONTACT_FIELDS)[number], string | null>,
-  changes: { type: 'contact.created' | 'contact.updated'; contactId: number }[],
-) {
-  const [created] = await trx('contacts')
-    .insert({ company_id: companyId, id_type: idType, id_number: idNumber, ...incoming })
-    .onConflict(['company_id', 'id_type', 'id_number'])
-    .ignore()
-    .returning('id')
-    .options(PREPARED);
-  if (!created) return lockedContact(trx, companyId, idType, idNumber);
-  changes.push({ type: 'contact.created', contactId: created.id });
-  return created.id as number;
 }
 
 export type ImportsRepository = ReturnType<typeof createImportsRepository>;
