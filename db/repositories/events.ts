@@ -22,6 +22,20 @@ function payloadAround(event: { id: string; type: string; company_id: number }, 
   };
 }
 
+/**
+ * An event's insert with its delivery body, whose created_at is the row's (now() of the insert,
+ * in microseconds); it inserts nothing when the id is already recorded. Bindings: insertBindings.
+ */
+const INSERT_EVENT = `INSERT INTO events (id, company_id, type, data, created_at, payload)
+  VALUES (?, ?, ?, ?::jsonb, now(), ? || ${bodyTimestamp('now()')} || ?)
+  ON CONFLICT (id) DO NOTHING RETURNING id, company_id, type, payload`;
+
+function insertBindings(event: NewEvent): (string | number)[] {
+  const dataJson = JSON.stringify(event.data);
+  const { before, after } = payloadAround({ id: event.id, type: event.type, company_id: event.companyId }, dataJson);
+  return [event.id, event.companyId, event.type, dataJson, before, after];
+}
+
 export function createEventsRepository(db: Database) {
   /** The event a repeated record() found; rows written before bodies were stored with them get theirs now. */
   async function recorded(id: string): Promise<RecordedEvent> {
@@ -40,19 +54,9 @@ export function createEventsRepository(db: Database) {
   }
 
   return {
-    /**
-     * Persists an event once (a retried call finds the first one) with its delivery body, in one
-     * statement: the body's created_at is the row's (now() of the insert, in microseconds).
-     */
+    /** Persists an event once (a retried call finds the first one) with its delivery body (INSERT_EVENT). */
     async record(event: NewEvent): Promise<RecordedEvent> {
-      const dataJson = JSON.stringify(event.data);
-      const { before, after } = payloadAround({ id: event.id, type: event.type, company_id: event.companyId }, dataJson);
-      const inserted = await db.raw<{ rows: RecordedEvent[] }>(
-        `INSERT INTO events (id, company_id, type, data, created_at, payload)
-         VALUES (?, ?, ?, ?::jsonb, now(), ? || ${bodyTimestamp('now()')} || ?)
-         ON CONFLICT (id) DO NOTHING RETURNING id, company_id, type, payload`,
-        [event.id, event.companyId, event.type, dataJson, before, after],
-      ).options(PREPARED);
+      const inserted = await db.raw<{ rows: RecordedEvent[] }>(INSERT_EVENT, insertBindings(event)).options(PREPARED);
       if (inserted.rows[0]) return inserted.rows[0];
       return recorded(event.id);
     },
@@ -65,14 +69,8 @@ export function createEventsRepository(db: Database) {
      * the first call wrote (its deliveries, and the ones it did not get to).
      */
     async recordWithDeliveries(event: NewEvent): Promise<{ event: RecordedEvent; deliveries: PendingDelivery[] } | undefined> {
-      const dataJson = JSON.stringify(event.data);
-      const { before, after } = payloadAround({ id: event.id, type: event.type, company_id: event.companyId }, dataJson);
       const result = await db.raw<{ rows: (RecordedEvent & { deliveries: PendingDelivery[] })[] }>(
-        `WITH event AS (
-           INSERT INTO events (id, company_id, type, data, created_at, payload)
-           VALUES (?, ?, ?, ?::jsonb, now(), ? || ${bodyTimestamp('now()')} || ?)
-           ON CONFLICT (id) DO NOTHING RETURNING id, company_id, type, payload
-         ), deliveries AS (
+        `WITH event AS (${INSERT_EVENT}), deliveries AS (
            INSERT INTO webhook_deliveries (endpoint_id, event_id, event_type, next_attempt_at)
            SELECT endpoint.id, event.id, event.type, now()
              FROM event JOIN webhook_endpoints endpoint ON endpoint.company_id = event.company_id
@@ -84,7 +82,7 @@ export function createEventsRepository(db: Database) {
          SELECT event.id, event.company_id, event.type, event.payload,
                 coalesce((SELECT json_agg(json_build_object('id', d.id, 'endpoint_id', d.endpoint_id) ORDER BY d.id) FROM deliveries d), '[]') AS deliveries
            FROM event`,
-        [event.id, event.companyId, event.type, dataJson, before, after],
+        insertBindings(event),
       ).options(PREPARED);
       const [row] = result.rows;
       if (!row) return undefined;
