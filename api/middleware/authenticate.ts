@@ -2,10 +2,28 @@ import type { Middleware } from 'koa';
 import { parseApiKey, secretMatchesHash, type ParsedApiKey } from '../../domain/api-key';
 import { AuthFailureGuard, type AuthFailureLimit } from './auth-failures';
 import type { ApiKeyRecord, ApiKeysRepository } from '../../db/repositories/api-keys';
+import type { CompanyRow } from '../../db/repositories/companies';
 import type { Role, Scope } from '../../domain/scopes';
 import { ApiError } from '../errors';
 
-export type AuthState = { apiKey: ApiKeyRecord };
+export type AuthState = {
+  apiKey: ApiKeyRecord;
+  /**
+   * The company the request's path names, read with the key in one statement (findWithCompany);
+   * row is undefined when it does not exist or the key may not see it. loadCompany uses it.
+   */
+  requestedCompany?: { id: number; row: CompanyRow | undefined };
+};
+
+/** `/companies/{id}` at the start of a path, under the /v1 prefix or not (the routers mount both ways). */
+const COMPANY_PATH = /^(?:\/v1)?\/companies\/(\d{1,16})(?:\/|$)/;
+
+/** The company id a request's path names, when it names one as plain digits in the safe integer range. */
+export function companyIdInPath(path: string): number | undefined {
+  const digits = COMPANY_PATH.exec(path)?.[1];
+  const id = digits === undefined ? undefined : Number(digits);
+  return id !== undefined && id > 0 && Number.isSafeInteger(id) ? id : undefined;
+}
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 const CHALLENGE = { 'WWW-Authenticate': 'Bearer realm="document-invoicing"' };
@@ -16,7 +34,8 @@ const unauthenticated = (code: string, message: string) => new ApiError(401, cod
  * Resolves `Authorization: Bearer <prefix>_live_<key_id>_<secret>` to a stored, unrevoked key.
  * The secret is compared as a SHA-256 digest in constant time; revocation is read on every
  * request, so it takes effect at once. Failed attempts are limited per client address
- * (`ctx.ip`, which honours TRUST_PROXY) before the database is asked (AuthFailureGuard).
+ * (`ctx.ip`, which honours TRUST_PROXY) before the database is asked (AuthFailureGuard). A
+ * request to a company's resources reads that company in the same statement as the key.
  */
 export function authenticate(apiKeys: ApiKeysRepository, failureLimit?: AuthFailureLimit): Middleware {
   const guard = failureLimit && failureLimit.perMinute > 0 ? new AuthFailureGuard(failureLimit) : null;
@@ -25,34 +44,46 @@ export function authenticate(apiKeys: ApiKeysRepository, failureLimit?: AuthFail
     const bearer = BEARER.exec(header);
     const parsed = bearer ? parseApiKey(bearer[1]) : null;
     const tokenTaken = guard?.admit(ctx.ip, parsed) ?? false;
-    let key: ApiKeyRecord;
+    const companyId = companyIdInPath(ctx.path);
+    let resolved: Resolved;
     try {
-      key = await resolveKey(apiKeys, header, parsed);
+      resolved = await resolveKey(apiKeys, header, parsed, companyId);
     } catch (error) {
       guard?.failed(parsed?.keyId);
       throw error;
     }
-    guard?.succeeded(ctx.ip, tokenTaken, key);
-    (ctx.state as AuthState).apiKey = key;
+    guard?.succeeded(ctx.ip, tokenTaken, resolved.key);
+    const state = ctx.state as AuthState;
+    state.apiKey = resolved.key;
+    if (companyId !== undefined) state.requestedCompany = { id: companyId, row: resolved.company };
     await next();
   };
 }
 
-async function resolveKey(apiKeys: ApiKeysRepository, header: string, parsed: ParsedApiKey | null): Promise<ApiKeyRecord> {
+type Resolved = { key: ApiKeyRecord; company?: CompanyRow };
+
+/** The key, with the company the path names when it names one: one statement either way. */
+async function lookUp(apiKeys: ApiKeysRepository, keyId: string, companyId: number | undefined): Promise<Resolved | undefined> {
+  if (companyId !== undefined) return apiKeys.findWithCompany(keyId, companyId);
+  const key = await apiKeys.findById(keyId);
+  return key && { key };
+}
+
+async function resolveKey(apiKeys: ApiKeysRepository, header: string, parsed: ParsedApiKey | null, companyId: number | undefined): Promise<Resolved> {
   if (header === '') {
     throw unauthenticated('authentication_required', 'Send your API key in the Authorization header as "Bearer <API_KEY>".');
   }
   if (!parsed) {
     throw unauthenticated('invalid_api_key', 'The Authorization header must be "Bearer <prefix>_live_<key_id>_<secret>".');
   }
-  const key = await apiKeys.findById(parsed.keyId);
-  if (!key || key.prefix !== parsed.prefix || !secretMatchesHash(parsed.secret, key.secretHash)) {
+  const found = await lookUp(apiKeys, parsed.keyId, companyId);
+  if (!found || found.key.prefix !== parsed.prefix || !secretMatchesHash(parsed.secret, found.key.secretHash)) {
     throw unauthenticated('invalid_api_key', 'The API key is not valid.');
   }
-  if (key.revokedAt) {
+  if (found.key.revokedAt) {
     throw unauthenticated('api_key_revoked', 'This API key was revoked and no longer works.');
   }
-  return key;
+  return found;
 }
 
 export function requireScope(scope: Scope): Middleware {

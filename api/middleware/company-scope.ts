@@ -15,13 +15,15 @@ export function parseIdParam(value: string | undefined, param: string): number {
 
 /**
  * Resolves :company_id through the key's company access. A company the key may not see is
- * answered exactly like one that does not exist (404), so ids reveal nothing.
+ * answered exactly like one that does not exist (404), so ids reveal nothing. authenticate has
+ * usually read it already, with the key (AuthState.requestedCompany); it is read here otherwise.
  */
 export function loadCompany(companies: CompaniesRepository): Middleware {
   return async (ctx, next) => {
     const state = ctx.state as CompanyState;
     const companyId = parseIdParam(ctx.params?.company_id, 'company_id');
-    const company = await companies.findVisible(state.apiKey.access, companyId);
+    const prefetched = state.requestedCompany?.id === companyId ? state.requestedCompany : undefined;
+    const company = prefetched ? prefetched.row : await companies.findVisible(state.apiKey.access, companyId);
     if (!company) throw notFound(`Company ${companyId}`);
     state.company = company;
     await next();

@@ -16,7 +16,7 @@ export type CompanyRow = {
   updated_at: Date;
 };
 
-const COMPANY_COLUMNS = columnsOf<CompanyRow>({ id: true, name: true, nit: true, dv: true, person_type: true, inbox_token: true, created_at: true, updated_at: true });
+export const COMPANY_COLUMNS = columnsOf<CompanyRow>({ id: true, name: true, nit: true, dv: true, person_type: true, inbox_token: true, created_at: true, updated_at: true });
 
 export type NewCompany = { name: string; nit: string; dv: string; personType?: string };
 

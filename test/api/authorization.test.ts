@@ -76,3 +76,55 @@ test('company outside the key list → 404 even with scope and role', async (t) 
   t.is(status, 404);
   t.is(body.error.code, 'not_found');
 });
+
+// The key and the company the path names are read in one statement (findWithCompany), and
+// loadCompany answers from it: every company-scoped request costs Postgres one round trip here.
+async function statementsDuring(action: () => Promise<unknown>): Promise<string[]> {
+  const statements: string[] = [];
+  const record = (query: { sql: string }) => statements.push(query.sql);
+  database.db.on('query', record);
+  try {
+    await action();
+  } finally {
+    database.db.off('query', record);
+  }
+  return statements;
+}
+
+test.serial('a company-scoped request reads the key and the company in one statement', async (t) => {
+  const { key } = await seedKey(database, { scopes: ['webhooks:manage'], role: 'admin', companyIds: [companyId] });
+  let answer: Awaited<ReturnType<typeof call>> | undefined;
+  const statements = await statementsDuring(async () => (answer = await call(key)));
+  t.deepEqual(answer, { status: 200, body: { ok: true } });
+  t.is(statements.length, 1, statements.join('\n'));
+  t.regex(statements[0]!, /"api_keys".*"companies"/s);
+});
+
+test.serial('the company read with the key answers like findVisible: missing, hidden, all companies', async (t) => {
+  const other = await seedCompany(database, 'Tercera S.A.S.', '800197268');
+  const restricted = await seedKey(database, { companyIds: [companyId] });
+  const everyCompany = await seedKey(database);
+  const { apiKeys, companies } = database.repositories;
+
+  const own = await apiKeys.findWithCompany(restricted.id, companyId);
+  t.deepEqual(own?.company, await companies.findVisible({ allCompanies: true }, companyId));
+  t.is(own?.key.id, restricted.id);
+  t.deepEqual(own?.key.access, { allCompanies: false, companyIds: [companyId] });
+  t.is((await apiKeys.findWithCompany(restricted.id, other.id))?.company, undefined, 'a company outside the key list is not returned');
+  t.is((await apiKeys.findWithCompany(restricted.id, 2 ** 52))?.company, undefined, 'a company that does not exist');
+  t.deepEqual((await apiKeys.findWithCompany(everyCompany.id, other.id))?.company, await companies.findVisible({ allCompanies: true }, other.id));
+  t.is(await apiKeys.findWithCompany('no-such-key', companyId), undefined);
+  t.deepEqual((await apiKeys.findWithCompany(everyCompany.id, companyId))?.key, await apiKeys.findById(everyCompany.id));
+});
+
+test.serial('a company id the path spells another way is still resolved by loadCompany', async (t) => {
+  const { key } = await seedKey(database, { scopes: ['webhooks:manage'], role: 'admin', companyIds: [companyId] });
+  // %3N is a digit to the router but not to the path pattern: the company is read on its own.
+  const encoded = `%3${String(companyId).at(0)}${String(companyId).slice(1)}`;
+  let status = 0;
+  const statements = await statementsDuring(async () => (status = (await fetch(`${base}/companies/${encoded}/guarded`, { headers: bearer(key) })).status));
+  t.is(status, 200);
+  t.is(statements.length, 2);
+  t.is((await call(key, 0)).status, 400);
+  t.is((await call(key, 2 ** 53)).status, 400);
+});
