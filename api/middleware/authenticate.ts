@@ -1,8 +1,9 @@
 import type { Middleware } from 'koa';
 import { parseApiKey, secretMatchesHash, type ParsedApiKey } from '../../domain/api-key';
 import { AuthFailureGuard, type AuthFailureLimit } from './auth-failures';
-import type { ApiKeyRecord, ApiKeysRepository } from '../../db/repositories/api-keys';
+import type { ApiKeyRecord, ApiKeysRepository, ApiKeyWithCompany } from '../../db/repositories/api-keys';
 import type { CompanyRow } from '../../db/repositories/companies';
+import { readId } from '../v1/openapi/common';
 import type { Role, Scope } from '../../domain/scopes';
 import { ApiError } from '../errors';
 
@@ -16,13 +17,12 @@ export type AuthState = {
 };
 
 /** `/companies/{id}` at the start of a path, under the /v1 prefix or not (the routers mount both ways). */
-const COMPANY_PATH = /^(?:\/v1)?\/companies\/(\d{1,16})(?:\/|$)/;
+const COMPANY_PATH = /^(?:\/v1)?\/companies\/([^/]+)/;
 
-/** The company id a request's path names, when it names one as plain digits in the safe integer range. */
-export function companyIdInPath(path: string): number | undefined {
-  const digits = COMPANY_PATH.exec(path)?.[1];
-  const id = digits === undefined ? undefined : Number(digits);
-  return id !== undefined && id > 0 && Number.isSafeInteger(id) ? id : undefined;
+/** The company id a request's path names, read by the same rule as loadCompany reads :company_id. */
+function companyIdInPath(path: string): number | undefined {
+  const segment = COMPANY_PATH.exec(path)?.[1];
+  return segment === undefined ? undefined : readId(segment);
 }
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
@@ -45,7 +45,7 @@ export function authenticate(apiKeys: ApiKeysRepository, failureLimit?: AuthFail
     const parsed = bearer ? parseApiKey(bearer[1]) : null;
     const tokenTaken = guard?.admit(ctx.ip, parsed) ?? false;
     const companyId = companyIdInPath(ctx.path);
-    let resolved: Resolved;
+    let resolved: ApiKeyWithCompany;
     try {
       resolved = await resolveKey(apiKeys, header, parsed, companyId);
     } catch (error) {
@@ -60,16 +60,14 @@ export function authenticate(apiKeys: ApiKeysRepository, failureLimit?: AuthFail
   };
 }
 
-type Resolved = { key: ApiKeyRecord; company?: CompanyRow };
-
 /** The key, with the company the path names when it names one: one statement either way. */
-async function lookUp(apiKeys: ApiKeysRepository, keyId: string, companyId: number | undefined): Promise<Resolved | undefined> {
+async function lookUp(apiKeys: ApiKeysRepository, keyId: string, companyId: number | undefined): Promise<ApiKeyWithCompany | undefined> {
   if (companyId !== undefined) return apiKeys.findWithCompany(keyId, companyId);
   const key = await apiKeys.findById(keyId);
-  return key && { key };
+  return key && { key, company: undefined };
 }
 
-async function resolveKey(apiKeys: ApiKeysRepository, header: string, parsed: ParsedApiKey | null, companyId: number | undefined): Promise<Resolved> {
+async function resolveKey(apiKeys: ApiKeysRepository, header: string, parsed: ParsedApiKey | null, companyId: number | undefined): Promise<ApiKeyWithCompany> {
   if (header === '') {
     throw unauthenticated('authentication_required', 'Send your API key in the Authorization header as "Bearer <API_KEY>".');
   }

@@ -1,5 +1,5 @@
 import type { Database } from '../connection';
-import { canAccessCompany, type CompanyAccess } from '../../domain/company-access';
+import type { CompanyAccess } from '../../domain/company-access';
 import type { Role, Scope } from '../../domain/scopes';
 import { columnsOf, qualified } from '../columns';
 import { PREPARED } from '../prepared-statement';
@@ -93,21 +93,23 @@ export function createApiKeysRepository(db: Database) {
 
     /**
      * The key and, in the same round trip, the company a request to /companies/:id names (one
-     * statement instead of two for every company-scoped request). The company row is read
-     * whatever the key may see and dropped here when the key may not see it, so the answer is
-     * the same as findVisible's.
+     * statement instead of two for every company-scoped request). The join carries the key's
+     * company access, as findVisible's read does: a company the key may not see comes back as
+     * none, exactly like one that does not exist.
      */
     async findWithCompany(id: string, companyId: number): Promise<ApiKeyWithCompany | undefined> {
       const row = await keyLookup(id)
+        .leftJoin('companies as co', (join) =>
+          join
+            .on('co.id', db.raw('?::bigint', [companyId]))
+            .andOn(db.raw('(k.all_companies OR EXISTS (SELECT 1 FROM api_key_companies AS v WHERE v.api_key_id = k.id AND v.company_id = co.id))')),
+        )
         // companies.id is its primary key, so grouping by it lets the company's columns be selected.
-        .leftJoin('companies as co', 'co.id', db.raw('?::bigint', [companyId]))
         .groupBy('co.id')
-        .first<(ApiKeyRow & Record<string, unknown>) | undefined>(...KEY_COLUMNS, companyIds(), ...REQUESTED_COMPANY_COLUMNS)
+        .first<(ApiKeyRow & RequestedCompanyColumns) | undefined>(...KEY_COLUMNS, companyIds(), ...REQUESTED_COMPANY_COLUMNS)
         .options(PREPARED);
       if (!row) return undefined;
-      const key = toRecord(row);
-      const found = row[`${REQUESTED_COMPANY_PREFIX}id`] !== null;
-      return { key, company: found && canAccessCompany(key.access, companyId) ? requestedCompany(row) : undefined };
+      return { key: toRecord(row), company: requestedCompany(row) };
     },
 
     async revoke(id: string): Promise<ApiKeyRecord | undefined> {
@@ -117,7 +119,11 @@ export function createApiKeysRepository(db: Database) {
   };
 }
 
-function requestedCompany(row: Record<string, unknown>): CompanyRow {
+/** The requested company's columns in the key's row: all null when the join found none. */
+type RequestedCompanyColumns = { [Column in keyof CompanyRow as `${typeof REQUESTED_COMPANY_PREFIX}${Column}`]: CompanyRow[Column] | null };
+
+function requestedCompany(row: RequestedCompanyColumns): CompanyRow | undefined {
+  if (row[`${REQUESTED_COMPANY_PREFIX}id`] === null) return undefined;
   return Object.fromEntries(COMPANY_COLUMNS.map((column) => [column, row[`${REQUESTED_COMPANY_PREFIX}${column}`]])) as CompanyRow;
 }
 

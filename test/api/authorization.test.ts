@@ -4,8 +4,9 @@ import test from 'ava';
 import Koa from 'koa';
 import Router from '@koa/router';
 import pino from 'pino';
-import { authenticate, requireRole, requireScope } from '../../api/middleware/authenticate';
-import { loadCompany } from '../../api/middleware/company-scope';
+import { authenticate, requireRole, requireScope, type AuthState } from '../../api/middleware/authenticate';
+import { loadCompany, type CompanyState } from '../../api/middleware/company-scope';
+import { revokeApiKey } from '../../admin/api-keys';
 import { errorHandler } from '../../api/middleware/error-handler';
 import { bearer, seedCompany, seedKey } from '../support/api';
 import { createTestDatabase, type TestDatabase } from '../support/database';
@@ -125,6 +126,32 @@ test.serial('a company id the path spells another way is still resolved by loadC
   const statements = await statementsDuring(async () => (status = (await fetch(`${base}/companies/${encoded}/guarded`, { headers: bearer(key) })).status));
   t.is(status, 200);
   t.is(statements.length, 2);
-  t.is((await call(key, 0)).status, 400);
-  t.is((await call(key, 2 ** 53)).status, 400);
+  for (const id of [0, 2 ** 53]) t.like(await call(key, id), { status: 400, body: { error: { code: 'invalid_parameter', param: 'company_id' } } });
+});
+
+test.serial('a revoked key on a company path is refused before anything of the company is used', async (t) => {
+  const { id, key } = await seedKey(database, { scopes: ['webhooks:manage'], role: 'admin' });
+  t.is((await call(key)).status, 200);
+  await revokeApiKey(database.repositories, id);
+  t.like(await call(key), { status: 401, body: { error: { code: 'api_key_revoked' } } });
+});
+
+test.serial('loadCompany uses the company read with the key only when it is the one the route names', async (t) => {
+  const other = await seedCompany(database, 'Cuarta S.A.S.', '901234567');
+  const { apiKeys, companies } = database.repositories;
+  const { id } = await seedKey(database);
+  const apiKey = (await apiKeys.findById(id))!;
+  const otherRow = await companies.findVisible({ allCompanies: true }, other.id);
+  const run = async (requestedCompany: AuthState['requestedCompany']) => {
+    const ctx = { params: { company_id: String(companyId) }, state: { apiKey, requestedCompany } as CompanyState };
+    let reached = false;
+    await loadCompany(companies)(ctx as unknown as Parameters<ReturnType<typeof loadCompany>>[0], async () => { reached = true; });
+    return { reached, company: ctx.state.company };
+  };
+  // Read with the key for another id: the route's own company is read instead.
+  const { reached, company } = await run({ id: other.id, row: otherRow });
+  t.true(reached);
+  t.is(company.id, companyId);
+  // Read with the key for this id: used as it is, even when it says none (hidden or missing).
+  await t.throwsAsync(run({ id: companyId, row: undefined }), { message: new RegExp(`Company ${companyId}`) });
 });
