@@ -4,7 +4,7 @@ import type { DocumentDraft } from '../../domain/ingestion/plan-import';
 import type { UblParty } from '../../domain/ubl/types';
 import { dianColumns } from './documents';
 import { documentEntry } from '../../domain/documents/document-entry';
-import { linkFileDocument, type ImportedDocumentRef, type UploadedFileRow } from './uploaded-files';
+import { LINK_CONFLICT, LINK_TO_FILE, linkFileDocument, type ImportedDocumentRef, type UploadedFileRow } from './uploaded-files';
 import { PREPARED } from '../prepared-statement';
 
 export type ContactChange = { type: 'contact.created' | 'contact.updated'; contactId: number };
@@ -38,11 +38,11 @@ export function createImportsRepository(db: Database) {
         for (const draft of drafts) {
           const contactId = draft.counterpart ? await upsertContact(trx, file.company_id, draft.counterpart, result.contactChanges) : null;
           const cufe = draft.ubl?.cufe ?? null;
-          const document = await storedDocument(trx, file, draft, contactId);
+          const { document, linkedToFile } = await storedDocument(trx, file, draft, contactId);
           if (document.imported_file_id === file.id) result.created.push({ kind: document.document_type, id: document.id, cufe });
           else result.skipped.push({ cufe: cufe!, existing_document_id: document.id, kind: document.document_type });
           linked.set(document.id, documentEntry(document));
-          await linkFileDocument(trx, file, document.id);
+          if (!linkedToFile) await linkFileDocument(trx, file, document.id);
         }
         result.documents = [...linked.values()].sort((a, b) => a.id - b.id);
         return result;
@@ -53,19 +53,28 @@ export function createImportsRepository(db: Database) {
 
 /**
  * The draft's document as stored, with the file that created it: this file's (inserted now, or
- * by an earlier attempt of its import) or another's whose CUFE it repeats.
+ * by an earlier attempt of its import) or another's whose CUFE it repeats. A document inserted
+ * now is linked to its file by the same statement (linkedToFile); the others are linked by the
+ * caller.
  */
 async function storedDocument(trx: Knex.Transaction, file: UploadedFileRow, draft: DocumentDraft, contactId: number | null) {
   const cufe = draft.ubl?.cufe ?? null;
   const written = cufe === null ? await writtenByAnEarlierAttempt(trx, file, draft) : undefined;
-  if (written) return written;
-  const [inserted] = await trx('documents')
+  if (written) return { document: written, linkedToFile: false };
+  const insert = trx('documents')
     .insert(documentRow(file, draft, contactId))
     .onConflict(trx.raw('(company_id, cufe) WHERE cufe IS NOT NULL'))
     .ignore()
-    .returning(STORED_COLUMNS)
+    .returning(STORED_COLUMNS);
+  const [inserted] = await trx
+    .with('inserted', insert)
+    .with('linked', trx.raw(`${LINK_TO_FILE} SELECT ?::bigint, ?::bigint, id FROM inserted ${LINK_CONFLICT}`, [file.company_id, file.id]))
+    .select(...STORED_COLUMNS)
+    .from('inserted')
     .options(PREPARED);
-  return inserted ?? trx('documents').where({ company_id: file.company_id, cufe }).first(...STORED_COLUMNS).options(PREPARED);
+  if (inserted) return { document: inserted, linkedToFile: true };
+  const repeated = await trx('documents').where({ company_id: file.company_id, cufe }).first(...STORED_COLUMNS).options(PREPARED);
+  return { document: repeated, linkedToFile: false };
 }
 
 /**

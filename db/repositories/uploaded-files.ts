@@ -61,8 +61,12 @@ const unlessCancelled = (query: Knex.QueryBuilder) =>
  * The file contains this document, whether its import created it or found it stored
  * (uploaded_file_documents; once per file and document). In the caller's transaction when given one.
  */
+/** The link of a file to a document it contains, written once (imports.ts writes it inside a document's insert too). */
+export const LINK_TO_FILE = 'INSERT INTO uploaded_file_documents (company_id, file_id, document_id)';
+export const LINK_CONFLICT = 'ON CONFLICT (file_id, document_id) DO NOTHING';
+
 export async function linkFileDocument(db: Knex, file: Pick<UploadedFileRow, 'id' | 'company_id'>, documentId: number): Promise<void> {
-  await db('uploaded_file_documents').insert({ company_id: file.company_id, file_id: file.id, document_id: documentId }).onConflict(['file_id', 'document_id']).ignore().options(PREPARED);
+  await db.raw(`${LINK_TO_FILE} VALUES (?, ?, ?) ${LINK_CONFLICT}`, [file.company_id, file.id, documentId]).options(PREPARED);
 }
 
 export function createUploadedFilesRepository(db: Database) {

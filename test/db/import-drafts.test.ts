@@ -99,3 +99,35 @@ test('a recurring contact is found in one statement; a new one is created once, 
   t.deepEqual(updated.contactChanges, [{ type: 'contact.updated', contactId: contacts[0]!.id }]);
   t.is((await database.db('contacts').where({ id: contacts[0]!.id }).first('email')).email, 'nuevo@proveedor.co');
 });
+
+test('a new document is inserted and linked to its file in one statement; a repeated one is linked on its own', async (t) => {
+  const { uploadedFiles, imports } = database.repositories;
+  const company = await seedCompany(database, 'Volt Enlaces S.A.S.', '161803398877');
+  const [template] = draftsOf(fixture('attached-document-volt.xml'), 'volt.xml', CUSTOMER_NIT);
+  const invoice: DocumentDraft = { ...template!, ubl: { ...template!.ubl!, cufe: `cufe-link-${randomUUID()}` } };
+
+  // Tests of this file run concurrently: the statements that write documents or links with this file's id.
+  const writesOf = async (file: { id: number }, action: () => Promise<unknown>) => {
+    const writes: string[] = [];
+    const record = (query: { sql: string; bindings?: unknown[] }) =>
+      void (/insert into "?(documents|uploaded_file_documents)/i.test(query.sql) && query.bindings?.includes(file.id) && writes.push(query.sql));
+    database.db.on('query', record);
+    await action().finally(() => database.db.off('query', record));
+    return writes;
+  };
+
+  const first = await storedFile(company.id, 'first.xml');
+  const created = await writesOf(first, () => imports.importDrafts(first, [invoice]));
+  t.is(created.length, 1, created.join('\n'));
+  t.regex(created[0]!, /insert into "documents".*INSERT INTO uploaded_file_documents/s);
+  const [document] = (await uploadedFiles.documentsOf([first.id])).get(first.id) ?? [];
+  t.is(document?.cufe, invoice.ubl!.cufe, 'the inserted document is linked to its file');
+
+  const second = await storedFile(company.id, 'second.xml');
+  const repeated = await writesOf(second, () => imports.importDrafts(second, [invoice]));
+  t.is(repeated.length, 2, 'the insert that finds the CUFE stored, then the link on its own');
+  t.deepEqual((await uploadedFiles.documentsOf([second.id])).get(second.id)?.map((entry) => entry.id), [document!.id]);
+  // A retry links nothing twice.
+  await imports.importDrafts(second, [invoice]);
+  t.is(Number((await database.db('uploaded_file_documents').where({ file_id: second.id }).count('* as n').first())!.n), 1);
+});
