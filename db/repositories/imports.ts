@@ -4,7 +4,7 @@ import type { DocumentDraft } from '../../domain/ingestion/plan-import';
 import type { UblParty } from '../../domain/ubl/types';
 import { dianColumns } from './documents';
 import { documentEntry } from '../../domain/documents/document-entry';
-import { LINK_CONFLICT, LINK_TO_FILE, linkFileDocument, type ImportedDocumentRef, type UploadedFileRow } from './uploaded-files';
+import { linkFileDocument, linkFileDocumentsSql, type ImportedDocumentRef, type UploadedFileRow } from './uploaded-files';
 import { PREPARED } from '../prepared-statement';
 
 export type ContactChange = { type: 'contact.created' | 'contact.updated'; contactId: number };
@@ -68,7 +68,8 @@ async function storedDocument(trx: Knex.Transaction, file: UploadedFileRow, draf
     .returning(STORED_COLUMNS);
   const [inserted] = await trx
     .with('inserted', insert)
-    .with('linked', trx.raw(`${LINK_TO_FILE} SELECT ?::bigint, ?::bigint, id FROM inserted ${LINK_CONFLICT}`, [file.company_id, file.id]))
+    // Typed parameters: in an INSERT … SELECT, Postgres does not take them from the target columns.
+    .with('linked', trx.raw(linkFileDocumentsSql('SELECT ?::bigint, ?::bigint, id FROM inserted'), [file.company_id, file.id]))
     .select(...STORED_COLUMNS)
     .from('inserted')
     .options(PREPARED);

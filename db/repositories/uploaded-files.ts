@@ -58,15 +58,20 @@ const unlessCancelled = (query: Knex.QueryBuilder) =>
   void query.where((statuses) => statuses.whereIn('t.status', ['PENDING', 'PROCESSING']).orWhereRaw("t.status = 'ERROR' and t.error_code is distinct from 'cancelled'"));
 
 /**
- * The file contains this document, whether its import created it or found it stored
- * (uploaded_file_documents; once per file and document). In the caller's transaction when given one.
+ * The one SQL of a file's links to the documents it contains (uploaded_file_documents, once per
+ * file and document: a link written again is kept once). `rows` gives (company_id, file_id,
+ * document_id): a VALUES list, or a SELECT (imports.ts links a new document inside its insert).
  */
-/** The link of a file to a document it contains, written once (imports.ts writes it inside a document's insert too). */
-export const LINK_TO_FILE = 'INSERT INTO uploaded_file_documents (company_id, file_id, document_id)';
-export const LINK_CONFLICT = 'ON CONFLICT (file_id, document_id) DO NOTHING';
+export function linkFileDocumentsSql(rows: string): string {
+  return `INSERT INTO uploaded_file_documents (company_id, file_id, document_id) ${rows} ON CONFLICT (file_id, document_id) DO NOTHING`;
+}
 
+/**
+ * The file contains this document, whether its import created it or found it stored. In the
+ * caller's transaction when given one.
+ */
 export async function linkFileDocument(db: Knex, file: Pick<UploadedFileRow, 'id' | 'company_id'>, documentId: number): Promise<void> {
-  await db.raw(`${LINK_TO_FILE} VALUES (?, ?, ?) ${LINK_CONFLICT}`, [file.company_id, file.id, documentId]).options(PREPARED);
+  await db.raw(linkFileDocumentsSql('VALUES (?, ?, ?)'), [file.company_id, file.id, documentId]).options(PREPARED);
 }
 
 export function createUploadedFilesRepository(db: Database) {

@@ -100,13 +100,14 @@ test('a recurring contact is found in one statement; a new one is created once, 
   t.is((await database.db('contacts').where({ id: contacts[0]!.id }).first('email')).email, 'nuevo@proveedor.co');
 });
 
-test('a new document is inserted and linked to its file in one statement; a repeated one is linked on its own', async (t) => {
+// Serial: the statements are told apart by the file's id, a small number other tests' statements may bind too.
+test.serial('a new document is inserted and linked to its file in one statement; a repeated one is linked on its own', async (t) => {
   const { uploadedFiles, imports } = database.repositories;
   const company = await seedCompany(database, 'Volt Enlaces S.A.S.', '161803398877');
   const [template] = draftsOf(fixture('attached-document-volt.xml'), 'volt.xml', CUSTOMER_NIT);
   const invoice: DocumentDraft = { ...template!, ubl: { ...template!.ubl!, cufe: `cufe-link-${randomUUID()}` } };
 
-  // Tests of this file run concurrently: the statements that write documents or links with this file's id.
+  // The statements that write documents or links with this file's id.
   const writesOf = async (file: { id: number }, action: () => Promise<unknown>) => {
     const writes: string[] = [];
     const record = (query: { sql: string; bindings?: unknown[] }) =>
