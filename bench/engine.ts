@@ -13,6 +13,9 @@
  *
  *   npm run bench:engine            # 300 workflows a run, 4 rounds, about 5 minutes
  *   npm run bench:engine -- --short # 100 workflows a run, 2 rounds, about 1 minute
+ *   npm run bench:engine -- --storage [--short]
+ *                                   # only the dev server's storage: in memory, SQLite file with
+ *                                   # the CLI's settings, with npm start's pragmas (bench/engine/storage.ts)
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -27,6 +30,7 @@ import { startTemporalDevServer } from '../scripts/embedded/temporal-dev-server'
 import { ensureTemporalCli } from '../scripts/provision/temporal-cli';
 import { registerSearchAttributes } from '../temporal/register-search-attributes';
 import { workerTuning } from '../worker/tuning';
+import { measureStorage } from './engine/storage';
 import { deliveryShapedNoopWorkflow, localNoopWorkflow, noopWorkflow } from './engine/workflows';
 import { CleanupStack } from './support/cleanup';
 import { parseShortAndJson, runMain, warnIfBusy } from './support/cli';
@@ -114,7 +118,9 @@ async function measureServer(partitions: number, options: { count: number; round
 const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
 
 async function main(): Promise<number> {
-  const { short } = parseShortAndJson(process.argv.slice(2), process.env);
+  const args = process.argv.slice(2);
+  const storageOnly = args.includes('--storage');
+  const { short } = parseShortAndJson(args.filter((arg) => arg !== '--storage'), process.env);
   const options = { count: short ? 100 : 300, rounds: short ? 2 : 4 };
   Runtime.install({ logger: new DefaultLogger('WARN') });
   const cleanup = new CleanupStack(log);
@@ -122,6 +128,12 @@ async function main(): Promise<number> {
   const loadAtStart = warnIfBusy(log, 1.5);
   try {
     const cliPath = await ensureTemporalCli(log);
+    if (storageOnly) {
+      const table = await measureStorage({ ...options, lone: short ? 20 : 50 }, cliPath, cleanup, log);
+      console.log(`\nTemporal dev server by storage, no-op workflows — ${new Date().toISOString()}, ${options.count} a burst, ${options.rounds} rounds, ${os.cpus().length} cores, 1-min load average ${loadAtStart.toFixed(2)} at start, ${os.loadavg()[0]!.toFixed(2)} at end\n`);
+      console.log(table);
+      return 0;
+    }
     const samples = [...(await measureServer(4, options, cliPath, cleanup)), ...(await measureServer(1, options, cliPath, cleanup))];
     console.log(`\nTemporal dev server, no-op workflows by task-queue partitions and worker pollers — ${new Date().toISOString()}, ${options.count} workflows a run, ${options.rounds} rounds, ${os.cpus().length} cores, 1-min load average ${loadAtStart.toFixed(2)} at start, ${os.loadavg()[0]!.toFixed(2)} at end\n`);
     console.log('| task-queue partitions | worker pollers | workflow | workflows/s (mean) | server CPU ms per workflow (mean) | vs no-op, same server and worker |');

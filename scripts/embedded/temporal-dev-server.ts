@@ -19,6 +19,8 @@ export type DevServerOptions = {
   uiPort?: number;
   /** A SQLite file keeps workflows across restarts; without it the server is in memory. */
   dbFile?: string;
+  /** The SQLite file's pragmas (default SQLITE_PRAGMAS; bench/engine.ts --storage compares SQLite's own defaults). */
+  sqlitePragmas?: readonly string[];
   logFile: string;
   log?: (line: string) => void;
   /** Partitions per task queue (default 1, see dynamicConfig; bench/engine.ts compares the server's 4). */
@@ -31,9 +33,9 @@ export type DevServerOptions = {
  * The SQLite file's pragmas (npm start): a write-ahead log instead of a rollback journal, and
  * fsync only at checkpoints (synchronous=NORMAL, safe in WAL mode against a crash of the
  * server; a power cut can lose the last transactions, acceptable for the local engine).
- * Measured in docs/performance.md ("Worker tuning").
+ * Measured in docs/performance.md ("The dev server's SQLite pragmas", `npm run bench:engine -- --storage`).
  */
-const SQLITE_PRAGMAS = ['journal_mode=WAL', 'synchronous=NORMAL'];
+export const SQLITE_PRAGMAS: readonly string[] = ['journal_mode=WAL', 'synchronous=NORMAL'];
 
 /**
  * Eager activity execution: when a workflow task schedules an activity this worker can run,
@@ -71,7 +73,7 @@ export async function startTemporalDevServer(options: DevServerOptions): Promise
   const args = [
     'server', 'start-dev', '--ip', '127.0.0.1', '--port', String(options.port),
     '--log-level', 'warn', '--namespace', 'default',
-    ...(options.dbFile ? ['--db-filename', options.dbFile, ...SQLITE_PRAGMAS.flatMap((pragma) => ['--sqlite-pragma', pragma])] : []),
+    ...(options.dbFile ? ['--db-filename', options.dbFile, ...(options.sqlitePragmas ?? SQLITE_PRAGMAS).flatMap((pragma) => ['--sqlite-pragma', pragma])] : []),
     ...dynamicConfig(options.taskQueuePartitions ?? 1).flatMap((value) => ['--dynamic-config-value', value]),
     ...(options.uiPort ? ['--ui-port', String(options.uiPort)] : ['--headless']),
     ...(options.metricsPort ? ['--metrics-port', String(options.metricsPort)] : []),
