@@ -47,12 +47,23 @@ export const SQLITE_PRAGMAS: readonly string[] = ['journal_mode=WAL', 'synchrono
  * partition where no poller waited and was matched late. Measured with no-op workflows on a
  * worker with 2 pollers: 38 → 61 workflows/s for the same server CPU per workflow
  * (`npm run bench:engine`, docs/performance.md "Task-queue partitions and pollers").
+ *
+ * The history service reads its transfer queue (which hands new workflow tasks to matching) at
+ * most TRANSFER_QUEUE_POLLS_PER_SECOND times a second per shard instead of the server's 20. A
+ * cluster spreads its shards' reads over many; the dev server has one shard, so once a burst had
+ * used up the 20, every workflow task that followed another at once waited ~40 ms to be
+ * dispatched (a lone no-op workflow after a burst: 94 ms from start to close instead of 17; a
+ * lone XML file 53–59 ms instead of 35–41), and bursts ran no faster (docs/performance.md, "The
+ * transfer queue's poll rate").
  */
+const TRANSFER_QUEUE_POLLS_PER_SECOND = 1000;
+
 function dynamicConfig(taskQueuePartitions: number): string[] {
   return [
     'system.enableActivityEagerExecution=true',
     `matching.numTaskqueueReadPartitions=${taskQueuePartitions}`,
     `matching.numTaskqueueWritePartitions=${taskQueuePartitions}`,
+    `history.transferProcessorMaxPollRPS=${TRANSFER_QUEUE_POLLS_PER_SECOND}`,
   ];
 }
 
