@@ -23,19 +23,20 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Client, Connection } from '@temporalio/client';
-import { DefaultLogger, NativeConnection, Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime, type WorkerOptions } from '@temporalio/worker';
 import { searchAttributePairs } from '../domain/search-attributes';
 import { freePort } from '../scripts/embedded/ports';
 import { startTemporalDevServer } from '../scripts/embedded/temporal-dev-server';
 import { ensureTemporalCli } from '../scripts/provision/temporal-cli';
 import { registerSearchAttributes } from '../temporal/register-search-attributes';
 import { workerTuning } from '../worker/tuning';
+import { createNoopWorker } from './engine/noop-worker';
 import { measureStorage } from './engine/storage';
 import { deliveryShapedNoopWorkflow, localNoopWorkflow, noopWorkflow } from './engine/workflows';
 import { CleanupStack } from './support/cleanup';
 import { parseShortAndJson, runMain, warnIfBusy } from './support/cli';
 import { processCpuMs } from './support/process-cpu';
-import { runBounded } from './support/stats';
+import { mean, runBounded } from './support/stats';
 
 const log = (line: string) => console.error(`[bench:engine] ${line}`);
 const STARTS_IN_FLIGHT = 32;
@@ -70,13 +71,7 @@ async function measureServer(partitions: number, options: { count: number; round
     const samples: Sample[] = [];
     for (const pollers of POLLERS) {
       const taskQueue = `bench-engine-${randomUUID()}`;
-      const worker = await Worker.create({
-        connection: nativeConnection,
-        taskQueue,
-        workflowsPath: path.resolve(__dirname, 'engine/workflows.ts'),
-        activities: { noop: async () => undefined },
-        ...pollers.tuning,
-      });
+      const worker = await createNoopWorker(nativeConnection, taskQueue, pollers.tuning);
       const run = async (variant: Variant, count: number): Promise<Sample> => {
         const cpuBefore = server.pid ? await processCpuMs(server.pid) : null;
         const started = performance.now();
@@ -114,8 +109,6 @@ async function measureServer(partitions: number, options: { count: number; round
     await server.stop();
   }
 }
-
-const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
 
 async function main(): Promise<number> {
   const args = process.argv.slice(2);

@@ -4,13 +4,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Client, Connection } from '@temporalio/client';
-import { NativeConnection, Worker } from '@temporalio/worker';
+import { NativeConnection } from '@temporalio/worker';
 import { freePort } from '../../scripts/embedded/ports';
 import { SQLITE_PRAGMAS, startTemporalDevServer } from '../../scripts/embedded/temporal-dev-server';
 import { workerTuning } from '../../worker/tuning';
 import type { CleanupStack } from '../support/cleanup';
 import { processCpuMs } from '../support/process-cpu';
-import { runBounded, summarise } from '../support/stats';
+import { mean, runBounded, summarise } from '../support/stats';
+import { createNoopWorker } from './noop-worker';
 import { noopWorkflow } from './workflows';
 
 /**
@@ -36,29 +37,22 @@ type StorageSample = { storage: string; burstPerSecond: number; serverCpuMs: num
 async function measureOnce(storage: Storage, options: { count: number; lone: number }, cliPath: string, cleanup: CleanupStack): Promise<StorageSample> {
   const workDir = await mkdtemp(path.join(os.tmpdir(), 'invoicing-bench-storage-'));
   cleanup.push('remove the work directory', () => rm(workDir, { recursive: true, force: true }));
-  const dbFile = storage.pragmas === 'in memory' ? undefined : path.join(workDir, 'engine.sqlite');
+  const sqlitePragmas = storage.pragmas === 'in memory' ? null : storage.pragmas;
+  const dbFile = sqlitePragmas ? path.join(workDir, 'engine.sqlite') : undefined;
   const server = await startTemporalDevServer({
     cliPath,
     port: await freePort(),
     logFile: path.join(workDir, 'temporal.log'),
-    ...(dbFile ? { dbFile, sqlitePragmas: storage.pragmas as readonly string[] } : {}),
+    ...(sqlitePragmas ? { dbFile, sqlitePragmas } : {}),
   });
   try {
     const connection = await Connection.connect({ address: server.address });
     const client = new Client({ connection, namespace: 'default' });
     const nativeConnection = await NativeConnection.connect({ address: server.address });
     const taskQueue = `bench-storage-${randomUUID()}`;
-    const worker = await Worker.create({
-      connection: nativeConnection,
-      taskQueue,
-      workflowsPath: path.resolve(__dirname, 'workflows.ts'),
-      activities: { noop: async () => undefined },
-      ...workerTuning({}),
-    });
-    const runOne = async () => {
-      const handle = await client.workflow.start(noopWorkflow, { taskQueue, workflowId: `bench-storage-${randomUUID()}` });
-      return handle.result();
-    };
+    const worker = await createNoopWorker(nativeConnection, taskQueue, workerTuning({}));
+    const start = () => client.workflow.start(noopWorkflow, { taskQueue, workflowId: `bench-storage-${randomUUID()}` });
+    const runOne = async () => (await start()).result();
     const sample = await worker.runUntil(async () => {
       await runBounded(20, STARTS_IN_FLIGHT, runOne); // warm-up
       const cpuBefore = server.pid ? await processCpuMs(server.pid) : null;
@@ -70,7 +64,7 @@ async function measureOnce(storage: Storage, options: { count: number; lone: num
       // (the client's wait for the result adds a delay of its own, the same whatever the storage).
       const lone: number[] = [];
       for (let i = 0; i < options.lone; i += 1) {
-        const handle = await client.workflow.start(noopWorkflow, { taskQueue, workflowId: `bench-storage-${randomUUID()}` });
+        const handle = await start();
         await handle.result();
         const { startTime, closeTime } = await handle.describe();
         lone.push(closeTime!.getTime() - startTime.getTime());
@@ -90,8 +84,6 @@ async function measureOnce(storage: Storage, options: { count: number; lone: num
     await server.stop();
   }
 }
-
-const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
 
 /** Runs the rounds and returns the report's markdown table. */
 export async function measureStorage(

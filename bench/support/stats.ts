@@ -6,6 +6,9 @@ export function percentile(sorted: ArrayLike<number>, fraction: number): number 
 
 export type LatencySummary = { p50: number; p90: number; p99: number; max: number };
 
+/** The arithmetic mean (NaN when empty). */
+export const mean = (values: readonly number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
+
 /** Nearest-rank percentiles of a list of milliseconds, in any order (NaN when empty). */
 export function summarise(values: ArrayLike<number>): LatencySummary {
   if (values.length === 0) return { p50: Number.NaN, p90: Number.NaN, p99: Number.NaN, max: Number.NaN };
