@@ -9,13 +9,15 @@ import { deliveryBurst, ingestionBurst, killMidBurst, startScaleCluster, type Po
 import { CleanupStack } from './support/cleanup';
 import { parseShortAndJson, runMain, warnIfBusy } from './support/cli';
 import { fixed, markdownTable } from './support/report';
+import { summarise, type LatencySummary } from './support/stats';
 import { formatCostTable, heartbeatRequests, measureTemporalCost, type CostRow } from './support/temporal-cost';
 
 /**
  * `npm run bench:cluster [-- --short]`: the production engine (Temporal server 1.32.1 on Postgres,
  * TEMPORAL_HISTORY_SHARDS shards, default 4) with the real API and worker processes: webhook
  * deliveries (events × 2 endpoints) and file ingestion (invoice XMLs through the API, upload →
- * document.imported) with 1 then 2 workers, the scaling factor of each, then a worker SIGKILLed
+ * document.imported) with 1 then 2 workers, the scaling factor of each (with 1 worker also
+ * LONE_UNITS events and files one at a time: their latency on a quiet cluster), then a worker SIGKILLed
  * a quarter into a mixed burst (lost deliveries and files, files imported twice: all must be 0).
  * The Temporal cost per delivery, per event and per file (workflow and activity tasks, history
  * events, signals, Cloud actions; bench/support/temporal-cost.ts) is read from the histories of
@@ -32,6 +34,18 @@ function count(name: string, fallback: number): number {
   const value = Number(process.env[name] ?? fallback);
   if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer`);
   return value;
+}
+
+const LONE_UNITS = 7;
+
+/** LONE_UNITS runs of `unit` one after another, half a second apart: their latencies in ms. */
+async function loneLatencies(unit: () => Promise<Throughput>): Promise<LatencySummary> {
+  const latencies: number[] = [];
+  for (let index = 0; index < LONE_UNITS; index += 1) {
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    latencies.push((await unit()).seconds * 1000);
+  }
+  return summarise(latencies);
 }
 
 async function main(): Promise<number> {
@@ -78,6 +92,9 @@ async function main(): Promise<number> {
     await pause(11_000);
     writes.push(await snapshot());
     const one = { deliveries: deliveriesOne, files: filesOne };
+    // One unit at a time after the bursts: the latency a quiet service shows, where a workflow
+    // task waiting on the transfer queue's poll rate shows up (docs/performance.md).
+    const lone = { events: await loneLatencies(() => deliveryBurst(cluster, 1, timeout)), files: await loneLatencies(() => ingestionBurst(cluster, 1, timeout)) };
     await pause();
     await cluster.startWorker();
     log('2 workers…');
@@ -145,10 +162,18 @@ async function main(): Promise<number> {
       [row('webhook deliveries (event × endpoint)', one.deliveries, two.deliveries), row('files, upload → document.imported', one.files, two.files)],
       [false, true, true, true, true],
     );
+    const loneTable = markdownTable(
+      ['one at a time, 1 worker', 'n', 'p50 ms', 'max ms'],
+      [
+        ['event → its 2 deliveries arrived', String(LONE_UNITS), fixed(lone.events.p50, 0), fixed(lone.events.max, 0)],
+        ['file, upload → document.imported', String(LONE_UNITS), fixed(lone.files.p50, 0), fixed(lone.files.max, 0)],
+      ],
+      [false, true, true, true],
+    );
     const kill =
       `Worker SIGKILLed after ${killed.receivedBeforeKill} of ${killed.deliveries.accepted + killed.files.accepted} arrivals: deliveries lost ${killed.deliveries.lost} of ${killed.deliveries.accepted}, ` +
       `files lost ${killed.files.lost} of ${killed.files.accepted}, imported twice ${killed.files.duplicateDocuments}; duplicate webhook arrivals (at least once) ${cluster.receiver.duplicates()}`;
-    process.stdout.write(`${heading}\n\n${table}\n\n${kill}\n\nTemporal cost per unit (1-worker bursts):\n\n${formatCostTable(costRows)}\n\nPostgres per unit (pg_stat_database: transactions, reads included, and rows inserted + updated + deleted; the idle rate is taken out):\n\n${writesTable}\n\nCPU per unit (1-worker bursts, /proc; Postgres not included):\n\n${cpuTable}\n`);
+    process.stdout.write(`${heading}\n\n${table}\n\n${loneTable}\n\n${kill}\n\nTemporal cost per unit (1-worker bursts):\n\n${formatCostTable(costRows)}\n\nPostgres per unit (pg_stat_database: transactions, reads included, and rows inserted + updated + deleted; the idle rate is taken out):\n\n${writesTable}\n\nCPU per unit (1-worker bursts, /proc; Postgres not included):\n\n${cpuTable}\n`);
     return killed.deliveries.lost + killed.files.lost + killed.files.duplicateDocuments === 0 ? 0 : 1;
   } finally {
     await cleanup.runAll();

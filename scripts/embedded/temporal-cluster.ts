@@ -7,6 +7,7 @@ import { stringify } from 'yaml';
 import { searchAttributePairs } from '../../domain/search-attributes';
 import { registerSearchAttributes } from '../../temporal/register-search-attributes';
 import { freePort, freePortBetween, waitForPort } from './ports';
+import { CLUSTER_DYNAMIC_CONFIG, dynamicConfigDocument } from './temporal-dynamic-config';
 
 /**
  * The production Temporal engine on this machine: the `temporal-server` binary
@@ -124,11 +125,7 @@ async function writeServerConfig(options: TemporalClusterOptions): Promise<strin
   const dynamicConfigFile = path.join(options.dir, 'dynamic-config.yaml');
   await writeFile(
     dynamicConfigFile,
-    stringify({
-      // Workflow ids of this service embed tenant and document ids; the default (1000) is fine,
-      // 255 matches the visibility columns.
-      'limit.maxIDLength': [{ value: 255, constraints: {} }],
-    }),
+    stringify(dynamicConfigDocument(CLUSTER_DYNAMIC_CONFIG)),
   );
   const config = {
     log: { stdout: true, level: 'warn' },

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdir, open } from 'node:fs/promises';
 import path from 'node:path';
 import { isListening, waitForPort } from './ports';
+import { dynamicConfigFlags, SHARED_DYNAMIC_CONFIG } from './temporal-dynamic-config';
 
 export type DevServer = {
   address: string;
@@ -38,33 +39,19 @@ export type DevServerOptions = {
 export const SQLITE_PRAGMAS: readonly string[] = ['journal_mode=WAL', 'synchronous=NORMAL'];
 
 /**
- * Eager activity execution: when a workflow task schedules an activity this worker can run,
- * the server hands it back with the task's completion instead of through another poll (a round
- * trip less per activity; the SDK requests it by default, the dev server has it off).
- *
- * One partition per task queue instead of the server's 4: partitions spread a queue's tasks and
- * pollers over matching hosts, which one process does not have; with 4, a task often landed on a
- * partition where no poller waited and was matched late. Measured with no-op workflows on a
+ * The dev server runs SHARED_DYNAMIC_CONFIG (eager activities, the transfer queue's poll rate)
+ * and one partition per task queue instead of the server's 4: partitions spread a queue's tasks
+ * and pollers over matching hosts, which one process does not have; with 4, a task often landed
+ * on a partition where no poller waited and was matched late. Measured with no-op workflows on a
  * worker with 2 pollers: 38 → 61 workflows/s for the same server CPU per workflow
  * (`npm run bench:engine`, docs/performance.md "Task-queue partitions and pollers").
- *
- * The history service reads its transfer queue (which hands new workflow tasks to matching) at
- * most TRANSFER_QUEUE_POLLS_PER_SECOND times a second per shard instead of the server's 20. A
- * cluster spreads its shards' reads over many; the dev server has one shard, so once a burst had
- * used up the 20, every workflow task that followed another at once waited ~40 ms to be
- * dispatched (a lone no-op workflow after a burst: 94 ms from start to close instead of 17; a
- * lone XML file 53–59 ms instead of 35–41), and bursts ran no faster (docs/performance.md, "The
- * transfer queue's poll rate").
  */
-const TRANSFER_QUEUE_POLLS_PER_SECOND = 1000;
-
 function dynamicConfig(taskQueuePartitions: number): string[] {
-  return [
-    'system.enableActivityEagerExecution=true',
-    `matching.numTaskqueueReadPartitions=${taskQueuePartitions}`,
-    `matching.numTaskqueueWritePartitions=${taskQueuePartitions}`,
-    `history.transferProcessorMaxPollRPS=${TRANSFER_QUEUE_POLLS_PER_SECOND}`,
-  ];
+  return dynamicConfigFlags({
+    ...SHARED_DYNAMIC_CONFIG,
+    'matching.numTaskqueueReadPartitions': taskQueuePartitions,
+    'matching.numTaskqueueWritePartitions': taskQueuePartitions,
+  });
 }
 
 /**
@@ -85,7 +72,7 @@ export async function startTemporalDevServer(options: DevServerOptions): Promise
     'server', 'start-dev', '--ip', '127.0.0.1', '--port', String(options.port),
     '--log-level', 'warn', '--namespace', 'default',
     ...(options.dbFile ? ['--db-filename', options.dbFile, ...(options.sqlitePragmas ?? SQLITE_PRAGMAS).flatMap((pragma) => ['--sqlite-pragma', pragma])] : []),
-    ...dynamicConfig(options.taskQueuePartitions ?? 1).flatMap((value) => ['--dynamic-config-value', value]),
+    ...dynamicConfig(options.taskQueuePartitions ?? 1),
     ...(options.uiPort ? ['--ui-port', String(options.uiPort)] : ['--headless']),
     ...(options.metricsPort ? ['--metrics-port', String(options.metricsPort)] : []),
   ];

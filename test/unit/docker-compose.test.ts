@@ -4,6 +4,7 @@ import test from 'ava';
 import { parse } from 'yaml';
 import { searchAttributes } from '../../domain/search-attributes';
 import { DEFAULT_WORKER_V8_FLAGS, PART_ENTRIES } from '../../scripts/build-parts';
+import { CLUSTER_DYNAMIC_CONFIG, dynamicConfigDocument } from '../../scripts/embedded/temporal-dynamic-config';
 import { TEMPORAL_SERVER_VERSION, TEMPORAL_UI_SERVER_VERSION } from '../../scripts/provision/temporal-server';
 
 // No Docker engine runs these files in CI, so they are checked statically: the compose file
@@ -393,6 +394,15 @@ test('two api and two worker replicas; Temporal and its UI are the versions npm 
   t.deepEqual(dependsOn(compose.services.temporal), ['temporal-schema']);
   const schemaCommand = commandOf(compose.services['temporal-schema']) ?? '';
   for (const step of ['create-database', 'setup-schema', 'update-schema', 'temporal_visibility']) t.true(schemaCommand.includes(step), `temporal-schema does not run ${step}`);
+});
+
+test('the Temporal server reads the dynamic config that npm run start:cluster runs', (t) => {
+  const configPath = environmentOf(compose.services.temporal).DYNAMIC_CONFIG_FILE_PATH;
+  t.truthy(configPath, 'DYNAMIC_CONFIG_FILE_PATH is not set: the image would read its empty docker.yaml');
+  const mount = bindMountsOf(compose.services.temporal).find(([, target]) => target === configPath);
+  t.truthy(mount, `nothing is mounted at ${configPath}`);
+  const mounted: unknown = parse(readFileSync(path.resolve(root, mount![0]), 'utf8'));
+  t.deepEqual(mounted, dynamicConfigDocument(CLUSTER_DYNAMIC_CONFIG));
 });
 
 test('the app starts after the default namespace and every search attribute the service uses are registered', (t) => {
