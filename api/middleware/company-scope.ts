@@ -9,7 +9,7 @@ export type CompanyState = AuthState & { company: CompanyRow };
 /** Parses a positive integer id path parameter, naming it in the 400 when it is not one. */
 export function parseIdParam(value: string | undefined, param: string): number {
   const id = readId(value);
-  if (id === undefined) throw new ApiError(400, 'invalid_parameter', `${param} must be a positive integer of at most ${MAX_ID}.`, param);
+  if (id === undefined) throw new ApiError(400, 'invalid_parameter', `${param} must be a positive integer in plain decimal digits, without sign or leading zeros, at most ${MAX_ID}.`, param);
   return id;
 }
 

@@ -44,7 +44,7 @@ test.after.always(async () => {
   await database?.drop();
 });
 
-async function call(key: string, id = companyId) {
+async function call(key: string, id: number | string = companyId) {
   const response = await fetch(`${base}/companies/${id}/guarded`, { headers: bearer(key) });
   return { status: response.status, body: (await response.json()) as Record<string, any> };
 }
@@ -127,6 +127,10 @@ test.serial('a company id the path spells another way is still resolved by loadC
   t.is(status, 200);
   t.is(statements.length, 2);
   for (const id of [0, 2 ** 53]) t.like(await call(key, id), { status: 400, body: { error: { code: 'invalid_parameter', param: 'company_id' } } });
+  // A leading zero is refused too, and the message says why (it is a number, just not spelt as one).
+  const leadingZero = await call(key, `0${companyId}`);
+  t.like(leadingZero, { status: 400, body: { error: { code: 'invalid_parameter', param: 'company_id' } } });
+  t.regex(String(leadingZero.body.error.message), /leading zeros/);
 });
 
 test.serial('a revoked key on a company path is refused before anything of the company is used', async (t) => {

@@ -53,6 +53,15 @@ for (const [label, body, param] of [
   });
 }
 
+test('a webhook id spelt with a leading zero, a sign or a fraction is 400 naming webhook_id, and the message says how to spell it', async (t) => {
+  for (const id of ['01', '+1', '1.0', '0']) {
+    const result = await admin.call('GET', `/v1/webhooks/${id}`);
+    t.is(result.status, 400, `${id}: ${JSON.stringify(result.body)}`);
+    t.like(result.body!.error, { code: 'invalid_parameter', param: 'webhook_id' });
+    t.regex(String(result.body!.error.message), /plain decimal digits, without sign or leading zeros/);
+  }
+});
+
 test('in production only https URLs to public hosts are accepted, for webhooks and the generic HTTP integration', async (t) => {
   const production = await startTestApi({ NODE_ENV: 'production' });
   try {

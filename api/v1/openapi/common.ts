@@ -79,7 +79,7 @@ export function integerParam(min: number, max: number, message: string, extra: R
     });
 }
 
-export const idParam = integerParam(1, MAX_ID, 'must be a positive integer id.');
+export const idParam = integerParam(1, MAX_ID, 'must be a positive integer id in plain decimal digits, without sign or leading zeros.');
 
 /** The path parameters of an operation, all ids: pathIds('company_id', 'file_id'). */
 export function pathIds<Name extends string>(...names: Name[]) {
