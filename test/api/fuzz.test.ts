@@ -6,6 +6,7 @@ import path from 'node:path';
 import test from 'ava';
 import { SCOPES } from '../../domain/scopes';
 import { seedCompany, seedKey, spawnWorkerProcess, startTestApi, type TestApi } from '../support/api';
+import { fixture, upload, waitForImport } from '../support/ingestion';
 
 /**
  * Schemathesis (pinned in scripts/provision/schemathesis.ts) against the API, a worker and the
@@ -37,8 +38,15 @@ test('Schemathesis finds no failure (all checks; examples, fuzzing and stateful 
   t.timeout(8 * 60_000);
   const binary = process.env.TEST_SCHEMATHESIS_PATH;
   if (!binary) return t.fail('TEST_SCHEMATHESIS_PATH is not set: run the suite with npm test.');
-  await seedCompany(api.database);
+  const company = await seedCompany(api.database);
   const { key } = await seedKey(api.database, { scopes: [...SCOPES], role: 'admin' });
+  // Real documents, so the links from the document lists (getInvoice, its original and PDF, its
+  // DIAN events and exports, the credit note's) lead the stateful phase to ids that exist.
+  for (const name of ['invoice-signed-setp.xml', 'creditnote-usd.xml']) {
+    const uploaded = await upload(api.url, key, company.id, { name, bytes: fixture(name), type: 'application/xml' });
+    const imported = await waitForImport(api.url, key, company.id, uploaded.body.id as number);
+    t.is(imported.documents?.length, 1, `${name} was not imported: ${JSON.stringify(imported)}`);
+  }
   const seed = process.env.FUZZ_SEED ?? String(randomInt(2 ** 31));
   t.log(`schemathesis seed ${seed} (rerun with FUZZ_SEED=${seed})`);
   const args = [

@@ -58,14 +58,21 @@ test('every operation has an id, a success answer and every error status of its 
   }
 });
 
-test('every link names an operation that exists (the stateful fuzzer follows them)', (t) => {
-  const operations = [...documentedOperations().values()];
-  const ids = new Set(operations.map((operation) => operation.operationId));
-  const linked = operations.flatMap((operation) =>
-    Object.values(operation.responses ?? {}).flatMap((response) => Object.values((response as { links?: Record<string, { operationId: string }> }).links ?? {})),
+test('every link names an operation that exists and fills each of its path parameters (the stateful fuzzer follows them)', (t) => {
+  const documented = documentedOperations();
+  const pathParametersById = new Map([...documented].map(([name, operation]) => [operation.operationId, [...name.matchAll(/\{([a-z_]+)\}/g)].map((match) => match[1])]));
+  const linked = [...documented.values()].flatMap((operation) =>
+    Object.values(operation.responses ?? {}).flatMap((response) => Object.values((response as { links?: Record<string, { operationId: string; parameters?: Record<string, string> }> }).links ?? {})),
   );
-  t.true(linked.length > 20);
-  for (const link of linked) t.true(ids.has(link.operationId), link.operationId);
+  t.true(linked.length > 50);
+  for (const link of linked) {
+    const pathParameters = pathParametersById.get(link.operationId);
+    t.truthy(pathParameters, `${link.operationId} does not exist`);
+    for (const parameter of pathParameters ?? []) t.truthy(link.parameters?.[parameter], `a link to ${link.operationId} leaves ${parameter} unfilled`);
+  }
+  // The document lists lead to each document's operations, the deliveries list to a delivery's.
+  const linkedIds = new Set(linked.map((link) => link.operationId));
+  for (const operationId of ['getInvoice', 'getCreditNotePdf', 'sendDianEvent', 'exportInvoice', 'retryWebhookDelivery', 'recoverWebhookDeliveries']) t.true(linkedIds.has(operationId), operationId);
 });
 
 test('docs/openapi.yaml is the generated document (npm run openapi)', (t) => {

@@ -19,6 +19,16 @@ const NAMES: Record<DocumentType, { one: string; many: string; label: string }> 
 
 const fileErrors = { 404: 'not_found (no such document) or file_not_available (the variant does not exist or could not be produced; retrying will not help).' };
 
+/** What a document of each type leads to besides itself, its original and its PDF: an invoice's DIAN events and exports. */
+const INVOICE_OPERATIONS = ['listDianEvents', 'sendDianEvent', 'syncDianEvents', 'exportInvoice', 'markInvoiceExported'];
+
+/** Links from an answer holding a document (`field`) to every operation on that document. */
+function documentLinks(type: DocumentType, field: string): NonNullable<ReturnType<typeof linksTo>> {
+  const { one } = NAMES[type];
+  const operations = [`get${one}`, `get${one}Original`, `get${one}Pdf`, ...(type === 'electronic_invoice' ? INVOICE_OPERATIONS : [])];
+  return linksTo('document_id', field, operations, { company_id: '$request.path.company_id' });
+}
+
 function collectionPaths(type: DocumentType): ZodOpenApiPathsObject {
   const base = `/v1/companies/{company_id}/${COLLECTIONS[type]}`;
   const { one, many, label } = NAMES[type];
@@ -32,7 +42,7 @@ function collectionPaths(type: DocumentType): ZodOpenApiPathsObject {
         restricted: true,
         path: pathIds('company_id'),
         query: pageQuery(DOCUMENT_PAGE).extend(documentFilterQuery.shape),
-        success: { status: 200, description: `A page of ${label}s.`, schema: pageOf(documentOut) },
+        success: { status: 200, description: `A page of ${label}s.`, schema: pageOf(documentOut), links: documentLinks(type, 'data/0/id') },
       }),
     },
     [`${base}/{document_id}`]: {
@@ -65,6 +75,8 @@ export const documentsOpenApi: ZodOpenApiPathsObject = {
         status: 201,
         description: 'The document; it has no original file, so no PDF.',
         schema: documentOut,
+        // Only to the document: one recorded by hand has no original file and no PDF (a link
+        // there would lead a client, or a fuzzer's "created resource not found" check, to a 404).
         links: linksTo('document_id', 'id', ['getPaymentClaimAccount'], { company_id: '$request.path.company_id' }),
       },
       errors: { 404: 'not_found: no such company, or contact_id names no contact of the company.' },

@@ -8,7 +8,9 @@ const tags = ['Webhooks'];
 const manage = '(scope webhooks:manage, admin role)';
 const endpoint = pathIds('webhook_id');
 /** From an endpoint in an answer to every operation on it: the stateful fuzzer follows these. */
-const endpointLinks = linksTo('webhook_id', 'id', ['getWebhookEndpoint', 'updateWebhookEndpoint', 'deleteWebhookEndpoint', 'sendWebhookTest', 'rotateWebhookSecret', 'listWebhookDeliveries']);
+const endpointLinks = linksTo('webhook_id', 'id', ['getWebhookEndpoint', 'updateWebhookEndpoint', 'deleteWebhookEndpoint', 'sendWebhookTest', 'rotateWebhookSecret', 'listWebhookDeliveries', 'recoverWebhookDeliveries']);
+/** From a page of deliveries to the first one (the endpoint is the request's). */
+const deliveryLinks = linksTo('delivery_id', 'data/0/id', ['getWebhookDelivery', 'retryWebhookDelivery'], { webhook_id: '$request.path.webhook_id' });
 
 export const webhooksOpenApi: ZodOpenApiPathsObject = {
   '/v1/companies/{company_id}/webhooks': {
@@ -86,7 +88,7 @@ export const webhooksOpenApi: ZodOpenApiPathsObject = {
       restricted: true,
       path: endpoint,
       query: pageQuery(DELIVERY_PAGE),
-      success: { status: 200, description: 'A page of deliveries.', schema: pageOf(deliveryOut) },
+      success: { status: 200, description: 'A page of deliveries.', schema: pageOf(deliveryOut), links: deliveryLinks },
     }),
   },
   '/v1/webhooks/{webhook_id}/deliveries/{delivery_id}': {
