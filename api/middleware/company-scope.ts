@@ -2,14 +2,14 @@ import type { Middleware } from 'koa';
 import type { CompaniesRepository, CompanyRow } from '../../db/repositories/companies';
 import type { AuthState } from './authenticate';
 import { ApiError, notFound } from '../errors';
-import { MAX_ID, readId } from '../v1/openapi/common';
+import { ID_SPELLING, MAX_ID, readId } from '../v1/openapi/common';
 
 export type CompanyState = AuthState & { company: CompanyRow };
 
 /** Parses a positive integer id path parameter, naming it in the 400 when it is not one. */
 export function parseIdParam(value: string | undefined, param: string): number {
   const id = readId(value);
-  if (id === undefined) throw new ApiError(400, 'invalid_parameter', `${param} must be a positive integer in plain decimal digits, without sign or leading zeros, at most ${MAX_ID}.`, param);
+  if (id === undefined) throw new ApiError(400, 'invalid_parameter', `${param} ${ID_SPELLING}, at most ${MAX_ID}.`, param);
   return id;
 }
 

@@ -23,7 +23,7 @@ const fileErrors = { 404: 'not_found (no such document) or file_not_available (t
 const INVOICE_OPERATIONS = ['listDianEvents', 'sendDianEvent', 'syncDianEvents', 'exportInvoice', 'markInvoiceExported'];
 
 /** Links from an answer holding a document (`field`) to every operation on that document. */
-function documentLinks(type: DocumentType, field: string): NonNullable<ReturnType<typeof linksTo>> {
+function documentLinks(type: DocumentType, field: string): ReturnType<typeof linksTo> {
   const { one } = NAMES[type];
   const operations = [`get${one}`, `get${one}Original`, `get${one}Pdf`, ...(type === 'electronic_invoice' ? INVOICE_OPERATIONS : [])];
   return linksTo('document_id', field, operations, { company_id: '$request.path.company_id' });

@@ -79,7 +79,10 @@ export function integerParam(min: number, max: number, message: string, extra: R
     });
 }
 
-export const idParam = integerParam(1, MAX_ID, 'must be a positive integer id in plain decimal digits, without sign or leading zeros.');
+/** How an id must be written, in every 400 about one (idParam's and parseIdParam's). */
+export const ID_SPELLING = 'must be a positive integer id in plain decimal digits, without sign or leading zeros';
+
+export const idParam = integerParam(1, MAX_ID, `${ID_SPELLING}.`);
 
 /** The path parameters of an operation, all ids: pathIds('company_id', 'file_id'). */
 export function pathIds<Name extends string>(...names: Name[]) {
