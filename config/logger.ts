@@ -4,7 +4,26 @@ import { currentRequestId } from '../temporal/request-context';
 import type { AppConfig } from './index';
 
 export function createLogger(config: Pick<AppConfig, 'logLevel'>, name: string): Logger {
-  return pino({ name, level: config.logLevel, redact: ['req.headers.authorization'], mixin: workContext });
+  return pino({ name, level: config.logLevel, redact: ['req.headers.authorization'], mixin: workContext }, standardOutputWhileItLasts());
+}
+
+/**
+ * Standard output as pino writes it (synchronously), except that a write that fails ends the
+ * logging instead of the process: after a closed terminal (EIO) or a full disk under a
+ * redirection, no line can be written any more. pino silences a closed pipe (EPIPE) itself, but
+ * passes on every other write error, which then reaches the process safety net's
+ * `logger.fatal`, whose synchronous flush (sonic-boom 4) retries the failed line forever: a part
+ * of `npm start` whose terminal was closed never finished draining or exited.
+ */
+export function standardOutputWhileItLasts(fd = 1): pino.DestinationStream {
+  const destination = pino.destination({ fd, sync: true });
+  destination.on('error', () => {
+    destination.write = () => true;
+    destination.flushSync = () => undefined;
+    destination.flush = () => undefined;
+    destination.end = () => undefined;
+  });
+  return destination;
 }
 
 /**

@@ -6,7 +6,9 @@
 export const RELAYED_SIGNAL_WINDOW_MS = 1_000;
 
 /**
- * Runs `stop` once on SIGINT/SIGTERM, then exits. A second signal while stopping exits at once,
+ * Runs `stop` once on SIGINT, SIGTERM or SIGHUP, then exits. SIGHUP is a closed terminal (or
+ * its shell exiting): Node's default for it is to die on the spot, which for `npm start` would
+ * leave its Temporal and Postgres running, in sessions of their own, until the next start. A second signal while stopping exits at once,
  * so an impatient Ctrl-C never hangs (a repeat within RELAYED_SIGNAL_WINDOW_MS is the first one
  * relayed, and is ignored).
  *
@@ -36,6 +38,7 @@ export function onShutdownSignal(stop: () => Promise<void>, log: (line: string) 
   };
   process.on('SIGINT', handler);
   process.on('SIGTERM', handler);
+  process.on('SIGHUP', handler);
   if (process.connected) process.once('disconnect', () => handler('supervisor gone'));
 }
 

@@ -47,6 +47,9 @@ export function runStack(shape: StackShape): void {
 async function main(shape: StackShape) {
   const config = loadConfig();
   installProcessSafetyNet(createLogger(config, 'start'));
+  // After a closed terminal (SIGHUP) every write to it fails (EIO): the orderly stop that
+  // follows must not die of its own progress lines.
+  for (const output of [process.stdout, process.stderr]) output.on('error', () => undefined);
   const say = (line: string) => console.log(`[start] ${line}`);
 
   // Stops what a crashed `npm start` on this DATA_DIR left running (run-record.ts).

@@ -68,6 +68,7 @@ export async function startLocalServices(config: AppConfig, log: (line: string) 
         frontendPort: config.temporal.devServerPort,
         historyShards: config.temporal.historyShards,
         ui: { serverPath: uiServerPath, port: config.temporal.uiPort },
+        ownSession: true,
         log,
       });
       stops.push(() => cluster.stop());
@@ -86,6 +87,7 @@ export async function startLocalServices(config: AppConfig, log: (line: string) 
         uiPort: config.temporal.uiPort,
         dbFile: path.join(config.dataDir, 'temporal', 'dev-server.sqlite'),
         logFile: path.join(config.dataDir, 'temporal', 'dev-server.log'),
+        ownSession: true,
         log,
       });
       stops.push(() => devServer.stop());

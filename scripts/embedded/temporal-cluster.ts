@@ -36,6 +36,8 @@ export type TemporalClusterOptions = {
   ui?: { serverPath: string; port: number };
   /** Serves the server's Prometheus metrics on 127.0.0.1:metricsPort/metrics (the scale benchmark counts heartbeats there). */
   metricsPort?: number;
+  /** The server and the UI server each in a session of its own, as the dev server's ownSession (npm run start:cluster). */
+  ownSession?: boolean;
   log?: (line: string) => void;
 };
 
@@ -60,7 +62,7 @@ export async function startTemporalCluster(options: TemporalClusterOptions): Pro
     for (const { child, exited } of children.reverse()) await stopChild(child, exited);
   };
   try {
-    const server = await spawnLogged(options.serverPath, ['--config-file', configFile, '--allow-no-auth', 'start'], path.join(options.dir, 'server.log'));
+    const server = await spawnLogged(options.serverPath, ['--config-file', configFile, '--allow-no-auth', 'start'], path.join(options.dir, 'server.log'), options.ownSession);
     children.push(server);
     await untilListening(options.frontendPort, server.exited, 'the Temporal server', path.join(options.dir, 'server.log'));
     const address = `127.0.0.1:${options.frontendPort}`;
@@ -71,7 +73,7 @@ export async function startTemporalCluster(options: TemporalClusterOptions): Pro
     if (options.ui) {
       const uiDir = path.join(options.dir, 'ui');
       await writeUiConfig(uiDir, address, options.ui.port);
-      const ui = await spawnLogged(options.ui.serverPath, ['--root', uiDir, '--env', 'cluster', 'start'], path.join(options.dir, 'ui.log'));
+      const ui = await spawnLogged(options.ui.serverPath, ['--root', uiDir, '--env', 'cluster', 'start'], path.join(options.dir, 'ui.log'), options.ownSession);
       children.push(ui);
       await untilListening(options.ui.port, ui.exited, 'the Temporal UI server', path.join(options.dir, 'ui.log'));
       uiUrl = `http://127.0.0.1:${options.ui.port}`;
@@ -210,9 +212,9 @@ async function prepareDefaultNamespace(address: string): Promise<void> {
   }
 }
 
-async function spawnLogged(command: string, args: string[], logFile: string): Promise<{ child: ChildProcess; exited: Promise<void> }> {
+async function spawnLogged(command: string, args: string[], logFile: string, ownSession = false): Promise<{ child: ChildProcess; exited: Promise<void> }> {
   const logHandle = await open(logFile, 'a');
-  const child = spawn(command, args, { stdio: ['ignore', logHandle.fd, logHandle.fd] });
+  const child = spawn(command, args, { stdio: ['ignore', logHandle.fd, logHandle.fd], detached: ownSession });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   void exited.then(() => logHandle.close());
   return { child, exited };

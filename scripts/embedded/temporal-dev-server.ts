@@ -28,6 +28,16 @@ export type DevServerOptions = {
   taskQueuePartitions?: number;
   /** Serves the server's Prometheus metrics on 127.0.0.1:metricsPort/metrics (benchmarks count heartbeats there). */
   metricsPort?: number;
+  /**
+   * Runs the server in a session of its own (npm start): a Ctrl-C in the terminal signals the
+   * whole foreground process group at once, and a server in it would stop while the workers
+   * still drain, leaving them to retry their last completions against a closed port (those
+   * tasks then redone after their timeouts). Out of the group it hears only its caller, which
+   * must stop it after the workers and record its pid for the next start (scripts/stack.ts,
+   * run-record.ts). Tests and benchmarks keep it in their group, so killing that group leaves
+   * nothing behind.
+   */
+  ownSession?: boolean;
 };
 
 /**
@@ -78,7 +88,7 @@ export async function startTemporalDevServer(options: DevServerOptions): Promise
   ];
   const child: ChildProcess = spawn(options.cliPath, args, {
     stdio: ['ignore', logHandle.fd, logHandle.fd],
-    detached: false,
+    detached: options.ownSession ?? false,
   });
   let exited = false;
   const exitPromise = new Promise<void>((resolve) => child.on('exit', () => ((exited = true), resolve())));

@@ -84,10 +84,22 @@ test('a part killed with -9 comes back while the others keep working; a crashed 
   const again = await fetch(`${environment.apiUrl}/v1/companies/${companyId}/files/${mailed!.id}`, { headers: bearer(key) });
   t.is(((await again.json()) as { status: string }).status, 'DONE');
 
-  // 3. SIGTERM (what Ctrl-C does): everything stops, nothing is left, the record is removed.
+  // 3. Ctrl-C, as a terminal sends it: SIGINT to the whole process group. Temporal, in a session
+  // of its own, outlives the workers, which drain without a failed call to it; then everything
+  // stops, nothing is left, the record is removed.
   const running = [current.temporal!, ...Object.values(current.parts), postgresPid(environment.dataDir)!];
-  second.process.kill('SIGTERM');
+  process.kill(-second.process.pid!, 'SIGINT');
   t.deepEqual(await second.exited, { code: 0, signal: null });
   await waitUntil(() => running.every((pid) => !isAlive(pid)), 15_000, 'every process to stop');
+  t.false(existsSync(runRecordPath(environment.dataDir)));
+  t.notRegex(second.output(), /rpc errored|retried \d+ times|Connection refused/, 'the workers never found Temporal gone');
+
+  // 4. The terminal closed (SIGHUP to the group; its shell relays it so): the same orderly stop.
+  const third = await launchNpmStart(environment);
+  const lastRunning = [third.record().temporal!, ...Object.values(third.record().parts), postgresPid(environment.dataDir)!];
+  process.kill(-third.process.pid!, 'SIGHUP');
+  t.deepEqual(await third.exited, { code: 0, signal: null });
+  await waitUntil(() => lastRunning.every((pid) => !isAlive(pid)), 15_000, 'every process to stop');
+  t.regex(third.output(), /SIGHUP: shutting down…/);
   t.false(existsSync(runRecordPath(environment.dataDir)));
 });

@@ -47,12 +47,17 @@ export type NpmStart = {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 };
 
-/** `npm start` (scripts/start.ts) as a child process; resolves once it printed "press Ctrl-C". */
+/**
+ * `npm start` (scripts/start.ts) as a child process; resolves once it printed "press Ctrl-C".
+ * It leads a process group of its own, as in a terminal: `process.kill(-pid, signal)` then
+ * signals what a terminal's Ctrl-C or hang-up reaches.
+ */
 export async function launchNpmStart(environment: StartEnvironment, timeoutMs = 180_000): Promise<NpmStart> {
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'scripts/start.ts')], {
     cwd: root,
     env: environment.env,
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
   });
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));

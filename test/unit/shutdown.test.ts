@@ -4,8 +4,8 @@ import test from 'ava';
 
 const root = path.resolve(__dirname, '../..');
 
-/** Starts the child, sends it SIGINT at each of `delaysMs` (from ready), and returns its exit code and output. */
-async function interrupt(stopMs: number, delaysMs: number[]): Promise<{ code: number | null; output: string }> {
+/** Starts the child, sends it `signal` at each of `delaysMs` (from ready), and returns its exit code and output. */
+async function interrupt(stopMs: number, delaysMs: number[], signal: NodeJS.Signals = 'SIGINT'): Promise<{ code: number | null; output: string }> {
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'test/support/shutdown-child.ts')], {
     cwd: root,
     env: { ...process.env, STOP_MS: String(stopMs) },
@@ -15,7 +15,7 @@ async function interrupt(stopMs: number, delaysMs: number[]): Promise<{ code: nu
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   const killer = setTimeout(() => child.kill('SIGKILL'), 20_000);
   while (!output.includes('ready')) await new Promise((resolve) => setTimeout(resolve, 20));
-  for (const delay of delaysMs) setTimeout(() => child.kill('SIGINT'), delay);
+  for (const delay of delaysMs) setTimeout(() => child.kill(signal), delay);
   const code = await exited;
   clearTimeout(killer);
   return { code, output };
@@ -26,6 +26,12 @@ test('one Ctrl-C relayed three times (process group, npm, tsx) still stops clean
   t.is(code, 0, output);
   t.regex(output, /SIGINT: shutting down…\nstopped\n/);
   t.notRegex(output, /again/);
+});
+
+test('a closed terminal (SIGHUP) stops cleanly instead of killing the process where it stands', async (t) => {
+  const { code, output } = await interrupt(600, [0], 'SIGHUP');
+  t.is(code, 0, output);
+  t.regex(output, /SIGHUP: shutting down…\nstopped\n/);
 });
 
 test('a second Ctrl-C after the relay window exits at once, without waiting for the stop', async (t) => {
