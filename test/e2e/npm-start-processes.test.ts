@@ -6,7 +6,7 @@ import { isAlive, runRecordPath } from '../../scripts/embedded/run-record';
 import { bearer } from '../support/api';
 import { demoInvoiceXml } from '../../admin/demo-documents';
 import { waitForImport } from '../support/ingestion';
-import { launchNpmStart, npmStartEnvironment, postgresPid, reapNpmStart, waitUntil, type StartEnvironment } from '../support/npm-start';
+import { launchNpmStart, npmStartEnvironment, postgresPid, reapNpmStart, signalLikeATerminal, waitUntil, type StartEnvironment } from '../support/npm-start';
 
 // `npm start` as a user runs it, with real processes: the supervisor, its api/worker/intake
 // children, the embedded Postgres and the SQLite-backed Temporal dev server.
@@ -84,20 +84,21 @@ test('a part killed with -9 comes back while the others keep working; a crashed 
   const again = await fetch(`${environment.apiUrl}/v1/companies/${companyId}/files/${mailed!.id}`, { headers: bearer(key) });
   t.is(((await again.json()) as { status: string }).status, 'DONE');
 
-  // 3. Ctrl-C, as a terminal sends it: SIGINT to the whole process group. Temporal, in a session
-  // of its own, outlives the workers, which drain without a failed call to it; then everything
+  // 3. Ctrl-C, as a terminal sends it: SIGINT to every process of the foreground group. Temporal,
+  // in a session of its own, outlives the workers, which drain without a failed call to it; then everything
   // stops, nothing is left, the record is removed.
   const running = [current.temporal!, ...Object.values(current.parts), postgresPid(environment.dataDir)!];
-  process.kill(-second.process.pid!, 'SIGINT');
+  const interrupted = signalLikeATerminal(second.process.pid!, 'SIGINT');
+  t.false(interrupted.includes(current.temporal!), 'Temporal is out of the terminal\'s reach');
   t.deepEqual(await second.exited, { code: 0, signal: null });
   await waitUntil(() => running.every((pid) => !isAlive(pid)), 15_000, 'every process to stop');
   t.false(existsSync(runRecordPath(environment.dataDir)));
   t.notRegex(second.output(), /rpc errored|retried \d+ times|Connection refused/, 'the workers never found Temporal gone');
 
-  // 4. The terminal closed (SIGHUP to the group; its shell relays it so): the same orderly stop.
+  // 4. The terminal closed (SIGHUP, to the session's foreground group): the same orderly stop.
   const third = await launchNpmStart(environment);
   const lastRunning = [third.record().temporal!, ...Object.values(third.record().parts), postgresPid(environment.dataDir)!];
-  process.kill(-third.process.pid!, 'SIGHUP');
+  signalLikeATerminal(third.process.pid!, 'SIGHUP');
   t.deepEqual(await third.exited, { code: 0, signal: null });
   await waitUntil(() => lastRunning.every((pid) => !isAlive(pid)), 15_000, 'every process to stop');
   t.regex(third.output(), /SIGHUP: shutting down…/);

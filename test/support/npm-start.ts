@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -47,17 +47,12 @@ export type NpmStart = {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 };
 
-/**
- * `npm start` (scripts/start.ts) as a child process; resolves once it printed "press Ctrl-C".
- * It leads a process group of its own, as in a terminal: `process.kill(-pid, signal)` then
- * signals what a terminal's Ctrl-C or hang-up reaches.
- */
+/** `npm start` (scripts/start.ts) as a child process; resolves once it printed "press Ctrl-C". */
 export async function launchNpmStart(environment: StartEnvironment, timeoutMs = 180_000): Promise<NpmStart> {
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'scripts/start.ts')], {
     cwd: root,
     env: environment.env,
     stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true,
   });
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -87,6 +82,41 @@ export async function launchNpmStart(environment: StartEnvironment, timeoutMs = 
   };
 }
 
+/**
+ * Sends `signal` where a terminal's Ctrl-C (SIGINT) or hang-up (SIGHUP) reaches an `npm start`
+ * run in it: the supervisor and each of its descendants still in its process group (in a
+ * terminal, the foreground job). Here that group is the test runner's, which is spared: the
+ * supervisor stays in it so that a stopped test run takes it along (scripts/tap-runner.ts).
+ */
+export function signalLikeATerminal(supervisorPid: number, signal: NodeJS.Signals): number[] {
+  const processes = readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .map((entry) => {
+      try {
+        // "pid (comm) state ppid pgrp …"; comm may contain spaces and parentheses.
+        const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+        const [, ppid, pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        return { pid: Number(entry), ppid: Number(ppid), pgrp: Number(pgrp) };
+      } catch {
+        return null; // gone meanwhile
+      }
+    })
+    .filter((entry) => entry !== null);
+  const group = processes.find((entry) => entry.pid === supervisorPid)?.pgrp;
+  const reached = new Set([supervisorPid]);
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const entry of processes) {
+      if (!reached.has(entry.pid) && reached.has(entry.ppid) && entry.pgrp === group) {
+        reached.add(entry.pid);
+        grew = true;
+      }
+    }
+  }
+  for (const pid of reached) process.kill(pid, signal);
+  return [...reached];
+}
+
 /** The pid of the embedded Postgres of a DATA_DIR (first line of postmaster.pid), if it runs. */
 export function postgresPid(dataDir: string): number | null {
   try {
@@ -108,7 +138,7 @@ export async function waitUntil(condition: () => boolean | Promise<boolean>, tim
 /** Whatever a test left of an `npm start` on dataDir: killed, the cluster stopped, the folder removed. */
 export async function reapNpmStart(dataDir: string): Promise<void> {
   const record = readRunRecord(dataDir);
-  const pids = record ? [record.supervisor, record.temporal, ...Object.values(record.parts)] : [];
+  const pids = record ? [record.supervisor, record.temporal, record.temporalUi, ...Object.values(record.parts)] : [];
   for (const pid of pids) {
     if (pid && isAlive(pid)) {
       try {
