@@ -6,11 +6,15 @@
 export const RELAYED_SIGNAL_WINDOW_MS = 1_000;
 
 /**
- * Runs `stop` once on SIGINT, SIGTERM or SIGHUP, then exits. SIGHUP is a closed terminal (or
- * its shell exiting): Node's default for it is to die on the spot, which for `npm start` would
- * leave its Temporal and Postgres running, in sessions of their own, until the next start. A second signal while stopping exits at once,
- * so an impatient Ctrl-C never hangs (a repeat within RELAYED_SIGNAL_WINDOW_MS is the first one
- * relayed, and is ignored).
+ * Runs `stop` once on SIGINT, SIGTERM or SIGHUP, then exits. A second signal while stopping
+ * exits at once, so an impatient Ctrl-C never hangs (a repeat within RELAYED_SIGNAL_WINDOW_MS is
+ * the first one relayed, and is ignored).
+ *
+ * SIGHUP is a closed terminal (or its shell exiting). Node's default for it is to die on the
+ * spot, which for `npm start` would leave its Temporal and Postgres running, in sessions of their
+ * own, until the next start. After the stop the process dies of that SIGHUP, as Unix programs
+ * do: an ordinary exit would make Node restore the closed terminal's settings, which fails and
+ * aborts the process.
  *
  * A process started by `npm start`'s supervisor (scripts/start.ts) has an IPC channel to it;
  * when that channel closes, the supervisor is gone (even by kill -9), and this process stops
@@ -30,7 +34,11 @@ export function onShutdownSignal(stop: () => Promise<void>, log: (line: string) 
     // Nothing may keep a child of a dead supervisor alive: a stop that hangs ends in exit(1).
     if (signal === 'supervisor gone') setTimeout(() => process.exit(1), 30_000).unref();
     stop()
-      .then(() => process.exit(0))
+      .then(() => {
+        if (signal !== 'SIGHUP') process.exit(0);
+        process.removeAllListeners('SIGHUP');
+        process.kill(process.pid, 'SIGHUP');
+      })
       .catch((error: unknown) => {
         log(`shutdown failed: ${(error as Error).message}`);
         process.exit(1);

@@ -99,7 +99,7 @@ test('a part killed with -9 comes back while the others keep working; a crashed 
   const third = await launchNpmStart(environment);
   const lastRunning = [third.record().temporal!, ...Object.values(third.record().parts), postgresPid(environment.dataDir)!];
   signalLikeATerminal(third.process.pid!, 'SIGHUP');
-  t.deepEqual(await third.exited, { code: 0, signal: null });
+  t.deepEqual(await third.exited, { code: null, signal: 'SIGHUP' }, 'it stopped everything, then died of the hang-up');
   await waitUntil(() => lastRunning.every((pid) => !isAlive(pid)), 15_000, 'every process to stop');
   t.regex(third.output(), /SIGHUP: shutting down…/);
   t.false(existsSync(runRecordPath(environment.dataDir)));
