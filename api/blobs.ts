@@ -1,6 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import Router from '@koa/router';
+import type Router from '@koa/router';
+import { createRouter } from './router';
 import type { ApiDependencies } from './app-context';
 import { ApiError } from './errors';
 import { contentDisposition } from '../storage/blob-store';
@@ -11,7 +12,7 @@ import { FilesystemBlobStore } from '../storage/filesystem-blob-store';
  * signature (key, expiry, name, type) is the credential, valid for one hour.
  */
 export function blobRoutes({ blobStore }: ApiDependencies): Router {
-  const router = new Router();
+  const router = createRouter();
   router.get('/blobs/*key', async (ctx) => {
     if (!(blobStore instanceof FilesystemBlobStore)) throw new ApiError(404, 'not_found', 'Files are served by object storage.');
     const key = String(ctx.params.key ?? '');

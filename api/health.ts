@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import Router from '@koa/router';
+import type Router from '@koa/router';
+import { createRouter } from './router';
 import { z } from 'zod';
 import { parseQuery } from './validation';
 import type { ApiDependencies } from './app-context';
@@ -29,7 +30,7 @@ const DEEP_RESULT_TTL_MS = 5000;
  * workflow each (at most one at a time, one per 5 s while healthy).
  */
 export function healthRoutes({ config, db, temporal }: ApiDependencies): Router {
-  const router = new Router();
+  const router = createRouter();
   const workerCheck = singleFlight(
     () =>
       timed(

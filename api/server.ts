@@ -1,5 +1,6 @@
 import Koa from 'koa';
-import Router from '@koa/router';
+import type Router from '@koa/router';
+import { createRouter } from './router';
 import type { ApiDependencies } from './app-context';
 import { requestId } from './middleware/request-id';
 import { httpMetrics } from './middleware/metrics';
@@ -38,12 +39,12 @@ export function createApp(deps: ApiDependencies): { app: Koa; routes: RouteEntry
   const app = new Koa({ proxy: deps.config.http.trustProxy, maxIpsCount: 1 });
   app.silent = true; // errors are logged once, by errorHandler
 
-  const publicRouter = new Router();
+  const publicRouter = createRouter();
   publicRouter.use(healthRoutes(deps).routes());
   publicRouter.use('/v1', openApiRoutes().routes());
   publicRouter.use(blobRoutes(deps).routes());
 
-  const v1 = new Router({ prefix: '/v1' });
+  const v1 = createRouter({ prefix: '/v1' });
   v1.use(authenticate(deps.repositories.apiKeys, deps.config.authFailureLimit));
   v1.use(rateLimit(deps.config.rateLimit));
   v1.use(jsonBody(deps.config.http.bodyLimitBytes));

@@ -125,3 +125,23 @@ test('a malformed company id names the parameter', async (t) => {
   t.is(body.error.code, 'invalid_parameter');
   t.is(body.error.param, 'company_id');
 });
+
+test('paths are case-sensitive: /V1/… is no route (404) and never reaches a handler without its authentication', async (t) => {
+  const { key } = await seedKey(api.database, { companyIds: [companyA.id] });
+  for (const [method, path] of [
+    ['GET', '/V1/me'],
+    ['GET', '/v1/ME'],
+    ['GET', `/V1/companies/${companyA.id}/invoices`],
+    ['POST', `/V1/companies/${companyA.id}/files`],
+    ['GET', '/HEALTHZ'],
+  ] as const) {
+    for (const headers of [{}, bearer(key)]) {
+      const response = await fetch(`${api.url}${path}`, { method, headers });
+      const body = (await response.json()) as { error: { code: string } };
+      t.is(response.status, 404, `${method} ${path}`);
+      t.is(body.error.code, 'not_found', `${method} ${path}`);
+    }
+  }
+  // The lower-case spelling is the route.
+  t.is((await fetch(`${api.url}/v1/me`, { headers: bearer(key) })).status, 200);
+});

@@ -1,4 +1,5 @@
-import Router from '@koa/router';
+import type Router from '@koa/router';
+import { createRouter } from '../../router';
 import type { ApiDependencies } from '../../app-context';
 import type { AuthState } from '../../middleware/authenticate';
 import { loadCompany, type CompanyState } from '../../middleware/company-scope';
@@ -6,7 +7,7 @@ import { presentCompany } from '../../../services/presenters/company';
 import type { CompanyRow } from '../../../db/repositories/companies';
 
 export function companiesRoutes({ repositories, config }: ApiDependencies): Router {
-  const router = new Router();
+  const router = createRouter();
   const present = (row: CompanyRow) => presentCompany(row, config.email.domain);
   router.get('/companies', async (ctx) => {
     const { apiKey } = ctx.state as AuthState;

@@ -1,4 +1,5 @@
-import Router from '@koa/router';
+import type Router from '@koa/router';
+import { createRouter } from '../../router';
 import type { ApiDependencies } from '../../app-context';
 import { requireScope, type AuthState } from '../../middleware/authenticate';
 import { loadCompany, parseIdParam, type CompanyState } from '../../middleware/company-scope';
@@ -10,7 +11,7 @@ export const CONTACT_PAGE = { defaultLimit: 50, maxLimit: 200 };
 
 /** Contacts (third parties): scope contacts:read; a contact of a company the key cannot see is 404. */
 export function contactsRoutes({ repositories, cursorKey }: ApiDependencies): Router {
-  const router = new Router();
+  const router = createRouter();
 
   router.get('/contacts/:contact_id', requireScope('contacts:read'), async (ctx) => {
     const { apiKey } = ctx.state as AuthState;

@@ -1,4 +1,5 @@
-import Router from '@koa/router';
+import type Router from '@koa/router';
+import { createRouter } from '../../router';
 import type { Middleware } from 'koa';
 import type { ApiDependencies } from '../../app-context';
 import { requireScope } from '../../middleware/authenticate';
@@ -54,7 +55,7 @@ export function checkEventOrder(code: DianEventCode, existing: DianEventRow[], a
  */
 export function dianEventsRoutes(deps: ApiDependencies): Router {
   const { repositories, config } = deps;
-  const router = new Router();
+  const router = createRouter();
   const company = loadCompany(repositories.companies);
 
   const loadInvoice: Middleware = async (ctx, next) => {

@@ -1,4 +1,5 @@
-import Router from '@koa/router';
+import type Router from '@koa/router';
+import { createRouter } from '../../router';
 import type { ApiDependencies } from '../../app-context';
 import { requireScope } from '../../middleware/authenticate';
 import { acceptsMultipart } from '../../middleware/json-body';
@@ -24,7 +25,7 @@ export const IMPORT_PAGE = { defaultLimit: 20, maxLimit: 100 };
  */
 export function dianImportsRoutes(deps: ApiDependencies): Router {
   const { repositories, config, cursorKey } = deps;
-  const router = new Router();
+  const router = createRouter();
   const company = loadCompany(repositories.companies);
 
   router.post('/companies/:company_id/dian-imports', requireScope('documents:write'), acceptsMultipart, company, async (ctx) => {

@@ -1,4 +1,5 @@
-import Router from '@koa/router';
+import type Router from '@koa/router';
+import { createRouter } from '../../router';
 import { z } from 'zod';
 import type { ApiDependencies } from '../../app-context';
 import { requireRole, requireScope } from '../../middleware/authenticate';
@@ -60,7 +61,7 @@ function present(row: DianSettingsRow): z.infer<typeof dianSettingsOut> {
 /** A company's DIAN settings: secrets (PIN, PKCS#12, password) are sealed and never returned. */
 export function dianSettingsRoutes(deps: ApiDependencies): Router {
   const { repositories, secretBox } = deps;
-  const router = new Router();
+  const router = createRouter();
   const admin = [requireScope('documents:write'), requireRole('admin')];
 
   router.put('/companies/:company_id/dian-settings', ...admin, loadCompany(repositories.companies), async (ctx) => {

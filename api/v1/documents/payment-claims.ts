@@ -1,4 +1,5 @@
-import Router from '@koa/router';
+import type Router from '@koa/router';
+import { createRouter } from '../../router';
 import { z } from 'zod';
 import type { ApiDependencies } from '../../app-context';
 import { requireScope } from '../../middleware/authenticate';
@@ -38,7 +39,7 @@ export const paymentClaimIn = z
   .meta({ id: 'PaymentClaimIn' });
 
 export function paymentClaimRoutes({ repositories }: ApiDependencies): Router {
-  const router = new Router();
+  const router = createRouter();
   router.post('/companies/:company_id/payment-claim-accounts', requireScope('documents:write'), loadCompany(repositories.companies), async (ctx) => {
     const { company } = ctx.state as CompanyState;
     const input = parseBody(paymentClaimIn, ctx.request.body);

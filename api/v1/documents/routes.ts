@@ -1,4 +1,5 @@
-import Router from '@koa/router';
+import type Router from '@koa/router';
+import { createRouter } from '../../router';
 import type { Context } from 'koa';
 import type { ApiDependencies } from '../../app-context';
 import { requireScope } from '../../middleware/authenticate';
@@ -26,7 +27,7 @@ export function redirectToSignedUrl(ctx: Context, url: string): void {
  */
 export function documentsRoutes(deps: ApiDependencies): Router {
   const { repositories, cursorKey, documentFiles } = deps;
-  const router = new Router();
+  const router = createRouter();
   const guard = [requireScope('documents:read'), loadCompany(repositories.companies)];
 
   const loadDocument = async (ctx: Context, type: DocumentType) => {

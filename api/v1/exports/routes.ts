@@ -1,4 +1,5 @@
-import Router from '@koa/router';
+import type Router from '@koa/router';
+import { createRouter } from '../../router';
 import type { ApiDependencies } from '../../app-context';
 import { requireScope } from '../../middleware/authenticate';
 import { loadCompany, parseIdParam, type CompanyState } from '../../middleware/company-scope';
@@ -23,7 +24,7 @@ export const EXPORT_PAGE = { defaultLimit: 50, maxLimit: 200 };
  */
 export function exportsRoutes(deps: ApiDependencies): Router {
   const { repositories, config, cursorKey } = deps;
-  const router = new Router();
+  const router = createRouter();
   const company = loadCompany(repositories.companies);
   const write = [requireScope('documents:write'), company];
   const read = [requireScope('documents:read'), company];

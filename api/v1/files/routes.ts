@@ -1,4 +1,5 @@
-import Router from '@koa/router';
+import type Router from '@koa/router';
+import { createRouter } from '../../router';
 import type { ApiDependencies } from '../../app-context';
 import { requireScope } from '../../middleware/authenticate';
 import { acceptsMultipart } from '../../middleware/json-body';
@@ -20,7 +21,7 @@ export const FILE_PAGE = { defaultLimit: 50, maxLimit: 200 };
  */
 export function filesRoutes(deps: ApiDependencies): Router {
   const { repositories, cursorKey, config } = deps;
-  const router = new Router();
+  const router = createRouter();
   const company = loadCompany(repositories.companies);
   const intake = { repositories, blobStore: deps.blobStore, temporal: { client: deps.temporal.client, taskQueue: config.temporal.taskQueue } };
 

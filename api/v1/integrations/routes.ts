@@ -1,4 +1,5 @@
-import Router from '@koa/router';
+import type Router from '@koa/router';
+import { createRouter } from '../../router';
 import type { ApiDependencies } from '../../app-context';
 import { requireRole, requireScope } from '../../middleware/authenticate';
 import { loadCompany, parseIdParam, type CompanyState } from '../../middleware/company-scope';
@@ -19,7 +20,7 @@ export const INTEGRATION_PAGE = { defaultLimit: 20, maxLimit: 100 };
  */
 export function integrationsRoutes(deps: ApiDependencies): Router {
   const { repositories, config, secretBox, cursorKey } = deps;
-  const router = new Router();
+  const router = createRouter();
   const company = loadCompany(repositories.companies);
   const manage = [requireScope('documents:write'), requireRole('admin'), company];
 

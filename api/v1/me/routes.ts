@@ -1,11 +1,12 @@
-import Router from '@koa/router';
+import type Router from '@koa/router';
+import { createRouter } from '../../router';
 import type { ApiDependencies } from '../../app-context';
 import type { AuthState } from '../../middleware/authenticate';
 import { presentCompany } from '../../../services/presenters/company';
 import type { CurrentKeyOut } from './schemas';
 
 export function meRoutes({ repositories, config }: ApiDependencies): Router {
-  const router = new Router();
+  const router = createRouter();
   router.get('/me', async (ctx) => {
     const { apiKey } = ctx.state as AuthState;
     const companies = await repositories.companies.listVisible(apiKey.access);

@@ -1,4 +1,5 @@
-import Router from '@koa/router';
+import type Router from '@koa/router';
+import { createRouter } from '../../router';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { Middleware } from 'koa';
 import type { ApiDependencies } from '../../app-context';
@@ -33,7 +34,7 @@ export const DELIVERY_PAGE = { defaultLimit: 25, maxLimit: 100 };
 export function webhooksRoutes(deps: ApiDependencies): Router {
   const { repositories, config, secretBox, cursorKey } = deps;
   const temporal = { client: deps.temporal.client, taskQueue: config.temporal.taskQueue };
-  const router = new Router();
+  const router = createRouter();
   const manage = [requireScope('webhooks:manage'), requireRole('admin')];
 
   const loadEndpoint: Middleware = async (ctx, next) => {
