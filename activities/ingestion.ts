@@ -1,5 +1,6 @@
 import { Context } from '@temporalio/activity';
 import type { Repositories } from '../db/repositories';
+import { isDataException } from '../db/errors';
 import type { ContactChange } from '../db/repositories/imports';
 import type { DianSettingsEnvironment } from '../db/repositories/dian-settings';
 import type { ImportedDocumentRef, UploadedFileRow } from '../db/repositories/uploaded-files';
@@ -96,7 +97,17 @@ export async function importStoredFile(deps: IngestionActivityDependencies, file
     await repositories.uploadedFiles.markFailed(fileId, plan.code, plan.message);
     return { status: 'ERROR', contactChanges: [] };
   }
-  const result = await repositories.imports.importDrafts(file, plan.drafts);
+  let result: Awaited<ReturnType<typeof repositories.imports.importDrafts>>;
+  try {
+    result = await repositories.imports.importDrafts(file, plan.drafts);
+  } catch (error) {
+    // A value the parser let through that Postgres cannot store: retrying would fail alike,
+    // forever (the import's transaction stored nothing). The client gets the SQLSTATE, not the SQL.
+    if (!isDataException(error)) throw error;
+    const sqlState = (error as { code: string }).code;
+    await repositories.uploadedFiles.markFailed(fileId, 'unstorable_value', `A value in the file cannot be stored (SQLSTATE ${sqlState}); nothing of it was imported.`);
+    return { status: 'ERROR', contactChanges: [] };
+  }
   const done = await repositories.uploadedFiles.markDone(fileId, result.skipped);
   return { status: 'DONE', contactChanges: result.contactChanges, file: done, documents: result.documents, dianEnvironment };
 }

@@ -4,7 +4,7 @@
 import { sumDecimals } from './amounts';
 import { readAllowanceCharges, readExchangeRate, readPrepaidPayments, readWithholdings } from './accounting';
 import { classifyDocument } from './document-type';
-import { amount, required } from './fields';
+import { amount, required, storable } from './fields';
 import { readTaxes } from './taxes';
 import { parseIsoDate, toUtcInstant } from './dates';
 import { readParty } from './parties';
@@ -98,7 +98,7 @@ export function readDocument(root: XmlElement, documentType: UblDocumentType): U
     supplier,
     customer,
     subTotal,
-    vat: vatAmounts.length ? sumDecimals(vatAmounts) : null,
+    vat: vatAmounts.length ? storable(sumDecimals(vatAmounts), 'the sum of the VAT amounts (TaxTotal, scheme 01)') : null,
     taxExclusiveAmount: amount(text(totals, 'TaxExclusiveAmount'), `${totalsName}/TaxExclusiveAmount`),
     taxInclusiveAmount: amount(text(totals, 'TaxInclusiveAmount'), `${totalsName}/TaxInclusiveAmount`),
     total,

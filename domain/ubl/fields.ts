@@ -13,11 +13,26 @@ export function required(value: string | null, field: string): string {
   return value;
 }
 
-/** A decimal amount as written (trimmed); invalid_field when it is not plain decimal text. */
+/**
+ * Integer digits an amount may have: amounts are stored as numeric(18,2) (decision 0003), up to
+ * 9,999,999,999,999,999.99, far beyond any real document; a longer one could not be stored.
+ */
+export const MAX_AMOUNT_INTEGER_DIGITS = 16;
+
+/** A decimal amount as written (trimmed); invalid_field when it is not plain decimal text or too large to store. */
 export function amount(value: string | null, field: string): string | null {
   if (value === null) return null;
   if (!isDecimal(value)) {
     throw new UblParseError('invalid_field', `${field} is not a decimal amount: ${JSON.stringify(value.slice(0, 40))}`);
+  }
+  return storable(value, field);
+}
+
+/** The amount (written or summed) when it fits the amounts' storage; invalid_field otherwise. */
+export function storable(value: string, field: string): string {
+  const integerDigits = value.replace(/^[+-]/, '').split('.')[0].replace(/^0+(?=\d)/, '').length;
+  if (integerDigits > MAX_AMOUNT_INTEGER_DIGITS) {
+    throw new UblParseError('invalid_field', `${field} has ${integerDigits} integer digits; amounts may have at most ${MAX_AMOUNT_INTEGER_DIGITS}: ${JSON.stringify(value.slice(0, 40))}`);
   }
   return value;
 }

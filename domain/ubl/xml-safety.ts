@@ -216,5 +216,27 @@ function skipPast(xml: string, terminator: string, from: number, what: string): 
 export function assertSafeXml(xml: string, limits: XmlLimits = DEFAULT_XML_LIMITS): XmlScan {
   if (xml.trim() === '') throw malformed('the XML is empty');
   assertNoDtd(xml);
+  assertXmlCharacters(xml);
   return prescanXml(xml, limits);
+}
+
+/** Characters XML 1.0 does not allow anywhere in a document (its `Char` production), as written. */
+const FORBIDDEN_CHARACTER = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/;
+
+/**
+ * Refuses a control character XML 1.0 forbids (a NUL byte, \x01 …): no DIAN document can carry
+ * one (DIAN validates with a conforming parser), and a NUL could not even be stored (Postgres
+ * text refuses it), so an import that kept it would fail at its write, over and over.
+ */
+export function assertXmlCharacters(xml: string): void {
+  const match = FORBIDDEN_CHARACTER.exec(xml);
+  if (match) {
+    const code = match[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0');
+    throw malformed(`the XML contains the character U+${code} at offset ${match.index}, which XML does not allow`);
+  }
+}
+
+/** Whether a character reference (&#…;) names a character XML 1.0 allows. */
+export function isXmlCharacter(code: number): boolean {
+  return code === 0x9 || code === 0xa || code === 0xd || (code >= 0x20 && code <= 0xd7ff) || (code >= 0xe000 && code <= 0xfffd) || (code >= 0x10000 && code <= 0x10ffff);
 }

@@ -4,7 +4,7 @@
  * whether the element occurs once or many times.
  */
 import { XMLParser } from 'fast-xml-parser';
-import { DEFAULT_XML_LIMITS } from './xml-safety';
+import { DEFAULT_XML_LIMITS, isXmlCharacter } from './xml-safety';
 import { UblParseError } from './types';
 
 export type XmlElement = {
@@ -47,15 +47,17 @@ const PREDEFINED: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '
 
 /**
  * Decodes the five predefined entities and numeric character references, nothing else
- * (no DTD-defined entity can exist: DTDs are rejected before parsing). Unknown references
- * are left as written.
+ * (no DTD-defined entity can exist: DTDs are rejected before parsing). Unknown named references
+ * are left as written; a character reference to a character XML does not allow (&#0;, &#1;, a
+ * surrogate) is malformed XML, as it is for DIAN's validator.
  */
 export function decodeEntities(value: string): string {
   if (!value.includes('&')) return value;
-  return value.replace(/&(#x[0-9a-fA-F]{1,6}|#[0-9]{1,7}|[A-Za-z]+);/g, (whole, reference: string) => {
+  return value.replace(/&(#x[0-9a-fA-F]+|#[0-9]+|[A-Za-z]+);/g, (whole, reference: string) => {
     if (reference.startsWith('#')) {
       const code = reference[1] === 'x' ? parseInt(reference.slice(2), 16) : parseInt(reference.slice(1), 10);
-      return code > 0 && code <= 0x10ffff && !(code >= 0xd800 && code <= 0xdfff) ? String.fromCodePoint(code) : whole;
+      if (!isXmlCharacter(code)) throw new UblParseError('malformed_xml', `the character reference ${whole.slice(0, 20)} names a character XML does not allow`);
+      return String.fromCodePoint(code);
     }
     return PREDEFINED[reference] ?? whole;
   });

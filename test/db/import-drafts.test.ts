@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import test from 'ava';
 import { planImport, type DocumentDraft } from '../../domain/ingestion/plan-import';
 import { seedCompany } from '../support/api';
+import { isDataException } from '../../db/errors';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import { fixture } from '../support/ingestion';
 
@@ -131,4 +132,19 @@ test.serial('a new document is inserted and linked to its file in one statement;
   // A retry links nothing twice.
   await imports.importDrafts(second, [invoice]);
   t.is(Number((await database.db('uploaded_file_documents').where({ file_id: second.id }).count('* as n').first())!.n), 1);
+});
+
+test('a value Postgres cannot store fails importDrafts as a data exception (SQLSTATE class 22) and stores nothing: the import marks it unstorable_value instead of retrying', async (t) => {
+  const company = await seedCompany(database, 'Datos Raros S.A.S.', '161803398878');
+  const [invoice] = draftsOf(fixture('attached-document-volt.xml'), 'volt.xml', CUSTOMER_NIT);
+  // Values the parser now refuses, built past it: a NUL in a name, an amount beyond numeric(18,2).
+  const withNul: DocumentDraft = { ...invoice!, counterpart: { ...invoice!.counterpart!, name: 'VOLT\u0000' }, ubl: { ...invoice!.ubl!, cufe: `nul-${randomUUID()}` } };
+  const overflowing: DocumentDraft = { ...invoice!, ubl: { ...invoice!.ubl!, cufe: `big-${randomUUID()}`, total: '12345678901234567.00' } };
+  for (const draft of [withNul, overflowing]) {
+    const file = await storedFile(company.id, 'odd.xml');
+    const error = await t.throwsAsync(database.repositories.imports.importDrafts(file, [draft]));
+    t.true(isDataException(error), `${(error as { code?: string }).code}: ${error?.message}`);
+    t.false(isDataException(new Error('connection terminated unexpectedly')));
+    t.deepEqual((await database.repositories.uploadedFiles.documentsOf([file.id])).get(file.id) ?? [], []);
+  }
 });

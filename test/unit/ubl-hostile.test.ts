@@ -131,3 +131,32 @@ test('well-formedness the tree builder relies on is checked by the pre-scan', (t
     t.regex(failsWith(t, () => parseUbl(xml), 'malformed_xml')!.message, pattern, xml);
   }
 });
+
+test('characters XML forbids (a NUL, a control character), raw or as a reference, are malformed XML: they could never be stored', (t) => {
+  const original = fixture('invoice-signed-setp.xml');
+  for (const name of ['DI\u0000AN', 'DI\u0001AN', 'DI\u001FAN', 'DI&#0;AN', 'DI&#x1;AN', 'DI&#xD800;AN', 'DI&#x110000;AN', 'DI&#99999999999;AN']) {
+    const hostile = original.replace('<cbc:RegistrationName>DIAN</cbc:RegistrationName>', `<cbc:RegistrationName>${name}</cbc:RegistrationName>`);
+    t.not(hostile, original);
+    const error = failsWith(t, () => parseUbl(Buffer.from(hostile)), 'malformed_xml');
+    t.regex(error?.message ?? '', /XML does not allow/, JSON.stringify(name));
+  }
+  // Tab, line feed and carriage return are characters like any other; so are references to them.
+  const allowed = original.replace('<cbc:RegistrationName>DIAN</cbc:RegistrationName>', '<cbc:RegistrationName>DI\tA&#10;N&#x9;</cbc:RegistrationName>');
+  t.is(parseUbl(allowed).document.supplier.name, 'DI\tA\nN');
+});
+
+test('an amount too large to store (17 integer digits) is invalid_field, as is a VAT sum that overflows', (t) => {
+  const original = fixture('invoice-signed-setp.xml');
+  const payable = /<cbc:PayableAmount currencyID="COP">[^<]+<\/cbc:PayableAmount>/;
+  const withPayable = (value: string) => original.replace(payable, `<cbc:PayableAmount currencyID="COP">${value}</cbc:PayableAmount>`);
+  t.is(parseUbl(withPayable('9999999999999999.99')).document.total, '9999999999999999.99');
+  t.is(parseUbl(withPayable('0009999999999999999.99')).document.total, '0009999999999999999.99', 'leading zeros are no digits');
+  const error = failsWith(t, () => parseUbl(withPayable('10000000000000000.00')), 'invalid_field');
+  t.regex(error?.message ?? '', /PayableAmount has 17 integer digits; amounts may have at most 16/);
+  failsWith(t, () => parseUbl(withPayable('9'.repeat(40))), 'invalid_field');
+  // Two VAT subtotals that fit one by one, whose sum (the stored vat) does not.
+  const vatSum = original
+    .replace('<cbc:TaxAmount currencyID="COP">2394.01</cbc:TaxAmount>', '<cbc:TaxAmount currencyID="COP">9000000000000000.00</cbc:TaxAmount>')
+    .replace('<cbc:TaxAmount currencyID="COP">30.00</cbc:TaxAmount>', '<cbc:TaxAmount currencyID="COP">1000000000000000.00</cbc:TaxAmount>');
+  t.regex(failsWith(t, () => parseUbl(vatSum), 'invalid_field')?.message ?? '', /the sum of the VAT amounts .* has 17 integer digits/);
+});
