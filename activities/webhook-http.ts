@@ -101,7 +101,9 @@ export function postWebhook(
       const chunks: Buffer[] = [];
       let received = 0;
       const done = () => {
-        const text = Buffer.concat(chunks).toString('utf8').slice(0, ERROR_BODY_BYTES).replace(/\s+/g, ' ').trim();
+        // The receiver's words for last_error, as plain text: control characters (a NUL cannot
+        // even be stored in Postgres' text) become spaces like any other run of whitespace.
+        const text = Buffer.concat(chunks).toString('utf8').slice(0, ERROR_BODY_BYTES).replace(/[\s\u0000-\u001F\u007F]+/g, ' ').trim();
         finish(status, text ? `HTTP ${status}: ${text}` : `HTTP ${status}`);
       };
       response.on('data', (chunk: Buffer) => {

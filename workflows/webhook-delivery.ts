@@ -1,4 +1,4 @@
-import { ActivityFailure, isCancellation, patched, proxyActivities, proxyLocalActivities, sleep } from '@temporalio/workflow';
+import { ActivityFailure, isCancellation, patched, proxyActivities, proxyLocalActivities, sleep, TimeoutFailure } from '@temporalio/workflow';
 import type { createWebhookActivities } from '../activities/webhooks';
 import { delayBeforeAttempt, MAX_ATTEMPTS } from '../domain/webhooks/retry-schedule';
 import { COUNT_FAILED_DELIVERIES_PATCH, LOCAL_BOOKKEEPING_PATCH, type DeliveryInput } from './messages';
@@ -84,7 +84,10 @@ async function deliver(input: DeliveryInput, revision: DeliveryRevision): Promis
         changesNothing = result.kind === 'delivered' && result.counterUnaffected === true;
       } catch (error) {
         if (!(error instanceof ActivityFailure) || isCancellation(error)) throw error;
-        await bookkeeping().recordLostAttempt({ ...request, error: `attempt interrupted: ${error.cause?.message ?? error.message}` });
+        // The client reads last_error: it learns that the attempt was lost, not the worker's
+        // internals (a failed statement's SQL); those are in the worker's log and the history.
+        const lost = error.cause instanceof TimeoutFailure ? 'the worker stopped answering' : 'the worker failed while making or recording it';
+        await bookkeeping().recordLostAttempt({ ...request, error: `attempt interrupted: ${lost}` });
         succeeded = false;
       }
 

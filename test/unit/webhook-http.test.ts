@@ -139,3 +139,14 @@ test('an error answer read only in part (1 KB of a long body) does not leave its
     await server.close();
   }
 });
+
+test('an error answer with a NUL and other control characters in its body is kept as plain text (Postgres could not store a NUL)', async (t) => {
+  const server = await countingServer((_req, res) => res.writeHead(500, { 'content-type': 'text/plain' }).end('bad\u0000thing\u0001\u001b[31m happened\r\n\u007f'));
+  try {
+    const outcome = await postWebhook(server.url, headers, '{}', { timeoutMs: 2000, allowPrivateTargets: true });
+    t.like(outcome, { statusCode: 500, succeeded: false });
+    t.is(outcome.error, 'HTTP 500: bad thing [31m happened');
+  } finally {
+    await server.close();
+  }
+});
