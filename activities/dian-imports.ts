@@ -9,7 +9,8 @@ import { syncInvoiceEvents } from './dian-documents';
 import { companyDian, dianFailure, type CompanyDian, type DianActivityDependencies } from './dian-gateway';
 import { presentDianImport } from '../services/presenters/dian-import';
 import { LISTING_NOT_SUPPORTED_MESSAGE, listingWindows, type ListingWindow } from '../domain/dian/listing-windows';
-import { cufesFromReceivedExport, ReceivedExportError } from '../domain/dian/received-export';
+import { ReceivedExportError } from '../domain/dian/received-export';
+import { CpuBudgetExceeded, cufesFromReceivedExportInPool } from '../services/cpu/pool';
 import { DownloadError, downloadOutbound } from '../integrations/outbound/download';
 
 /** DIAN's bulk-download CSV: generous for a quarter of documents, bounded all the same. */
@@ -214,9 +215,9 @@ export function createDianImportActivities(deps: DianActivityDependencies & Inge
       }
       let cufes: string[];
       try {
-        cufes = cufesFromReceivedExport(csv, { documentType: run.document_type, beginDate: run.begin_date, endDate: run.end_date });
+        cufes = await cufesFromReceivedExportInPool(csv, { documentType: run.document_type, beginDate: run.begin_date, endDate: run.end_date });
       } catch (error) {
-        if (error instanceof ReceivedExportError) throw dianFailure('dian_invalid_response', `DIAN's bulk download ${trackId}: ${error.message}`);
+        if (error instanceof ReceivedExportError || error instanceof CpuBudgetExceeded) throw dianFailure('dian_invalid_response', `DIAN's bulk download ${trackId}: ${error.message}`);
         throw error;
       }
       return repositories.dianImports.appendListing(importId, cufes);

@@ -68,8 +68,15 @@ function csvRows(bytes: Buffer): string[][] {
   }
 }
 
+/**
+ * CUFEs one run takes from a file: a run fetches each from DIAN (about 60 a second at best,
+ * docs/performance.md), so 50,000 is most of an hour; a longer export is split by date range.
+ */
+export const MAX_REQUESTED_CUFES = 50_000;
+
 function cufesFromRows(rows: string[][], filter: ReceivedExportFilter): string[] {
-  const header = (rows[0] ?? []).map(normalise);
+  // XLSX rows are sparse (xlsx-rows.ts): a header cell that was never written reads ''.
+  const header = Array.from(rows[0] ?? [], (name) => normalise(name ?? ''));
   const cufeColumn = header.findIndex((name) => name.includes('cufe') || name.includes('cude'));
   if (cufeColumn < 0) throw new ReceivedExportError('The file has no CUFE/CUDE column; export "documentos recibidos" from the DIAN portal as CSV or XLSX.');
   const typeColumn = header.findIndex((name) => name.startsWith('tipo de documento') || name === 'tipo');
@@ -82,6 +89,9 @@ function cufesFromRows(rows: string[][], filter: ReceivedExportFilter): string[]
     const date = dateColumn >= 0 ? isoDate((row[dateColumn] ?? '').trim()) : null;
     if (date && (date < filter.beginDate || date > filter.endDate)) continue;
     cufes.add(cufe);
+    if (cufes.size > MAX_REQUESTED_CUFES) {
+      throw new ReceivedExportError(`The file lists more than ${MAX_REQUESTED_CUFES} documents in the range; import it in shorter date ranges.`);
+    }
   }
   return [...cufes];
 }

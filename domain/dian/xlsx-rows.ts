@@ -19,6 +19,14 @@ const parser = new XMLParser({
   isArray: (name, _path, _leaf, isAttribute) => !isAttribute && ['row', 'c', 'si', 'r'].includes(name),
 });
 
+/** Excel's own bounds (XFD1048576): a reference beyond them is no workbook Excel or DIAN wrote. */
+export const XLSX_MAX_COLUMNS = 16_384;
+export const XLSX_MAX_ROWS = 1_048_576;
+
+/**
+ * The rows' cells by column; a row is sparse (only its written cells are set; read a missing
+ * one as ''), so a cell far to the right costs one entry, not a row that wide.
+ */
 export function rowsFromXlsx(bytes: Buffer): string[][] {
   const { xmls } = readZipSafely(bytes);
   const sheet = xmls.filter((part) => /^xl\/worksheets\/sheet\d+\.xml$/.test(part.name)).sort((a, b) => sheetNumber(a.name) - sheetNumber(b.name))[0];
@@ -28,13 +36,15 @@ export function rowsFromXlsx(bytes: Buffer): string[][] {
   if (sheet.data.includes('<!DOCTYPE')) throw new XlsxError('The worksheet declares a DOCTYPE.');
   const worksheet = parser.parse(sheet.data.toString('utf8'))?.worksheet;
   const rows: { c?: Cell[] }[] = worksheet?.sheetData?.row ?? [];
+  if (rows.length > XLSX_MAX_ROWS) throw new XlsxError(`The worksheet has ${rows.length} rows; a worksheet has at most ${XLSX_MAX_ROWS}.`);
   return rows.map((row) => {
     const cells: string[] = [];
     (row.c ?? []).forEach((cell, position) => {
       const column = cell.r ? columnIndex(cell.r) : position;
+      if (column >= XLSX_MAX_COLUMNS) throw new XlsxError(`The cell ${String(cell.r ?? position).slice(0, 20)} lies beyond column XFD, the last one a worksheet has.`);
       cells[column] = cellText(cell, shared);
     });
-    return Array.from(cells, (value) => value ?? '');
+    return cells;
   });
 }
 
@@ -61,8 +71,9 @@ function text(value: unknown): string {
   return String(value);
 }
 
-/** 'C7' → 2 (zero-based column of an A1 reference). */
+/** 'C7' → 2 (zero-based column of an A1 reference); Infinity past four letters (XFD is three). */
 function columnIndex(reference: string): number {
   const letters = /^[A-Z]+/.exec(reference.toUpperCase())?.[0] ?? 'A';
+  if (letters.length > 4) return Infinity;
   return [...letters].reduce((sum, letter) => sum * 26 + (letter.charCodeAt(0) - 64), 0) - 1;
 }

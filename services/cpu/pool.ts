@@ -20,7 +20,8 @@ import { watchCpuPool } from '../../config/pool-metrics';
 import type { DocumentRow } from '../../db/repositories/documents';
 import { CertificateError, type LoadedCertificate } from '../../domain/dian/certificate';
 import type { ImportPlan, ImportStep, PdfKind } from '../../domain/ingestion/plan-import';
-import type { CertificateJobResult, CpuJobs, JobEnvelope } from './tasks';
+import { ReceivedExportError, type ReceivedExportFilter } from '../../domain/dian/received-export';
+import type { CertificateJobResult, CpuJobs, JobEnvelope, ReceivedExportResult } from './tasks';
 
 const settingsSchema = z.object({
   CPU_POOL_THREADS: z.coerce.number().int().min(1).max(64).optional(),
@@ -146,6 +147,17 @@ export async function producePdfInPool(document: DocumentRow, original: Buffer):
   const { original_content_type, original_zip_pdf_entry, document_type, cufe, created_at } = document;
   const pdf = await runCpuJob('producePdfJob', { document: { original_content_type, original_zip_pdf_entry, document_type, cufe, created_at }, original });
   return pdf ? buffer(pdf) : null;
+}
+
+/**
+ * cufesFromReceivedExport in the pool: a client's CSV or XLSX (a ZIP of XML parts) is parsed off
+ * the serving event loop, within the pool's time and memory budgets. Throws ReceivedExportError
+ * like cufesFromReceivedExport, or CpuBudgetExceeded.
+ */
+export async function cufesFromReceivedExportInPool(bytes: Buffer, filter: ReceivedExportFilter): Promise<string[]> {
+  const result: ReceivedExportResult = await runCpuJob('receivedExportJob', { bytes, filter });
+  if (!result.ok) throw new ReceivedExportError(result.message);
+  return result.cufes;
 }
 
 /** loadPkcs12 in the pool: throws CertificateError like loadPkcs12, or CpuBudgetExceeded. */

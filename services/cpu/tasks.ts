@@ -11,6 +11,7 @@
 import type { MessagePort } from 'node:worker_threads';
 import type { LoadedCertificate } from '../../domain/dian/certificate';
 import type { ImportPlan, ImportStep, PdfKind } from '../../domain/ingestion/plan-import';
+import type { ReceivedExportFilter } from '../../domain/dian/received-export';
 import type { PdfSource } from '../produce-document-pdf';
 
 // Each job requires its modules on first use, so a thread that only ever opens certificates never
@@ -18,6 +19,7 @@ import type { PdfSource } from '../produce-document-pdf';
 const ingestion = () => require('../../domain/ingestion/plan-import') as typeof import('../../domain/ingestion/plan-import');
 const pdf = () => require('../produce-document-pdf') as typeof import('../produce-document-pdf');
 const certificates = () => require('../../domain/dian/certificate') as typeof import('../../domain/dian/certificate');
+const receivedExports = () => require('../../domain/dian/received-export') as typeof import('../../domain/dian/received-export');
 
 export type JobEnvelope<I> = { port: MessagePort; input: I };
 
@@ -59,4 +61,19 @@ export const loadCertificateJob = job((input: LoadCertificateInput): Certificate
   }
 });
 
-export type CpuJobs = { planImportJob: typeof planImportJob; producePdfJob: typeof producePdfJob; loadCertificateJob: typeof loadCertificateJob };
+export type ReceivedExportInput = { bytes: Uint8Array; filter: ReceivedExportFilter };
+
+export type ReceivedExportResult = { ok: true; cufes: string[] } | { ok: false; message: string };
+
+/** cufesFromReceivedExport (a CSV or an XLSX a client sends); a ReceivedExportError comes back as a value. */
+export const receivedExportJob = job((input: ReceivedExportInput): ReceivedExportResult => {
+  const { cufesFromReceivedExport, ReceivedExportError } = receivedExports();
+  try {
+    return { ok: true, cufes: cufesFromReceivedExport(buffer(input.bytes), input.filter) };
+  } catch (error) {
+    if (error instanceof ReceivedExportError) return { ok: false, message: error.message };
+    throw error;
+  }
+});
+
+export type CpuJobs = { planImportJob: typeof planImportJob; producePdfJob: typeof producePdfJob; loadCertificateJob: typeof loadCertificateJob; receivedExportJob: typeof receivedExportJob };

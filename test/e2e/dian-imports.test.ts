@@ -1,3 +1,4 @@
+import AdmZip from 'adm-zip';
 import test from 'ava';
 import { parseUbl } from '../../domain/ubl/parse';
 import { bearer } from '../support/api';
@@ -96,4 +97,21 @@ test.serial('validation: dates, range order and a CSV without a CUFE column', as
   const response = await fetch(`${world.api.url}${runsPath()}`, { method: 'POST', headers: bearer(world.key), body: form });
   t.is(response.status, 400);
   t.is(((await response.json()) as { error: { param: string } }).error.param, 'file');
+
+  // An XLSX of a few hundred bytes whose cells claim column 20,000,000: read in the CPU pool,
+  // refused as a 400 on its file, and the API answers others meanwhile.
+  const wide = new AdmZip();
+  const cells = Array.from({ length: 4 }, (_, row) => `<row r="${row + 1}"><c r="A${row + 1}" t="inlineStr"><is><t>CUFE/CUDE</t></is></c><c r="AQSWTU${row + 1}"><v>1</v></c></row>`).join('');
+  wide.addFile('xl/worksheets/sheet1.xml', Buffer.from(`<?xml version="1.0"?><worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>${cells}</sheetData></worksheet>`));
+  const xlsxForm = new FormData();
+  xlsxForm.append('begin_date', '2019-01-01');
+  xlsxForm.append('end_date', '2019-12-31');
+  xlsxForm.append('file', new Blob([new Uint8Array(wide.toBuffer())]), 'documentos-recibidos.xlsx');
+  const [refused, health] = await Promise.all([
+    fetch(`${world.api.url}${runsPath()}`, { method: 'POST', headers: bearer(world.key), body: xlsxForm }),
+    fetch(`${world.api.url}/healthz`),
+  ]);
+  t.is(health.status, 200);
+  t.is(refused.status, 400);
+  t.like(((await refused.json()) as { error: object }).error, { code: 'invalid_parameter', param: 'file' });
 });

@@ -1,6 +1,6 @@
 import test from 'ava';
 import AdmZip from 'adm-zip';
-import { cufesFromReceivedExport, ReceivedExportError } from '../../domain/dian/received-export';
+import { cufesFromReceivedExport, MAX_REQUESTED_CUFES, ReceivedExportError } from '../../domain/dian/received-export';
 
 const A = 'a'.repeat(96);
 const B = 'b'.repeat(96);
@@ -20,12 +20,15 @@ test('CSV: the CUFE column, filtered by type and issue date; duplicates once', (
   t.deepEqual(cufesFromReceivedExport(Buffer.from(csv), { ...filter, documentType: 'credit_note' }), [B]);
 });
 
-/** A minimal XLSX as Excel writes it: shared strings for text, the first worksheet for cells. */
-function xlsx(rows: string[][]): Buffer {
+/**
+ * A minimal XLSX as Excel writes it: shared strings for text, the first worksheet for cells.
+ * `columns` names each cell's column (default A, B, C …).
+ */
+function xlsx(rows: string[][], columns: (row: number, cell: number) => string = (_row, cell) => String.fromCharCode(65 + cell)): Buffer {
   const strings: string[] = [];
   const index = (value: string) => (strings.includes(value) ? strings.indexOf(value) : strings.push(value) - 1);
   const sheetRows = rows
-    .map((row, r) => `<row r="${r + 1}">${row.map((value, c) => `<c r="${String.fromCharCode(65 + c)}${r + 1}" t="s"><v>${index(value)}</v></c>`).join('')}</row>`)
+    .map((row, r) => `<row r="${r + 1}">${row.map((value, c) => `<c r="${columns(r, c)}${r + 1}" t="s"><v>${index(value)}</v></c>`).join('')}</row>`)
     .join('');
   const zip = new AdmZip();
   zip.addFile('[Content_Types].xml', Buffer.from('<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"/>'));
@@ -48,4 +51,39 @@ test('a file without a CUFE column, or a broken one, is refused with a clear err
   t.throws(() => cufesFromReceivedExport(Buffer.from('Folio;Fecha\nFE1;2026-11-05'), filter), { instanceOf: ReceivedExportError, message: /CUFE/ });
   t.throws(() => cufesFromReceivedExport(Buffer.concat([Buffer.from('PK\x03\x04'), Buffer.alloc(40, 1)]), filter), { instanceOf: ReceivedExportError, message: /XLSX/ });
   t.throws(() => cufesFromReceivedExport(xlsx([['Folio'], ['FE1']]), filter), { instanceOf: ReceivedExportError, message: /CUFE/ });
+});
+
+test('XLSX cells may skip columns: the CUFE column is found wherever its header sits', (t) => {
+  // Header in A and XFD (the last column), data in the same columns: rows stay sparse.
+  const file = xlsx(
+    [
+      ['Folio', 'CUFE/CUDE'],
+      ['FE1', A],
+    ],
+    (_row, cell) => (cell === 0 ? 'A' : 'XFD'),
+  );
+  t.deepEqual(cufesFromReceivedExport(file, filter), [A]);
+});
+
+test('an XLSX cell beyond column XFD (a 589-byte file that once held the API 5 s and 1 GB) is refused at once', (t) => {
+  const file = xlsx(
+    [
+      ['CUFE/CUDE', 'x'],
+      [A, 'y'],
+      [B, 'z'],
+    ],
+    (_row, cell) => (cell === 0 ? 'A' : 'AQSWTU'),
+  );
+  t.true(file.length < 2048);
+  const started = process.hrtime.bigint();
+  t.throws(() => cufesFromReceivedExport(file, filter), { instanceOf: ReceivedExportError, message: /beyond column XFD/ });
+  t.true(Number(process.hrtime.bigint() - started) / 1e6 < 500, 'refused before building anything that wide');
+  t.throws(() => cufesFromReceivedExport(xlsx([['CUFE/CUDE', 'x']], () => 'XFE'), filter), { instanceOf: ReceivedExportError, message: /beyond column XFD/ });
+});
+
+test(`a file listing more than ${MAX_REQUESTED_CUFES} documents in the range is refused: split the range`, (t) => {
+  const cufe = (n: number) => n.toString(16).padStart(96, '0');
+  const lines = (count: number) => ['CUFE/CUDE', ...Array.from({ length: count }, (_, n) => cufe(n))].join('\n');
+  t.is(cufesFromReceivedExport(Buffer.from(lines(MAX_REQUESTED_CUFES)), filter).length, MAX_REQUESTED_CUFES);
+  t.throws(() => cufesFromReceivedExport(Buffer.from(lines(MAX_REQUESTED_CUFES + 1)), filter), { instanceOf: ReceivedExportError, message: /more than 50000 documents .* shorter date ranges/ });
 });

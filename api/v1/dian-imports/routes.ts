@@ -8,7 +8,8 @@ import { ApiError, invalidParameter, notFound } from '../../errors';
 import { buildPage, readPageRequest } from '../../pagination';
 import { parseBody } from '../../validation';
 import { MAX_FILE_BYTES } from '../../../services/accept-file';
-import { cufesFromReceivedExport, ReceivedExportError } from '../../../domain/dian/received-export';
+import { ReceivedExportError } from '../../../domain/dian/received-export';
+import { CpuBudgetExceeded, cufesFromReceivedExportInPool } from '../../../services/cpu/pool';
 import { LISTING_NOT_SUPPORTED_MESSAGE } from '../../../domain/dian/listing-windows';
 import { startWorkflow } from '../../../temporal/start-workflow';
 import { dianImportWorkflow } from '../../../workflows/dian-import';
@@ -45,9 +46,11 @@ export function dianImportsRoutes(deps: ApiDependencies): Router {
     let requested: string[] | null = null;
     if (cufesFromFile) {
       try {
-        requested = cufesFromReceivedExport(cufesFromFile, { documentType: input.document_type, beginDate: input.begin_date, endDate: input.end_date });
+        // Off the event loop: a hostile XLSX can be costly to read (services/cpu/pool.ts).
+        requested = await cufesFromReceivedExportInPool(cufesFromFile, { documentType: input.document_type, beginDate: input.begin_date, endDate: input.end_date });
       } catch (error) {
         if (error instanceof ReceivedExportError) throw invalidParameter('file', error.message);
+        if (error instanceof CpuBudgetExceeded) throw invalidParameter('file', `The file could not be read: ${error.message}.`);
         throw error;
       }
     } else if (settings.environment !== 'simulator' && !config.dian.bulkListing) {
