@@ -195,3 +195,45 @@ test.serial('multipart without a boundary, or with an empty body, is 400 invalid
   }
   t.deepEqual(await storedCounts(), before);
 });
+
+/** A multipart body written by hand, as curl sends it: the file name's bytes raw UTF-8. */
+function multipart(parts: { name: string; fileName?: string; value: string }[]): Buffer {
+  const body = parts
+    .map((part) => `--X\r\nContent-Disposition: form-data; name="${part.name}"${part.fileName ? `; filename="${part.fileName}"` : ''}\r\n\r\n${part.value}\r\n`)
+    .join('');
+  return Buffer.from(`${body}--X--\r\n`, 'utf8');
+}
+
+test('a file name in raw UTF-8 (as curl and browsers send it) is kept as written, in the record and the download', async (t) => {
+  const fileName = 'Factura Electrónica Año Ñandú.pdf';
+  const pdf = '%PDF-1.4\n1 0 obj\n<<>>\nendobj\ntrailer\n<<>>\nstartxref\n9\n%%EOF\n';
+  const response = await fetch(`${api.url}/v1/companies/${companyId}/files`, {
+    method: 'POST',
+    headers: { ...bearer(key), 'Content-Type': 'multipart/form-data; boundary=X' },
+    body: multipart([{ name: 'file', fileName, value: pdf }]),
+  });
+  const body = (await response.json()) as { id: number; file_name: string };
+  t.is(response.status, 202, JSON.stringify(body));
+  t.is(body.file_name, fileName);
+  const stored = (await (await fetch(`${api.url}/v1/companies/${companyId}/files/${body.id}`, { headers: bearer(key) })).json()) as { file_name: string };
+  t.is(stored.file_name, fileName);
+  const download = await fetch(`${api.url}/v1/companies/${companyId}/files/${body.id}/content`, { headers: bearer(key) });
+  t.is(download.status, 200);
+  t.true(decodeURIComponent(/filename\*=UTF-8''([^;]+)/i.exec(download.headers.get('content-disposition') ?? '')?.[1] ?? '').includes('Factura Electrónica Año Ñandú'), download.headers.get('content-disposition') ?? '');
+});
+
+test.serial('a text field sent twice in a multipart body is refused like a repeated query parameter, and nothing is stored', async (t) => {
+  const before = await storedCounts();
+  const response = await fetch(`${api.url}/v1/companies/${companyId}/files`, {
+    method: 'POST',
+    headers: { ...bearer(key), 'Content-Type': 'multipart/form-data; boundary=X' },
+    body: multipart([
+      { name: 'kind', value: 'electronic_invoice' },
+      { name: 'kind', value: 'foreign_invoice' },
+      { name: 'file', fileName: 'a.pdf', value: '%PDF-1.4\n%%EOF\n' },
+    ]),
+  });
+  t.is(response.status, 400);
+  t.like(((await response.json()) as { error: object }).error, { code: 'invalid_parameter', param: 'kind', message: 'kind must be given once.' });
+  t.deepEqual(await storedCounts(), before);
+});

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
 import Busboy from 'busboy';
-import { ApiError } from '../../errors';
+import { ApiError, invalidParameter } from '../../errors';
 import { requestAborted } from '../../middleware/json-body';
 
 export type MultipartUpload = { fileName: string; bytes: Buffer; fields: Record<string, string> };
@@ -26,7 +26,9 @@ export function readMultipartFile(request: IncomingMessage, contentType: string,
   return new Promise((resolve, reject) => {
     let busboy: Busboy.Busboy;
     try {
-      busboy = Busboy({ headers: request.headers, limits: { files: 1, fileSize: maxBytes, fields: 10, fieldSize: 1024 } });
+      // defParamCharset: a file name arrives as the client's raw UTF-8 (curl, browsers) in
+      // filename="…"; busboy's default reads it as latin1 ("Electrónica" became "ElectrÃ³nica").
+      busboy = Busboy({ headers: request.headers, defParamCharset: 'utf8', limits: { files: 1, fileSize: maxBytes, fields: 10, fieldSize: 1024 } });
     } catch (error) {
       request.resume();
       reject(malformed(error as Error));
@@ -64,7 +66,9 @@ export function readMultipartFile(request: IncomingMessage, contentType: string,
     };
 
     busboy.on('field', (name, value) => {
-      fields[name] = value;
+      // As for a repeated query parameter: which of two values was meant is not ours to guess.
+      if (Object.hasOwn(fields, name)) settle(invalidParameter(name.slice(0, 40), `${name.slice(0, 40)} must be given once.`));
+      else fields[name] = value;
     });
     busboy.on('file', (name, stream, info) => {
       streams.add(stream);
