@@ -46,8 +46,13 @@ export class AuthFailureGuard {
     this.verified.set(key.id, { prefix: key.prefix, secretHash: key.secretHash });
   }
 
-  /** A remembered key that failed (revoked since) loses its head start. */
-  failed(keyId: string | undefined): void {
-    if (keyId) this.verified.delete(keyId);
+  /**
+   * A remembered key that failed with its own secret (revoked or deleted since) loses its head
+   * start. A failure with another secret under its id is someone else's guess (key ids are not
+   * secret): it must not take the real key's head start away from it.
+   */
+  failed(parsed: ParsedApiKey | null): void {
+    const known = parsed && this.verified.get(parsed.keyId);
+    if (known && known.prefix === parsed.prefix && secretMatchesHash(parsed.secret, known.secretHash)) this.verified.delete(parsed.keyId);
   }
 }

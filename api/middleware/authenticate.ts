@@ -49,7 +49,7 @@ export function authenticate(apiKeys: ApiKeysRepository, failureLimit?: AuthFail
     try {
       resolved = await resolveKey(apiKeys, header, parsed, companyId);
     } catch (error) {
-      guard?.failed(parsed?.keyId);
+      guard?.failed(parsed);
       throw error;
     }
     guard?.succeeded(ctx.ip, tokenTaken, resolved.key);

@@ -77,6 +77,19 @@ test.serial('a key verified before keeps working from a flooded address; another
   t.is((await me(api, { ...bearer(good.key), 'X-Forwarded-For': '203.0.113.5' })).code, 'api_key_revoked');
 });
 
+test.serial("a guess at a verified key's secret (its id is no secret) does not take that key's head start away", async (t) => {
+  const victim = await seedKey(api.database);
+  const from = { 'X-Forwarded-For': '203.0.113.6' };
+  t.is((await me(api, { ...bearer(victim.key), ...from })).status, 200);
+  const guess = victim.key.replace(/_[0-9A-Za-z]{43}$/, `_${base62(43)}`);
+  t.not(guess, victim.key);
+  t.is((await me(api, { ...bearer(guess), ...from })).code, 'invalid_api_key');
+  await flood(api, 40, () => ({ ...bearer(bogusKey()), ...from }));
+  t.is((await me(api, { ...bearer(bogusKey()), ...from })).status, 429, 'the address is out of failures');
+  const answers = await Promise.all(Array.from({ length: 5 }, () => me(api, { ...bearer(victim.key), ...from })));
+  t.deepEqual(answers.map((answer) => answer.status), [200, 200, 200, 200, 200]);
+});
+
 test.serial('TRUST_PROXY: the address is the one the proxy appended, not one the client wrote', async (t) => {
   await flood(api, 40, () => ({ ...bearer(bogusKey()), 'X-Forwarded-For': `198.51.100.${Math.floor(Math.random() * 250)}, 203.0.113.6` }));
   t.is((await me(api, { ...bearer(bogusKey()), 'X-Forwarded-For': '198.51.100.77, 203.0.113.6' })).status, 429);

@@ -210,7 +210,7 @@ test('a file name in raw UTF-8 (as curl and browsers send it) is kept as written
   const response = await fetch(`${api.url}/v1/companies/${companyId}/files`, {
     method: 'POST',
     headers: { ...bearer(key), 'Content-Type': 'multipart/form-data; boundary=X' },
-    body: multipart([{ name: 'file', fileName, value: pdf }]),
+    body: new Uint8Array(multipart([{ name: 'file', fileName, value: pdf }])),
   });
   const body = (await response.json()) as { id: number; file_name: string };
   t.is(response.status, 202, JSON.stringify(body));
@@ -227,11 +227,11 @@ test.serial('a text field sent twice in a multipart body is refused like a repea
   const response = await fetch(`${api.url}/v1/companies/${companyId}/files`, {
     method: 'POST',
     headers: { ...bearer(key), 'Content-Type': 'multipart/form-data; boundary=X' },
-    body: multipart([
+    body: new Uint8Array(multipart([
       { name: 'kind', value: 'electronic_invoice' },
       { name: 'kind', value: 'foreign_invoice' },
       { name: 'file', fileName: 'a.pdf', value: '%PDF-1.4\n%%EOF\n' },
-    ]),
+    ])),
   });
   t.is(response.status, 400);
   t.like(((await response.json()) as { error: object }).error, { code: 'invalid_parameter', param: 'kind', message: 'kind must be given once.' });
