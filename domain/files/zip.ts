@@ -61,10 +61,17 @@ const STORED = 0;
 const DEFLATED = 8;
 const LOCAL_HEADER_SIGNATURE = 0x04034b50;
 
-/** Why an entry name could escape an extraction directory, or null when it is safe. */
+/**
+ * An entry's name with the separator the ZIP format prescribes: some Windows tools (older .NET
+ * ZipFile among them) write folder\file.xml, and unzip tools read that backslash as a separator.
+ */
+export function entryPath(name: string): string {
+  return name.replace(/\\/g, '/');
+}
+
+/** Why an entry name (as entryPath gives it) could escape an extraction directory, or null when it is safe. */
 export function unsafeEntryNameReason(name: string): string | null {
   if (name === '') return 'an empty name';
-  if (name.includes('\\')) return 'a backslash';
   if (name.includes('\0')) return 'a NUL character';
   if (name.startsWith('/')) return 'an absolute path';
   if (/^[A-Za-z]:/.test(name)) return 'a drive letter';
@@ -95,7 +102,7 @@ function openArchive(bytes: Buffer, limits: ZipLimits): AdmZip.IZipEntry[] {
   try {
     zip = new AdmZip(bytes, { readEntries: false, noSort: true });
   } catch (error) {
-    throw new ArchiveError('corrupt_archive', `the ZIP archive cannot be read: ${error instanceof Error ? error.message : String(error)}`);
+    throw new ArchiveError('corrupt_archive', `the ZIP archive cannot be read: ${libraryMessage(error)}`);
   }
   const declaredCount = zip.getEntryCount();
   if (declaredCount > limits.maxEntries) {
@@ -104,8 +111,14 @@ function openArchive(bytes: Buffer, limits: ZipLimits): AdmZip.IZipEntry[] {
   try {
     return zip.getEntries();
   } catch (error) {
-    throw new ArchiveError('corrupt_archive', `the ZIP archive cannot be read: ${error instanceof Error ? error.message : String(error)}`);
+    throw new ArchiveError('corrupt_archive', `the ZIP archive cannot be read: ${libraryMessage(error)}`);
   }
+}
+
+/** adm-zip's words without its name ("ADM-ZIP: Duplicate entry name" → "duplicate entry name"). */
+function libraryMessage(error: unknown): string {
+  const message = (error instanceof Error ? error.message : String(error)).replace(/^ADM-ZIP:\s*/i, '');
+  return message.charAt(0).toLowerCase() + message.slice(1);
 }
 
 /** Checks made on the central directory only, before inflating anything. */
@@ -115,7 +128,7 @@ function checkDeclared(bytes: Buffer, entries: AdmZip.IZipEntry[], limits: ZipLi
   }
   let total = 0;
   for (const entry of entries) {
-    const name = entry.entryName;
+    const name = entryPath(entry.entryName);
     const reason = unsafeEntryNameReason(name);
     if (reason) throw new ArchiveError('unsafe_entry_name', `entry ${JSON.stringify(name)} has ${reason}`);
     const { flags, method, size, compressedSize, offset } = entry.header;
@@ -144,7 +157,7 @@ function checkDeclared(bytes: Buffer, entries: AdmZip.IZipEntry[], limits: ZipLi
 
 /** Inflates one entry (adm-zip caps the output at the declared size and checks the CRC), then verifies the size. */
 function inflate(entry: AdmZip.IZipEntry, limits: ZipLimits): Buffer {
-  const name = JSON.stringify(entry.entryName);
+  const name = JSON.stringify(entryPath(entry.entryName));
   let data: Buffer;
   try {
     data = entry.getData();
@@ -153,7 +166,7 @@ function inflate(entry: AdmZip.IZipEntry, limits: ZipLimits): Buffer {
     if ((error as NodeJS.ErrnoException)?.code === 'ERR_BUFFER_TOO_LARGE' || /larger than|max.?output/i.test(message)) {
       throw new ArchiveError('archive_too_large', `entry ${name} inflates beyond its declared size (a ZIP bomb?)`);
     }
-    throw new ArchiveError('corrupt_archive', `entry ${name} cannot be decompressed: ${message}`);
+    throw new ArchiveError('corrupt_archive', `entry ${name} cannot be decompressed: ${libraryMessage(error)}`);
   }
   if (data.length !== entry.header.size) {
     throw new ArchiveError('corrupt_archive', `entry ${name} inflates to ${data.length} bytes but declares ${entry.header.size}`);
@@ -178,7 +191,7 @@ export function readZipSafely(bytes: Buffer, limits: Partial<ZipLimits> = {}): Z
   let files = 0;
   let total = 0;
   for (const entry of entries) {
-    const name = entry.entryName;
+    const name = entryPath(entry.entryName);
     if (entry.isDirectory || isIgnoredName(name)) {
       contents.ignored.push(name);
       continue;

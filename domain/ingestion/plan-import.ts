@@ -1,5 +1,5 @@
 import { contentTypeFor, detectFileType, extensionFor, type DetectedFileType } from '../files/detect';
-import { ArchiveError, pairPdfWithXml, readZipSafely } from '../files/zip';
+import { ArchiveError, pairPdfWithXml, readZipSafely, type ArchiveFile } from '../files/zip';
 import { parseUbl } from '../ubl/parse';
 import { UblParseError, type UblDocument, type UblParty, type UblValidation } from '../ubl/types';
 import type { DocumentType } from '../documents/collections';
@@ -59,17 +59,15 @@ export function planImport(
     }
     const contents = readZipSafely(bytes);
     progress({ step: 'archive_read', entries: contents.xmls.length + contents.pdfs.length + contents.ignored.length });
-    if (contents.xmls.length === 0) {
+    const { documents, others } = zipDocuments(contents.xmls, companyNit, progress);
+    if (documents.length === 0) {
       if (contents.pdfs.length === 1 && pdfKind) return { ok: true, fileType, drafts: [pdfDraft(pdfKind, contents.pdfs[0].name)] };
-      return { ok: false, code: 'no_documents_in_archive', message: 'The ZIP holds no DIAN XML document.' };
+      const besides = others.length ? ` (${others.map((name) => JSON.stringify(name)).join(', ')} ${others.length === 1 ? 'is' : 'are'} XML of another kind)` : '';
+      return { ok: false, code: 'no_documents_in_archive', message: `The ZIP holds no DIAN XML document${besides}.` };
     }
     const pdfs = contents.pdfs.filter((pdf) => looksLikeCompletePdf(pdf.data));
-    const drafts = pairPdfWithXml(contents.xmls, pdfs).map(({ xml, pdf }) => {
-      const draft = ublDraft(xml.data, companyNit, pdf?.name ?? null);
-      progress({ step: 'document_parsed', entry: xml.name });
-      return draft;
-    });
-    return { ok: true, fileType, drafts };
+    const paired = pairPdfWithXml(documents.map(({ xml }) => xml), pdfs).map(({ pdf }, index) => ({ ...documents[index].draft, zipPdfEntry: pdf?.name ?? null }));
+    return { ok: true, fileType, drafts: oneDraftPerCufe(paired) };
   } catch (error) {
     if (error instanceof UblParseError || error instanceof ArchiveError || error instanceof ImportRefusal) {
       return { ok: false, code: error.code, message: error.message };
@@ -82,6 +80,55 @@ class ImportRefusal extends Error {
   constructor(readonly code: string, message: string) {
     super(message);
   }
+}
+
+/**
+ * The DIAN documents among a ZIP's XML entries, each parsed. An entry of another kind (DIAN's
+ * ApplicationResponse saved beside the invoice, a provider's own XML) is set aside like any
+ * other file that is no document; an entry that is a DIAN document but cannot be imported
+ * refuses the whole file, its error naming the entry.
+ */
+function zipDocuments(xmls: readonly ArchiveFile[], companyNit: string, progress: (step: ImportStep) => void) {
+  const documents: { xml: ArchiveFile; draft: DocumentDraft }[] = [];
+  const others: string[] = [];
+  for (const xml of xmls) {
+    try {
+      documents.push({ xml, draft: ublDraft(xml.data, companyNit, null) });
+    } catch (error) {
+      if (error instanceof UblParseError && error.code === 'unsupported_document') {
+        others.push(xml.name);
+        continue;
+      }
+      if (error instanceof UblParseError) throw new UblParseError(error.code, `entry ${JSON.stringify(xml.name)}: ${error.message}`);
+      if (error instanceof ImportRefusal) throw new ImportRefusal(error.code, `Entry ${JSON.stringify(xml.name)}: ${error.message}`);
+      throw error;
+    }
+    progress({ step: 'document_parsed', entry: xml.name });
+  }
+  return { documents, others };
+}
+
+/**
+ * One draft per CUFE: a ZIP may hold both the AttachedDocument and the bare invoice it wraps.
+ * The one carrying DIAN's validation (the AttachedDocument) is kept, with the PDF either had.
+ */
+function oneDraftPerCufe(drafts: DocumentDraft[]): DocumentDraft[] {
+  const byCufe = new Map<string, DocumentDraft>();
+  const kept: DocumentDraft[] = [];
+  for (const draft of drafts) {
+    const cufe = draft.ubl?.cufe.toLowerCase();
+    const earlier = cufe === undefined ? undefined : byCufe.get(cufe);
+    if (!cufe || !earlier) {
+      if (cufe) byCufe.set(cufe, draft);
+      kept.push(draft);
+      continue;
+    }
+    const preferred = !earlier.validation && draft.validation ? draft : earlier;
+    const merged = { ...preferred, zipPdfEntry: preferred.zipPdfEntry ?? (preferred === draft ? earlier : draft).zipPdfEntry };
+    kept[kept.indexOf(earlier)] = merged;
+    byCufe.set(cufe, merged);
+  }
+  return kept;
 }
 
 function ublDraft(xml: Buffer, companyNit: string, zipPdfEntry: string | null): DocumentDraft {

@@ -132,10 +132,26 @@ test('path traversal and absolute names are rejected', (t) => {
   rejects(t, () => readZipSafely(absolute), 'unsafe_entry_name');
   const nested = renameInPlace(archive([['a/xx/b.xml', INVOICE]]), 'a/xx/b.xml', 'a/../b.xml');
   rejects(t, () => readZipSafely(nested), 'unsafe_entry_name');
-  const backslash = renameInPlace(archive([['a_b.xml', INVOICE]]), 'a_b.xml', 'a\\b.xml');
-  rejects(t, () => readZipSafely(backslash), 'unsafe_entry_name');
+  // A backslash is a separator (older Windows tools write folder\\file): traversal through it is refused too.
+  const backslashTraversal = renameInPlace(archive([['xx/evil.xml', INVOICE]]), 'xx/evil.xml', '..\\evil.xml');
+  rejects(t, () => readZipSafely(backslashTraversal), 'unsafe_entry_name');
+  const backslashDrive = renameInPlace(archive([['cxxb.xml', INVOICE]]), 'cxxb.xml', 'C:\\b.xml');
+  rejects(t, () => readZipSafely(backslashDrive), 'unsafe_entry_name');
   const drive = renameInPlace(archive([['cx/b.xml', INVOICE]]), 'cx/b.xml', 'C:/b.xml');
   rejects(t, () => readZipSafely(drive), 'unsafe_entry_name');
+});
+
+test('a folder zipped by a Windows tool (folder\\file.xml) is read, its names with forward slashes', (t) => {
+  const zip = renameInPlace(archive([['FE1/ad.xml', INVOICE], ['FE1/ad.pdf', PDF]]), 'FE1/ad', 'FE1\\ad');
+  const contents = readZipSafely(zip);
+  t.deepEqual(contents.xmls.map((file) => file.name), ['FE1/ad.xml']);
+  t.deepEqual(contents.pdfs.map((file) => file.name), ['FE1/ad.pdf']);
+});
+
+test('an unreadable archive is described without the library\'s name', (t) => {
+  const duplicate = renameInPlace(archive([['ab.xml', INVOICE], ['ac.xml', INVOICE]]), 'ac.xml', 'ab.xml');
+  const error = rejects(t, () => readZipSafely(duplicate), 'corrupt_archive');
+  t.notRegex(error?.message ?? '', /adm-zip/i);
 });
 
 test('an encrypted entry is rejected', (t) => {

@@ -1,0 +1,57 @@
+import test from 'ava';
+import AdmZip from 'adm-zip';
+import { planImport } from '../../domain/ingestion/plan-import';
+import { fixture } from '../support/ingestion';
+
+// What a ZIP from a provider may hold besides its DIAN documents, and how it is planned.
+const CUSTOMER_NIT = '161803398875';
+const attached = fixture('attached-document-volt.xml').toString('utf8');
+/** The documents the AttachedDocument carries, as a provider might also save them on their own. */
+const embedded = (root: string) => {
+  const start = attached.indexOf(`<${root}`);
+  return Buffer.from(attached.slice(start, attached.indexOf(`</${root}>`, start) + root.length + 3));
+};
+const PDF = Buffer.from('%PDF-1.4\n1 0 obj\n<<>>\nendobj\ntrailer\n<<>>\nstartxref\n9\n%%EOF\n');
+
+function zip(entries: [string, Buffer][]): Buffer {
+  const archive = new AdmZip();
+  for (const [name, data] of entries) archive.addFile(name, data);
+  return archive.toBuffer();
+}
+
+test("DIAN's ApplicationResponse saved beside the invoice is set aside; the invoice is imported with its PDF", (t) => {
+  const plan = planImport(zip([['ad0901.xml', Buffer.from(attached)], ['ar0901.xml', embedded('ApplicationResponse')], ['ad0901.pdf', PDF]]), 'FE.zip', CUSTOMER_NIT, null);
+  if (!plan.ok) return t.fail(`${plan.code}: ${plan.message}`);
+  t.is(plan.drafts.length, 1);
+  t.like(plan.drafts[0], { documentType: 'electronic_invoice', kind: 'purchase', zipPdfEntry: 'ad0901.pdf' });
+  t.truthy(plan.drafts[0].validation, "the AttachedDocument's own validation is kept");
+});
+
+test('a ZIP whose only XML is of another kind is no_documents_in_archive, naming that entry', (t) => {
+  const plan = planImport(zip([['ar0901.xml', embedded('ApplicationResponse')]]), 'AR.zip', CUSTOMER_NIT, null);
+  t.like(plan, { ok: false, code: 'no_documents_in_archive' });
+  if (!plan.ok) t.regex(plan.message, /"ar0901\.xml" is XML of another kind/);
+});
+
+test('a DIAN document in a ZIP that cannot be imported refuses the file, its error naming the entry', (t) => {
+  const broken = Buffer.from(embedded('Invoice').toString('utf8').replace('<cbc:IssueDate>', '<cbc:IssueDate>x'));
+  const plan = planImport(zip([['ok.xml', Buffer.from(attached)], ['facturas/broken.xml', broken]]), 'FE.zip', CUSTOMER_NIT, null);
+  t.like(plan, { ok: false, code: 'invalid_field' });
+  if (!plan.ok) t.regex(plan.message, /^entry "facturas\/broken\.xml": cbc:IssueDate/);
+  const otherCompany = planImport(zip([['fv.xml', embedded('Invoice')]]), 'FE.zip', '900000001', null);
+  t.like(otherCompany, { ok: false, code: 'company_not_a_party' });
+  if (!otherCompany.ok) t.regex(otherCompany.message, /^Entry "fv\.xml": Document /);
+});
+
+test('the AttachedDocument and the bare invoice it wraps, in one ZIP, make one draft: the one with DIAN\'s validation, with the PDF', (t) => {
+  for (const entries of [
+    [['fv0901.xml', embedded('Invoice')], ['ad0901.xml', Buffer.from(attached)], ['fv0901.pdf', PDF]],
+    [['ad0901.xml', Buffer.from(attached)], ['fv0901.xml', embedded('Invoice')], ['fv0901.pdf', PDF]],
+  ] as [string, Buffer][][]) {
+    const plan = planImport(zip(entries), 'FE.zip', CUSTOMER_NIT, null);
+    if (!plan.ok) return t.fail(`${plan.code}: ${plan.message}`);
+    t.is(plan.drafts.length, 1, entries.map(([name]) => name).join(', '));
+    t.truthy(plan.drafts[0].validation);
+    t.is(plan.drafts[0].zipPdfEntry, 'fv0901.pdf');
+  }
+});
