@@ -13,8 +13,15 @@ export type XmlLimits = {
   maxBytes: number;
   /** Nesting depth of elements. */
   maxDepth: number;
-  /** One text node or attribute value, in characters. CDATA sections only count against maxBytes. */
-  maxNodeChars: number;
+  /**
+   * One text node, in characters. As large as the document may be: an AttachedDocument whose
+   * invoice is written as escaped text (not CDATA), or an invoice carrying a base64 attachment,
+   * is one text node of most of the file; parsing is linear in it (about 0.1 s per MB in the
+   * CPU pool). CDATA sections only count against maxBytes.
+   */
+  maxTextChars: number;
+  /** One attribute value, in characters: DIAN's are short (a scheme name, a currency). */
+  maxAttributeChars: number;
   /** Elements in the document (an embedded document is counted on its own when it is parsed). */
   maxElements: number;
   /** Attributes in the document, namespace declarations included. */
@@ -28,7 +35,8 @@ export type XmlLimits = {
 export const DEFAULT_XML_LIMITS: XmlLimits = {
   maxBytes: 10 * 1024 * 1024,
   maxDepth: 100,
-  maxNodeChars: 1024 * 1024,
+  maxTextChars: 10 * 1024 * 1024,
+  maxAttributeChars: 1024 * 1024,
   maxElements: 250_000,
   maxAttributes: 500_000,
 };
@@ -131,7 +139,7 @@ export function prescanXml(xml: string, limits: XmlLimits = DEFAULT_XML_LIMITS):
   while (position < length) {
     const lt = xml.indexOf('<', position);
     const textEnd = lt === -1 ? length : lt;
-    if (textEnd - position > limits.maxNodeChars) throw overLimit(`a text node is longer than ${limits.maxNodeChars} characters`);
+    if (textEnd - position > limits.maxTextChars) throw overLimit(`a text node is longer than ${limits.maxTextChars} characters`);
     if (open.length === 0 && textEnd > position && xml.slice(position, textEnd).trim() !== '') {
       throw malformed(rootSeen ? 'text after the root element' : 'text before the root element (is this XML?)');
     }
@@ -185,7 +193,7 @@ export function prescanXml(xml: string, limits: XmlLimits = DEFAULT_XML_LIMITS):
           if (quote !== DQUOTE && quote !== SQUOTE) throw malformed(`an attribute value without quotes in <${xml.slice(lt + 1, Math.min(nameEnd, lt + 101))}>`);
           const end = xml.indexOf(quote === DQUOTE ? '"' : "'", cursor + 1);
           if (end === -1) throw malformed('unterminated attribute value (the document is truncated?)');
-          if (end - cursor - 1 > limits.maxNodeChars) throw overLimit(`an attribute value is longer than ${limits.maxNodeChars} characters`);
+          if (end - cursor - 1 > limits.maxAttributeChars) throw overLimit(`an attribute value is longer than ${limits.maxAttributeChars} characters`);
           cursor = end + 1;
         } else if (code === LT) {
           throw malformed(`unexpected '<' inside a tag at offset ${cursor}`);
