@@ -133,9 +133,13 @@ function blobKeyFor(incoming: IncomingFile, fileName: string, sha256: string, ex
   return `${prefix}/idempotent-${keyDigest}-${sha256}.${extension}`;
 }
 
-/** Keeps the name people gave the file, minus paths and control characters, with a sensible extension. */
+/**
+ * Keeps the name people gave the file, minus paths and control characters, ending in the
+ * extension of what the file is: a name that does not already (in any case) gets it added, so a
+ * download opens as what it is (an XML sent as "factura.html" is kept as "factura.html.xml").
+ */
 function cleanFileName(name: string, extension: string): string {
   const base = name.split(/[\\/]/).pop()!.replace(/[\x00-\x1f\x7f]/g, '').trim().slice(0, 200);
   if (!base) return `file.${extension}`;
-  return base;
+  return base.toLowerCase().endsWith(`.${extension}`) ? base : `${base}.${extension}`;
 }

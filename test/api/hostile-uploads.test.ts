@@ -237,3 +237,17 @@ test.serial('a text field sent twice in a multipart body is refused like a repea
   t.like(((await response.json()) as { error: object }).error, { code: 'invalid_parameter', param: 'kind', message: 'kind must be given once.' });
   t.deepEqual(await storedCounts(), before);
 });
+
+test('a file name ends in the extension of what the file is: added when the name lies or has none, kept in any case', async (t) => {
+  const xml = '<?xml version="1.0"?><Invoice/>';
+  for (const [sent, kept] of [['factura.html', 'factura.html.xml'], ['FE-77.XML', 'FE-77.XML'], ['sin-extension', 'sin-extension.xml']]) {
+    const response = await fetch(`${api.url}/v1/companies/${companyId}/files`, {
+      method: 'POST',
+      headers: { ...bearer(key), 'Content-Type': 'multipart/form-data; boundary=X' },
+      body: new Uint8Array(multipart([{ name: 'file', fileName: sent, value: xml }])),
+    });
+    const body = (await response.json()) as { file_name: string };
+    t.is(response.status, 202, JSON.stringify(body));
+    t.is(body.file_name, kept, sent);
+  }
+});
