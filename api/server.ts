@@ -1,6 +1,7 @@
 import Koa from 'koa';
 import type Router from '@koa/router';
 import { createRouter } from './router';
+import { prepareUploadMemory } from './middleware/upload-memory';
 import type { ApiDependencies } from './app-context';
 import { requestId } from './middleware/request-id';
 import { httpMetrics } from './middleware/metrics';
@@ -44,6 +45,7 @@ export function createApp(deps: ApiDependencies): { app: Koa; routes: RouteEntry
   publicRouter.use('/v1', openApiRoutes().routes());
   publicRouter.use(blobRoutes(deps).routes());
 
+  prepareUploadMemory();
   const v1 = createRouter({ prefix: '/v1' });
   v1.use(authenticate(deps.repositories.apiKeys, deps.config.authFailureLimit));
   v1.use(rateLimit(deps.config.rateLimit));

@@ -6,7 +6,7 @@
  * each, nearly every upload) pass at once. A file larger than the budget waits for all of it.
  * IMPORT_FILES_MEMORY_MB, default 64 (docs/operations.md).
  */
-import { Semaphore } from 'async-mutex';
+import { E_TIMEOUT, Semaphore, withTimeout } from 'async-mutex';
 import { z } from 'zod';
 import { setVariables } from '../config/set-variables';
 
@@ -22,6 +22,12 @@ export function fileMemoryBudgetBytes(env: NodeJS.ProcessEnv = process.env): num
  * blocked event loop per release with 64 Mi units, measured; 0.2 ms with 64 Ki).
  */
 const UNIT_BYTES = 1024;
+
+export class BudgetWaitTimedOut extends Error {
+  constructor(readonly waitedMs: number) {
+    super(`no room in the memory budget within ${waitedMs / 1000} s`);
+  }
+}
 
 export class FileMemoryBudget {
   private readonly semaphore: Semaphore;
@@ -45,6 +51,26 @@ export class FileMemoryBudget {
       [, release] = await this.semaphore.acquire(weight);
     } finally {
       clearInterval(ticker);
+    }
+    try {
+      return await use();
+    } finally {
+      release();
+    }
+  }
+
+  /**
+   * withBytes, waiting at most `timeoutMs` for the bytes: throws BudgetWaitTimedOut instead of
+   * waiting longer (a request then answers 503 rather than hold its client indefinitely).
+   */
+  async withBytesWithin<T>(size: number, timeoutMs: number, use: () => Promise<T>): Promise<T> {
+    const weight = Math.max(1, Math.min(Math.ceil(size / UNIT_BYTES), this.units));
+    let release: () => void;
+    try {
+      [, release] = await withTimeout(this.semaphore, timeoutMs).acquire(weight);
+    } catch (error) {
+      if (error === E_TIMEOUT) throw new BudgetWaitTimedOut(timeoutMs);
+      throw error;
     }
     try {
       return await use();

@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Context, Middleware } from 'koa';
 import type { RouterContext } from '@koa/router';
 import { ApiError } from '../errors';
+import { withinUploadMemory } from './upload-memory';
 
 const JSON_CONTENT_TYPE = /^application\/([a-z0-9.+-]*\+)?json\s*(;|$)/i;
 
@@ -17,9 +18,10 @@ const MULTIPART = /^multipart\/form-data/i;
 
 /**
  * Marks a route that reads a multipart/form-data body itself (uploads): put it in the route's
- * middleware list. jsonBody lets multipart through to these routes only.
+ * middleware list. jsonBody lets multipart through to these routes only, and a multipart request
+ * runs the rest of the route within the API's memory budget for uploads (upload-memory.ts).
  */
-export const acceptsMultipart: Middleware = (_ctx, next) => next();
+export const acceptsMultipart: Middleware = (ctx, next) => (MULTIPART.test(ctx.get('Content-Type')) ? withinUploadMemory(ctx, next) : next());
 
 function routeAcceptsMultipart(ctx: Context): boolean {
   const matched = (ctx as unknown as RouterContext).matched ?? [];
