@@ -1,6 +1,7 @@
 /**
  * AccountingSupplierParty / AccountingCustomerParty → UblParty.
  */
+import { isValidNit, nitCheckDigit } from '../nit';
 import { UblParseError, type UblParty } from './types';
 import { all, attribute, first, text, type XmlElement } from './xml-tree';
 
@@ -28,8 +29,14 @@ function identification(party: XmlElement, role: string): Identification {
   if (!chosen) throw new UblParseError('missing_field', `${role} id (PartyTaxScheme/CompanyID, PartyLegalEntity/CompanyID or PartyIdentification/ID)`);
   const raw = compact(chosen.text);
   const sameNumber = candidates.filter((node) => compact(node.text) === raw);
-  const idType = attribute(chosen, 'schemeName') ?? sameNumber.map((node) => attribute(node, 'schemeName')).find(Boolean) ?? null;
-  let dv = attribute(chosen, 'schemeID') ?? sameNumber.map((node) => attribute(node, 'schemeID')).find(Boolean) ?? null;
+  const schemeName = attribute(chosen, 'schemeName') ?? sameNumber.map((node) => attribute(node, 'schemeName')).find(Boolean) ?? null;
+  const schemeId = attribute(chosen, 'schemeID') ?? sameNumber.map((node) => attribute(node, 'schemeID')).find(Boolean) ?? null;
+  // UBL 2.1 (DIAN since 2019) writes the check digit in schemeID and the id type in schemeName;
+  // the first version (fe:Invoice, until 2020) wrote the id type in schemeID: two digits, never a
+  // check digit, which is one.
+  const typeInSchemeId = schemeName === null && schemeId !== null && /^\d{2}$/.test(schemeId);
+  const idType = schemeName ?? (typeInSchemeId ? schemeId : null);
+  let dv = schemeId !== null && !typeInSchemeId ? schemeId : null;
   let idNumber = raw;
   const looksLikeNit = idType === NIT_TYPE || (idType === null && /^[\d.]+(-\d)?$/.test(raw));
   if (looksLikeNit) {
@@ -40,6 +47,8 @@ function identification(party: XmlElement, role: string): Identification {
     }
     const digits = idNumber.replace(/\D/g, '');
     if (digits !== '') idNumber = digits;
+    // A first-version NIT carries no check digit of its own: it is computed, as DIAN does.
+    if (dv === null && typeInSchemeId && isValidNit(idNumber)) dv = nitCheckDigit(idNumber);
   }
   return { idNumber, dv, idType };
 }

@@ -1,5 +1,6 @@
 import test from 'ava';
 import { buildApplicationResponse, organizationTypeOf } from '../../domain/dian/application-response';
+import { nitCheckDigit } from '../../domain/nit';
 import { parseUbl } from '../../domain/ubl/parse';
 import { fixture } from '../support/ingestion';
 
@@ -48,4 +49,17 @@ test('a natural-person supplier identified by NIT is schemeVersionID 2 on the Ap
   t.regex(receiver, new RegExp(`<cbc:CompanyID [^>]*schemeVersionID="2"[^>]*>${supplier.idNumber}</cbc:CompanyID>`));
   const sender = /<cac:SenderParty>[\s\S]*?<\/cac:SenderParty>/.exec(xml)![0];
   t.regex(sender, /schemeVersionID="1"/);
+});
+
+test('a first-version (fe:Invoice) identification: schemeID is the id type, never a check digit; a NIT\'s check digit is computed', (t) => {
+  const setp = fixture('invoice-signed-setp.xml').toString('utf8');
+  const v1 = setp
+    .replace(/<cbc:CompanyID ([^>]*)schemeID="4" schemeName="31">800197268</, '<cbc:CompanyID $1schemeID="31">800197268<')
+    .replace(/<cbc:CompanyID ([^>]*)schemeID="9" schemeName="31">800197268</, '<cbc:CompanyID $1schemeID="31">800197268<');
+  t.not(v1, setp);
+  const { supplier, customer } = parseUbl(v1).document;
+  t.like(supplier, { idNumber: '800197268', idType: '31', dv: nitCheckDigit('800197268') });
+  t.is(nitCheckDigit('800197268'), '4', "the fixture's own check digit");
+  // UBL 2.1 as DIAN writes it now: unchanged.
+  t.like(customer, { idNumber: '900108281', idType: '31', dv: '3' });
 });
