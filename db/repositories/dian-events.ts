@@ -36,8 +36,23 @@ export function createDianEventsRepository(db: Database) {
      * Creates a pending event numbered `${numberPrefix}${sequence}`, the sequence allocated
      * atomically per company (the upsert's row lock serialises concurrent inserts).
      */
-    async insert(companyId: number, documentId: number, event: DianEventCode, issuer: EventIssuer | null, numberPrefix: string): Promise<DianEventRow> {
+    /**
+     * A new pending event, numbered from the company's sequence. `admit` sees the document's
+     * events, read under a lock on the document, and throws to refuse: concurrent requests for
+     * one invoice are checked one after the other, so two cannot both pass a check that only the
+     * first should (a second 030 while the first is pending).
+     */
+    async insert(
+      companyId: number,
+      documentId: number,
+      event: DianEventCode,
+      issuer: EventIssuer | null,
+      numberPrefix: string,
+      admit: (existing: DianEventRow[]) => void = () => undefined,
+    ): Promise<DianEventRow> {
       return db.transaction(async (trx) => {
+        await trx('documents').where({ id: documentId, company_id: companyId }).forUpdate().select('id');
+        admit(await trx<DianEventRow>('dian_events').where({ company_id: companyId, document_id: documentId }).orderBy('id', 'asc'));
         const allocated = await trx.raw<{ rows: { last_value: number }[] }>(
           `INSERT INTO dian_event_sequences (company_id, last_value) VALUES (?, 1)
            ON CONFLICT (company_id) DO UPDATE SET last_value = dian_event_sequences.last_value + 1

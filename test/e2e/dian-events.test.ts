@@ -23,9 +23,16 @@ test.after.always(async () => {
 
 const eventsPath = () => `/v1/companies/${world.company.id}/invoices/${invoice.id}/dian-events`;
 
-async function emitAndWait(event: string, withIssuer = true) {
-  const posted = await world.call('POST', eventsPath(), { event, ...(withIssuer ? { issuer: ISSUER } : {}) });
-  if (posted.status !== 202) throw new Error(JSON.stringify(posted));
+/**
+ * Sends the event `concurrently` times at once, as a client retrying in parallel might: exactly one
+ * is accepted (the order check runs under a lock on the invoice), the others are refused.
+ */
+async function emitAndWait(event: string, withIssuer = true, concurrently = 1) {
+  const answers = await Promise.all(Array.from({ length: concurrently }, () => world.call('POST', eventsPath(), { event, ...(withIssuer ? { issuer: ISSUER } : {}) })));
+  const accepted = answers.filter((answer) => answer.status === 202);
+  const refused = answers.filter((answer) => answer.status === 409 && ['event_in_progress', 'event_already_registered'].includes(answer.body.error.code));
+  if (accepted.length !== 1 || refused.length !== concurrently - 1) throw new Error(JSON.stringify(answers.map((answer) => [answer.status, answer.body.error?.code])));
+  const posted = accepted[0]!;
   return eventually(async () => {
     const list = await world.call('GET', eventsPath());
     const row = list.body.data.find((item: { id: number }) => item.id === posted.body.id);
@@ -52,9 +59,9 @@ test.serial('032 before 030 is out of order (409)', async (t) => {
   t.is(response.body.error.code, 'event_out_of_order');
 });
 
-test.serial('030, 032 and 033 are signed, sent and registered; each ends with dian_event.completed', async (t) => {
+test.serial('030, 032 and 033 (each sent 4 times at once: one accepted) are signed, sent and registered; each ends with dian_event.completed', async (t) => {
   for (const code of ['030', '032', '033']) {
-    const { posted, row } = await emitAndWait(code, code !== '033');
+    const { posted, row } = await emitAndWait(code, code !== '033', 4);
     t.like(posted.body, { invoice_id: invoice.id, cufe: invoice.cufe, event: code, status: 'pending', succeeded: false });
     t.like(row, { event: code, status: 'succeeded', succeeded: true });
     t.regex(row.cude, /^[0-9a-f]{96}$/);

@@ -94,11 +94,7 @@ export function dianEventsRoutes(deps: ApiDependencies): Router {
       throw invalidParameter('issuer', `Event ${input.event} must name the person who issues it: issuer {id_type, id_number, first_name, family_name, job_title, department?}.`);
     }
     const settings = await requireSettings(owner.id);
-    checkEventOrder(
-      input.event,
-      await repositories.dianEvents.listForDocument(owner.id, invoice.id),
-      await repositories.dianRegisteredEvents.listForDocument(owner.id, invoice.id),
-    );
+    const atDian = await repositories.dianRegisteredEvents.listForDocument(owner.id, invoice.id);
     const issuer = input.issuer
       ? {
           idType: input.issuer.id_type,
@@ -109,7 +105,11 @@ export function dianEventsRoutes(deps: ApiDependencies): Router {
           ...(input.issuer.department ? { department: input.issuer.department } : {}),
         }
       : null;
-    const row = await repositories.dianEvents.insert(owner.id, invoice.id, input.event, input.event === '033' ? null : issuer, eventNumberPrefix(settings));
+    // The order check runs inside the insert, under a lock on the invoice: concurrent requests
+    // for one invoice are checked one after the other.
+    const row = await repositories.dianEvents.insert(owner.id, invoice.id, input.event, input.event === '033' ? null : issuer, eventNumberPrefix(settings), (existing) =>
+      checkEventOrder(input.event, existing, atDian),
+    );
     try {
       await startWorkflow({ client: deps.temporal.client, taskQueue: config.temporal.taskQueue }, dianEventWorkflow, {
         workflowId: workflowIdsFor(config.temporal.taskQueue).dianEvent(row.id),
