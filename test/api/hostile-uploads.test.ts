@@ -222,7 +222,7 @@ test('a file name in raw UTF-8 (as curl and browsers send it) is kept as written
   t.true(decodeURIComponent(/filename\*=UTF-8''([^;]+)/i.exec(download.headers.get('content-disposition') ?? '')?.[1] ?? '').includes('Factura Electrónica Año Ñandú'), download.headers.get('content-disposition') ?? '');
 });
 
-test.serial('a text field sent twice in a multipart body is refused like a repeated query parameter, and nothing is stored', async (t) => {
+test.serial('a text field or a file sent twice in a multipart body is refused like a repeated query parameter, and nothing is stored', async (t) => {
   const before = await storedCounts();
   const response = await fetch(`${api.url}/v1/companies/${companyId}/files`, {
     method: 'POST',
@@ -235,6 +235,17 @@ test.serial('a text field sent twice in a multipart body is refused like a repea
   });
   t.is(response.status, 400);
   t.like(((await response.json()) as { error: object }).error, { code: 'invalid_parameter', param: 'kind', message: 'kind must be given once.' });
+  // Two files (curl -F file=@a.xml -F file=@b.xml): refused, not the first kept and the second dropped.
+  const twoFiles = await fetch(`${api.url}/v1/companies/${companyId}/files`, {
+    method: 'POST',
+    headers: { ...bearer(key), 'Content-Type': 'multipart/form-data; boundary=X' },
+    body: new Uint8Array(multipart([
+      { name: 'file', fileName: 'a.pdf', value: '%PDF-1.4\n%%EOF\n' },
+      { name: 'file', fileName: 'b.pdf', value: '%PDF-1.4\n%%EOF\n' },
+    ])),
+  });
+  t.is(twoFiles.status, 400);
+  t.like(((await twoFiles.json()) as { error: object }).error, { code: 'invalid_parameter', param: 'file' });
   t.deepEqual(await storedCounts(), before);
 });
 

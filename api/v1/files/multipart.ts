@@ -88,6 +88,8 @@ export function readMultipartFile(request: IncomingMessage, contentType: string,
         chunks = [];
       });
     });
+    // A second file part: which one was meant is not ours to guess either (busboy reads one).
+    busboy.on('filesLimit', () => settle(invalidParameter('file', 'Send one file per request, in the field "file".')));
     busboy.on('error', (error: Error) => settle(malformed(error)));
     busboy.on('close', () => settle(null));
     request.on('close', onRequestClose);
