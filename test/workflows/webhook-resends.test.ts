@@ -178,6 +178,17 @@ test.serial('the delivery history filters by status, event type and time, with c
     t.is((await list('status=lost')).status, 400);
     t.is((await list('event_type=nope')).status, 400);
     t.is((await list('since=last-week')).status, 400);
+    // A day or a time that does not exist is no timestamp (it used to roll over: 11-31 → 12-01).
+    const thisYear = new Date().getUTCFullYear();
+    for (const impossible of [`${thisYear}-11-31T00:00:00Z`, `${thisYear}-02-30T00:00:00Z`, `${thisYear}-01-10T24:00:00Z`, `${thisYear}-01-10T10:60:00Z`]) {
+      const refused = await list(`since=${encodeURIComponent(impossible)}`);
+      t.is(refused.status, 400, impossible);
+      t.like(refused.body!.error, { code: 'invalid_parameter', param: 'since' }, impossible);
+      t.regex(refused.body!.error.message, /ISO 8601 timestamp/, impossible);
+      t.regex((await admin.call('POST', `/v1/webhooks/${endpoint.id}/recover`, { since: impossible })).body!.error.message, /ISO 8601 timestamp/, impossible);
+    }
+    t.is((await list('status=failed&status=delivered')).status, 400, 'a repeated filter');
+    t.deepEqual((await list('status=')).body!.data.length, 4, 'a filter sent empty is no filter');
   } finally {
     await receiver.close();
   }

@@ -2,12 +2,30 @@ import type { DeliveryFilters, DeliveryStatus } from '../../../db/repositories/w
 import { EVENT_TYPES } from '../../../domain/webhooks/event-types';
 import { DELIVERY_RETENTION_DAYS } from '../../../domain/webhooks/retry-schedule';
 import { invalidParameter } from '../../errors';
-import { singleQueryValue as single } from '../../validation';
+import { parseQuery } from '../../validation';
+import { CALENDAR_DATE } from '../openapi/common';
+import { z } from 'zod';
 
-const STATUSES: readonly DeliveryStatus[] = ['pending', 'delivered', 'failed'];
-const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:\d{2})$/;
+const STATUSES = ['pending', 'delivered', 'failed'] as const satisfies readonly DeliveryStatus[];
+/** The date as CALENDAR_DATE allows it (2026-11-31 is no day), a time of day that exists, an offset. */
+const TIMESTAMP = new RegExp(`^(${CALENDAR_DATE.source.slice(1, -1)})T(?:[01]\\d|2[0-3]):[0-5]\\d(?::[0-5]\\d(?:\\.\\d{1,6})?)?(?:Z|[+-](?:[01]\\d|2[0-3]):[0-5]\\d)$`);
 
-/** An ISO 8601 timestamp with its offset, no further back than the 30-day delivery history. */
+/**
+ * The deliveries list's filters, as the OpenAPI document declares them: status, event_type and
+ * since (deliveries created at or after that instant; within the 30-day history, checked when
+ * the request is read).
+ */
+export const deliveryFilterQuery = z.object({
+  status: z.enum(STATUSES, { error: `status must be one of ${STATUSES.join(', ')}.` }).optional(),
+  event_type: z.enum(EVENT_TYPES, { error: `event_type must be one of ${EVENT_TYPES.join(', ')}.` }).optional(),
+  since: z
+    .string()
+    .regex(TIMESTAMP, 'since must be an ISO 8601 timestamp with an offset, e.g. 2026-11-20T00:00:00Z.')
+    .meta({ format: 'date-time', description: `Deliveries created at or after this instant, within the last ${DELIVERY_RETENTION_DAYS} days (the delivery history).` })
+    .optional(),
+});
+
+/** An ISO 8601 timestamp with its offset, of a day and time that exist, no further back than the 30-day delivery history. */
 export function parseSince(value: string, param = 'since', now = new Date()): Date {
   const since = new Date(value);
   if (!TIMESTAMP.test(value) || Number.isNaN(since.getTime())) {
@@ -24,18 +42,15 @@ export function parseSince(value: string, param = 'since', now = new Date()): Da
  * Returns the filters and a canonical string that binds cursors to them.
  */
 export function readDeliveryFilters(query: Record<string, unknown>): { filters: DeliveryFilters; canonical: string } {
+  const input = parseQuery(deliveryFilterQuery, emptyAsAbsent(query));
   const filters: DeliveryFilters = {};
-  const status = single(query, 'status');
-  const eventType = single(query, 'event_type');
-  const since = single(query, 'since');
-  if (status !== undefined) {
-    if (!(STATUSES as readonly string[]).includes(status)) throw invalidParameter('status', `status must be one of ${STATUSES.join(', ')}.`);
-    filters.status = status as DeliveryStatus;
-  }
-  if (eventType !== undefined) {
-    if (!(EVENT_TYPES as readonly string[]).includes(eventType)) throw invalidParameter('event_type', `event_type must be one of ${EVENT_TYPES.join(', ')}.`);
-    filters.eventType = eventType;
-  }
-  if (since !== undefined) filters.since = parseSince(since);
-  return { filters, canonical: [status ?? '', eventType ?? '', filters.since?.toISOString() ?? ''].join('|') };
+  if (input.status !== undefined) filters.status = input.status;
+  if (input.event_type !== undefined) filters.eventType = input.event_type;
+  if (input.since !== undefined) filters.since = parseSince(input.since);
+  return { filters, canonical: [input.status ?? '', input.event_type ?? '', filters.since?.toISOString() ?? ''].join('|') };
+}
+
+/** A filter sent empty (?status=) is no filter, as before the schema. */
+function emptyAsAbsent(query: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(query).filter(([, value]) => value !== ''));
 }

@@ -3,6 +3,7 @@ import { linksTo, operation, pageOf, pageQuery, pathIds } from '../openapi/commo
 import { DELIVERY_PAGE, ENDPOINT_PAGE, MAX_ENDPOINTS_PER_COMPANY } from './routes';
 import { z } from 'zod';
 import { deliveryOut, endpointIn, endpointOut, endpointPatch, recoverIn, testEventOut } from './schemas';
+import { deliveryFilterQuery } from './delivery-filters';
 
 const tags = ['Webhooks'];
 const manage = '(scope webhooks:manage, admin role)';
@@ -87,7 +88,7 @@ export const webhooksOpenApi: ZodOpenApiPathsObject = {
       tags,
       restricted: true,
       path: endpoint,
-      query: pageQuery(DELIVERY_PAGE),
+      query: pageQuery(DELIVERY_PAGE).extend(deliveryFilterQuery.shape),
       success: { status: 200, description: 'A page of deliveries.', schema: pageOf(deliveryOut), links: deliveryLinks },
     }),
   },
