@@ -31,6 +31,14 @@ test('create returns 201 with the endpoint record and a whsec_ secret of 32 byte
   t.false(JSON.stringify(stored.secrets).includes(body.secret.slice(6, 20)), 'the secret is stored sealed');
 });
 
+test('a URL scheme in capitals is the same scheme (RFC 3986): accepted and stored lower-case', async (t) => {
+  const upper = receiverUrl.replace(/^http:/, 'HTTP:');
+  t.not(upper, receiverUrl);
+  const created = await admin.call('POST', `/v1/companies/${admin.company.id}/webhooks`, { url: upper });
+  t.is(created.status, 201, JSON.stringify(created.body));
+  t.is(created.body!.url, receiverUrl);
+});
+
 test('events defaults to [] (all events, including future ones)', async (t) => {
   const created = await admin.call('POST', `/v1/companies/${admin.company.id}/webhooks`, { url: receiverUrl });
   t.is(created.status, 201);

@@ -9,8 +9,12 @@ const PORT = '(?::(?:6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5
 const PCHAR = "(?:[A-Za-z0-9._~!$&'()*+,;=:@-]|%[0-9A-Fa-f]{2})";
 const PATH = `(?:/(?:${PCHAR}|/)*)?`;
 const QUERY = `(?:\\?(?:${PCHAR}|[/?])*)?`;
-/** An absolute http(s) URL with a host name or IPv4 address, no credentials and no fragment. */
-export const HTTP_URL = new RegExp(`^https?://${HOST}${PORT}${PATH}${QUERY}$`);
+/**
+ * An absolute http(s) URL with a host name or IPv4 address, no credentials and no fragment. The
+ * scheme in any case (RFC 3986: HTTPS://… is https://…); the URL is stored as the URL parser
+ * normalises it.
+ */
+export const HTTP_URL = new RegExp(`^[Hh][Tt][Tt][Pp][Ss]?://${HOST}${PORT}${PATH}${QUERY}$`);
 
 /**
  * A client URL we will POST to (webhook endpoints, generic_http ERPs). The deployment's policy
