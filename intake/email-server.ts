@@ -12,7 +12,7 @@ import type { AppConfig } from '../config';
 import { detectFileType, type DetectedFileType } from '../domain/files/detect';
 import { countSmtpMessage, countSmtpSession } from '../config/outcome-metrics';
 import { acceptFile, IntakeError, MAX_FILE_BYTES, type IntakeDependencies } from '../services/accept-file';
-import { extractMessage, type ExtractedMessage } from './mime-extract';
+import { extractMessage, MAX_ATTACHMENTS_PER_MESSAGE, TooManyAttachments, type ExtractedMessage } from './mime-extract';
 import { inboxTokenOf } from '../domain/email-address';
 
 /** Concurrent SMTP connections. A message streams to a spool file, so a session holds little memory. */
@@ -245,6 +245,10 @@ async function deliver(
     try {
       extracted = await extractMessage(message.path, partsDirectory);
     } catch (error) {
+      if (error instanceof TooManyAttachments) {
+        logger.warn({ session: session.id, bytes: message.bytes }, `refused a message: ${error.message}`);
+        throw new SmtpReply(552, `5.3.4 The message carries more than ${MAX_ATTACHMENTS_PER_MESSAGE} attachments; send at most ${MAX_ATTACHMENTS_PER_MESSAGE} per message`);
+      }
       // Unparseable MIME still gets stored: nothing is imported from it, but it is not lost.
       logger.warn({ err: error, session: session.id }, 'could not parse an e-mailed message');
       extracted = { subject: null, messageId: null, attachments: [] };

@@ -9,6 +9,7 @@ import type { AppConfig } from '../../config';
 import { presentCompany } from '../../services/presenters/company';
 import { startEmailIntake, ByteBudget, type RunningEmailIntake } from '../../intake/email-server';
 import { freePort } from '../../scripts/embedded/ports';
+import { MAX_ATTACHMENTS_PER_MESSAGE } from '../../intake/mime-extract';
 import { seedCompany, startTestApi, type TestApi } from '../support/api';
 
 // The SMTP intake's limits over real SMTP on loopback: the per-company quota (452, so the
@@ -66,6 +67,29 @@ test('the daily message quota: the recipient is deferred with 452 once it is rea
   t.is(third.ok ? 0 : third.responseCode, 452);
   t.regex(third.ok ? '' : third.response ?? '', /daily quota/);
   t.is((await api.dependencies.repositories.emailMessages.usageSince(company.id, new Date(0))).messages, 2, 'nothing of the third is stored');
+});
+
+test(`more than ${MAX_ATTACHMENTS_PER_MESSAGE} attachments in one message, forwarded ones counted, is refused 552 and nothing of it is stored`, async (t) => {
+  const intake = await intakeWith({ messages: 100, bytes: 100 * 1024 * 1024 });
+  const company = await inboxOf('Muchos Adjuntos S.A.S.', '900000004');
+  const tiny = (n: number) => ({ filename: `FE-${n}.xml`, content: `<Invoice><ID>${n}</ID></Invoice>`, contentType: 'application/xml' });
+  const allowed = await send(intake.port, { to: company.inbox, attachments: Array.from({ length: MAX_ATTACHMENTS_PER_MESSAGE }, (_, n) => tiny(n)) });
+  t.true(allowed.ok, JSON.stringify(allowed));
+  // 3 forwards of 80 each (243 attachments in all, the forwarded messages counted).
+  const forward = async (from: number) => {
+    const built = await new Promise<Buffer>((resolve, reject) =>
+      nodemailer.createTransport({ streamTransport: true, buffer: true }).sendMail(
+        { from: 'a@proveedor.example', to: 'b@proveedor.example', subject: 'fwd', attachments: Array.from({ length: 80 }, (_, n) => tiny(from + n)) },
+        (error, info) => (error ? reject(error) : resolve(info.message as Buffer)),
+      ),
+    );
+    return { filename: 'reenviado.eml', content: built, contentType: 'message/rfc822' };
+  };
+  const refused = await send(intake.port, { to: company.inbox, attachments: [await forward(0), await forward(100), await forward(200)] });
+  t.false(refused.ok);
+  t.is(refused.ok ? 0 : refused.responseCode, 552);
+  t.regex(refused.ok ? '' : refused.response ?? '', /more than 200 attachments/);
+  t.is((await api.dependencies.repositories.emailMessages.usageSince(company.id, new Date(0))).messages, 1, 'only the allowed message is stored');
 });
 
 test('the daily byte quota: a message that would pass it is answered 452 after DATA, and nothing of it is stored', async (t) => {
