@@ -90,7 +90,24 @@ function parsePfx(p12: Buffer, password: string): forge.pkcs12.Pkcs12Pfx {
     if (/password|MAC/i.test(message)) {
       throw new CertificateError('wrong_password', 'the certificate password is wrong (the PKCS#12 integrity check failed)');
     }
+    if (/decrypt/i.test(message) && /[^\x00-\x7f]/.test(password)) return withUtf8Pbes2Password(asn1, password);
     throw new CertificateError('invalid_pkcs12', `the PKCS#12 container cannot be read: ${message}`);
+  }
+}
+
+/**
+ * A password with letters beyond ASCII (contraseña) on a PBES2 (AES) container, OpenSSL 3's
+ * default: the MAC, derived from the password as PKCS#12 prescribes (BMPString), has just been
+ * verified; PBES2 derives its keys from the password's UTF-8 bytes, which node-forge does not
+ * encode, so its decryption failed. The contents are read again with the UTF-8 bytes, without the
+ * MAC already checked.
+ */
+function withUtf8Pbes2Password(asn1: forge.asn1.Asn1, password: string): forge.pkcs12.Pkcs12Pfx {
+  const withoutMac: forge.asn1.Asn1 = { ...asn1, value: (asn1.value as forge.asn1.Asn1[]).slice(0, 2) };
+  try {
+    return forge.pkcs12.pkcs12FromAsn1(withoutMac, false, forge.util.encodeUtf8(password));
+  } catch (error) {
+    throw new CertificateError('invalid_pkcs12', `the PKCS#12 container cannot be read: ${(error as Error).message}`);
   }
 }
 

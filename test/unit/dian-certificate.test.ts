@@ -90,6 +90,21 @@ test('an OpenSSL PKCS#12 (PBES2/AES, encrypted certificate safe, SHA-256 MAC) lo
   }
 });
 
+test('an OpenSSL 3 PKCS#12 (PBES2/AES) whose password has letters beyond ASCII (contraseña) loads; a wrong one is still wrong_password', (t) => {
+  const directory = mkdtempSync(path.join(os.tmpdir(), 'p12-'));
+  try {
+    const run = (args: string[]) => execFileSync('openssl', args, { cwd: directory, stdio: 'pipe' });
+    run(['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'k.pem', '-out', 'c.pem', '-days', '30', '-subj', '/CN=Prueba Eñe/C=CO']);
+    run(['pkcs12', '-export', '-inkey', 'k.pem', '-in', 'c.pem', '-passout', 'pass:contraseña Año', '-out', 'o.p12']);
+    const p12 = readFileSync(path.join(directory, 'o.p12'));
+    const loaded = loadPkcs12(p12, 'contraseña Año');
+    t.truthy(loaded.privateKeyPem);
+    t.is(t.throws(() => loadPkcs12(p12, 'contrasena Año'), { instanceOf: CertificateError })?.code, 'wrong_password');
+  } finally {
+    rmSync(directory, { recursive: true, force: true });
+  }
+});
+
 test('the DIAN activities parse a company certificate once per settings version', async (t) => {
   const database = await createTestDatabase();
   t.teardown(() => database.drop());
