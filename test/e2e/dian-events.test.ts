@@ -53,6 +53,14 @@ test.serial('without an issuer, 030 is refused with 400 naming issuer', async (t
   t.like(response.body.error, { code: 'invalid_parameter', param: 'issuer' });
 });
 
+test.serial('an issuer id_type that is no DIAN identification type is refused with 400 naming issuer.id_type', async (t) => {
+  const response = await world.call('POST', eventsPath(), { event: '030', issuer: { ...ISSUER, id_type: '99' } });
+  t.is(response.status, 400);
+  t.like(response.body.error, { code: 'invalid_parameter' });
+  t.regex(response.body.error.param, /^issuer/);
+  t.regex(response.body.error.message, /13 cédula, 31 NIT/);
+});
+
 test.serial('032 before 030 is out of order (409)', async (t) => {
   const response = await world.call('POST', eventsPath(), { event: '032', issuer: ISSUER });
   t.is(response.status, 409);

@@ -1,10 +1,17 @@
 import { z } from 'zod';
 import { id, nullableTimestamp, text, timestamp } from '../openapi/common';
 
+/**
+ * DIAN's identification types (Anexo técnico 1.9, table 13.2.1): registro civil, tarjeta de
+ * identidad, cédula de ciudadanía, tarjeta and cédula de extranjería, NIT, pasaporte, foreign
+ * document, PEP, PPT, foreign NIT, NUIP. Any other code makes an ApplicationResponse DIAN refuses.
+ */
+export const DIAN_ID_TYPES = ['11', '12', '13', '21', '22', '31', '41', '42', '47', '48', '50', '91'] as const;
+
 /** The person who issues the event (cac:IssuerParty/cac:Person); DIAN requires it for 030 and 032. */
 export const issuerIn = z
   .strictObject({
-    id_type: z.string({ error: 'issuer.id_type must be a string.' }).regex(/^[0-9]{2}$/, 'issuer.id_type must be a DIAN identification type code such as 13 or 31.'),
+    id_type: z.enum(DIAN_ID_TYPES, { error: `issuer.id_type must be a DIAN identification type code: ${DIAN_ID_TYPES.join(', ')} (13 cédula, 31 NIT).` }),
     id_number: z.string({ error: 'issuer.id_number must be a string.' }).regex(/^[0-9A-Za-z-]{3,20}$/, 'issuer.id_number must be 3 to 20 letters, digits or dashes.'),
     first_name: text('issuer.first_name'),
     family_name: text('issuer.family_name'),
