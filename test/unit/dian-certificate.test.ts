@@ -73,36 +73,32 @@ test('a PKCS#12 asking for more key-derivation iterations than the cap is refuse
   t.is(withIterationCounts(generated.p12, { mac: 1_500_000 }).length < 4096, true, 'a file of a few KB');
 });
 
-test('an OpenSSL PKCS#12 (PBES2/AES, encrypted certificate safe, SHA-256 MAC) loads; its encrypted safe is checked too', (t) => {
+/** A PKCS#12 as OpenSSL writes it by default (PBES2/AES, encrypted certificate safe, SHA-256 MAC). */
+function opensslPkcs12(subject: string, password: string): Buffer {
   const directory = mkdtempSync(path.join(os.tmpdir(), 'p12-'));
   try {
     const run = (args: string[]) => execFileSync('openssl', args, { cwd: directory, stdio: 'pipe' });
-    run(['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'k.pem', '-out', 'c.pem', '-days', '30', '-subj', '/CN=Prueba OpenSSL/C=CO']);
-    run(['pkcs12', '-export', '-inkey', 'k.pem', '-in', 'c.pem', '-passout', 'pass:clave', '-out', 'o.p12']);
-    const p12 = readFileSync(path.join(directory, 'o.p12'));
-    t.is(loadPkcs12(p12, 'clave').subject, 'C=CO,CN=Prueba OpenSSL');
-    t.deepEqual(pkcs12Iterations(forge.asn1.fromDer(p12.toString('binary')), 'clave'), { mac: 2048, pbe: [2048, 2048] });
-    // Only the encrypted safe's algorithm over the cap (the MAC untouched): still refused.
-    const hostile = withIterationCounts(p12, { pbe: 5_000_000 });
-    t.is(t.throws(() => loadPkcs12(hostile, 'clave'), { instanceOf: CertificateError })?.code, 'too_many_iterations');
+    run(['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'k.pem', '-out', 'c.pem', '-days', '30', '-subj', subject]);
+    run(['pkcs12', '-export', '-inkey', 'k.pem', '-in', 'c.pem', '-passout', `pass:${password}`, '-out', 'o.p12']);
+    return readFileSync(path.join(directory, 'o.p12'));
   } finally {
     rmSync(directory, { recursive: true, force: true });
   }
+}
+
+test('an OpenSSL PKCS#12 (PBES2/AES, encrypted certificate safe, SHA-256 MAC) loads; its encrypted safe is checked too', (t) => {
+  const p12 = opensslPkcs12('/CN=Prueba OpenSSL/C=CO', 'clave');
+  t.is(loadPkcs12(p12, 'clave').subject, 'C=CO,CN=Prueba OpenSSL');
+  t.deepEqual(pkcs12Iterations(forge.asn1.fromDer(p12.toString('binary')), 'clave'), { mac: 2048, pbe: [2048, 2048] });
+  // Only the encrypted safe's algorithm over the cap (the MAC untouched): still refused.
+  const hostile = withIterationCounts(p12, { pbe: 5_000_000 });
+  t.is(t.throws(() => loadPkcs12(hostile, 'clave'), { instanceOf: CertificateError })?.code, 'too_many_iterations');
 });
 
 test('an OpenSSL 3 PKCS#12 (PBES2/AES) whose password has letters beyond ASCII (contraseña) loads; a wrong one is still wrong_password', (t) => {
-  const directory = mkdtempSync(path.join(os.tmpdir(), 'p12-'));
-  try {
-    const run = (args: string[]) => execFileSync('openssl', args, { cwd: directory, stdio: 'pipe' });
-    run(['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'k.pem', '-out', 'c.pem', '-days', '30', '-subj', '/CN=Prueba Eñe/C=CO']);
-    run(['pkcs12', '-export', '-inkey', 'k.pem', '-in', 'c.pem', '-passout', 'pass:contraseña Año', '-out', 'o.p12']);
-    const p12 = readFileSync(path.join(directory, 'o.p12'));
-    const loaded = loadPkcs12(p12, 'contraseña Año');
-    t.truthy(loaded.privateKeyPem);
-    t.is(t.throws(() => loadPkcs12(p12, 'contrasena Año'), { instanceOf: CertificateError })?.code, 'wrong_password');
-  } finally {
-    rmSync(directory, { recursive: true, force: true });
-  }
+  const p12 = opensslPkcs12('/CN=Prueba Eñe/C=CO', 'contraseña Año');
+  t.truthy(loadPkcs12(p12, 'contraseña Año').privateKeyPem);
+  t.is(t.throws(() => loadPkcs12(p12, 'contrasena Año'), { instanceOf: CertificateError })?.code, 'wrong_password');
 });
 
 test('the DIAN activities parse a company certificate once per settings version', async (t) => {
