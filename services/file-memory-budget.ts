@@ -44,19 +44,10 @@ export class FileMemoryBudget {
    * until then (an activity's heartbeat, so a long wait is not taken for a lost worker).
    */
   async withBytes<T>(size: number, use: () => Promise<T>, whileWaiting?: () => void, intervalMs = 5_000): Promise<T> {
-    const weight = Math.max(1, Math.min(Math.ceil(size / UNIT_BYTES), this.units));
     const ticker = whileWaiting ? setInterval(whileWaiting, intervalMs) : undefined;
-    let release: () => void;
-    try {
-      [, release] = await this.semaphore.acquire(weight);
-    } finally {
-      clearInterval(ticker);
-    }
-    try {
-      return await use();
-    } finally {
-      release();
-    }
+    const acquired = this.semaphore.acquire(this.weightOf(size));
+    void acquired.finally(() => clearInterval(ticker)).catch(() => undefined);
+    return this.holding(acquired, use);
   }
 
   /**
@@ -64,14 +55,22 @@ export class FileMemoryBudget {
    * waiting longer (a request then answers 503 rather than hold its client indefinitely).
    */
   async withBytesWithin<T>(size: number, timeoutMs: number, use: () => Promise<T>): Promise<T> {
-    const weight = Math.max(1, Math.min(Math.ceil(size / UNIT_BYTES), this.units));
-    let release: () => void;
-    try {
-      [, release] = await withTimeout(this.semaphore, timeoutMs).acquire(weight);
-    } catch (error) {
-      if (error === E_TIMEOUT) throw new BudgetWaitTimedOut(timeoutMs);
-      throw error;
-    }
+    const acquired = withTimeout(this.semaphore, timeoutMs)
+      .acquire(this.weightOf(size))
+      .catch((error: unknown) => {
+        throw error === E_TIMEOUT ? new BudgetWaitTimedOut(timeoutMs) : error;
+      });
+    return this.holding(acquired, use);
+  }
+
+  /** Semaphore units for `size` bytes: at least one, at most the whole budget. */
+  private weightOf(size: number): number {
+    return Math.max(1, Math.min(Math.ceil(size / UNIT_BYTES), this.units));
+  }
+
+  /** Runs `use` once `acquired` grants the units, and gives them back when it ends. */
+  private async holding<T>(acquired: Promise<[number, () => void]>, use: () => Promise<T>): Promise<T> {
+    const [, release] = await acquired;
     try {
       return await use();
     } finally {

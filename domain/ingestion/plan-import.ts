@@ -113,20 +113,19 @@ function zipDocuments(xmls: readonly ArchiveFile[], companyNit: string, progress
  * The one carrying DIAN's validation (the AttachedDocument) is kept, with the PDF either had.
  */
 function oneDraftPerCufe(drafts: DocumentDraft[]): DocumentDraft[] {
-  const byCufe = new Map<string, DocumentDraft>();
+  const positionOf = new Map<string, number>();
   const kept: DocumentDraft[] = [];
   for (const draft of drafts) {
     const cufe = draft.ubl?.cufe.toLowerCase();
-    const earlier = cufe === undefined ? undefined : byCufe.get(cufe);
-    if (!cufe || !earlier) {
-      if (cufe) byCufe.set(cufe, draft);
+    const position = cufe === undefined ? undefined : positionOf.get(cufe);
+    if (position === undefined) {
+      if (cufe !== undefined) positionOf.set(cufe, kept.length);
       kept.push(draft);
       continue;
     }
-    const preferred = !earlier.validation && draft.validation ? draft : earlier;
-    const merged = { ...preferred, zipPdfEntry: preferred.zipPdfEntry ?? (preferred === draft ? earlier : draft).zipPdfEntry };
-    kept[kept.indexOf(earlier)] = merged;
-    byCufe.set(cufe, merged);
+    const earlier = kept[position]!;
+    const [preferred, other] = !earlier.validation && draft.validation ? [draft, earlier] : [earlier, draft];
+    kept[position] = { ...preferred, zipPdfEntry: preferred.zipPdfEntry ?? other.zipPdfEntry };
   }
   return kept;
 }

@@ -67,7 +67,8 @@ export function readMultipartFile(request: IncomingMessage, contentType: string,
 
     busboy.on('field', (name, value) => {
       // As for a repeated query parameter: which of two values was meant is not ours to guess.
-      if (Object.hasOwn(fields, name)) settle(invalidParameter(name.slice(0, 40), `${name.slice(0, 40)} must be given once.`));
+      const param = name.slice(0, 40);
+      if (Object.hasOwn(fields, name)) settle(invalidParameter(param, `${param} must be given once.`));
       else fields[name] = value;
     });
     busboy.on('file', (name, stream, info) => {
