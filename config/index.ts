@@ -66,6 +66,8 @@ const environmentSchema = z.object({
   SMTP_MAX_MESSAGE_BYTES: z.coerce.number().int().min(1024).default(30 * 1024 * 1024),
   SMTP_DAILY_QUOTA_MESSAGES: z.coerce.number().int().min(1).default(1000),
   SMTP_DAILY_QUOTA_BYTES: z.coerce.number().int().min(1024).default(1024 * 1024 * 1024),
+  SMTP_MAX_CONNECTIONS_PER_ADDRESS: z.coerce.number().int().min(1).default(5),
+  SMTP_MAX_SESSION_SECONDS: z.coerce.number().int().min(1).default(600),
   ALEGRA_BASE_URL: z.string().url().optional(),
   DIAN_SIMULATOR_URL: z.string().url().optional(),
   /** docs/dian.md "Bulk listing (assumed)": DIAN's BulkDocumentDownloadAsync for range imports. */
@@ -113,7 +115,17 @@ export type AppConfig = {
     | { driver: 'filesystem'; directory: string }
     | { driver: 's3'; bucket: string; region: string; endpoint?: string; forcePathStyle: boolean };
   /** The SMTP intake (docs/email-intake.md); port 0 = off. Quotas are per company over the last 24 hours. */
-  email: { port: number; host: string; domain: string; maxMessageBytes: number; dailyQuota: { messages: number; bytes: number } };
+  email: {
+    port: number;
+    host: string;
+    domain: string;
+    maxMessageBytes: number;
+    dailyQuota: { messages: number; bytes: number };
+    /** Concurrent connections from one client address (of MAX_CLIENTS in all); more are refused 421. */
+    maxConnectionsPerAddress: number;
+    /** A session's whole life, commands and DATA included; then 421 and the connection is closed. */
+    maxSessionMs: number;
+  };
   /**
    * docs/dian.md: companies whose DIAN environment is 'simulator' talk to simulatorUrl;
    * bulkListing (DIAN_BULK_LISTING=assumed) lets range imports use DIAN's assumed bulk download.
@@ -173,6 +185,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       domain: e.INBOX_DOMAIN,
       maxMessageBytes: e.SMTP_MAX_MESSAGE_BYTES,
       dailyQuota: { messages: e.SMTP_DAILY_QUOTA_MESSAGES, bytes: e.SMTP_DAILY_QUOTA_BYTES },
+      maxConnectionsPerAddress: e.SMTP_MAX_CONNECTIONS_PER_ADDRESS,
+      maxSessionMs: e.SMTP_MAX_SESSION_SECONDS * 1000,
     },
     exports: { alegraBaseUrl: e.ALEGRA_BASE_URL },
     dian: { simulatorUrl: e.DIAN_SIMULATOR_URL, bulkListing: e.DIAN_BULK_LISTING === 'assumed' },

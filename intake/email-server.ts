@@ -15,7 +15,11 @@ import { acceptFile, IntakeError, MAX_FILE_BYTES, type IntakeDependencies } from
 import { extractMessage, MAX_ATTACHMENTS_PER_MESSAGE, TooManyAttachments, type ExtractedMessage } from './mime-extract';
 import { inboxTokenOf } from '../domain/email-address';
 
-/** Concurrent SMTP connections. A message streams to a spool file, so a session holds little memory. */
+/**
+ * Concurrent SMTP connections. A message streams to a spool file, so a session holds little
+ * memory; what a session holds is a slot, so one address may hold only some of them
+ * (config.maxConnectionsPerAddress) and no session outlives config.maxSessionMs.
+ */
 export const MAX_CLIENTS = 10;
 /** The window of the per-company quota (config.email.dailyQuota). */
 const QUOTA_WINDOW_MS = 24 * 60 * 60 * 1000;
@@ -83,6 +87,7 @@ export async function startEmailIntake(deps: EmailIntakeDependencies): Promise<R
   const parsing = new ByteBudget(config.maxMessageBytes);
   /** Sessions that had a message accepted, until they close (the session metric's outcome). */
   const delivering = new Set<string>();
+  const limits = new SessionLimits(config.maxConnectionsPerAddress, config.maxSessionMs);
 
   const server = new SMTPServer({
     logger: false,
@@ -95,6 +100,13 @@ export async function startEmailIntake(deps: EmailIntakeDependencies): Promise<R
     maxClients: MAX_CLIENTS,
     maxRecipients: MAX_RECIPIENTS,
     closeTimeout: 10_000,
+    onConnect(session, callback) {
+      if (!limits.admit(session.id, session.remoteAddress, () => endSession(server, session.id, logger))) {
+        logger.warn({ session: session.id, remoteAddress: session.remoteAddress }, 'refused a connection: too many from its address');
+        return callback(new SmtpReply(421, '4.7.0 Too many connections from your address, try again later'));
+      }
+      callback();
+    },
     onRcptTo(address, _session, callback) {
       resolveRecipient(deps, address.address)
         .then((companyId) => {
@@ -135,6 +147,11 @@ export async function startEmailIntake(deps: EmailIntakeDependencies): Promise<R
           callback(null, reply);
         })
         .catch((error: Error) => {
+          if (clientLeftMidMessage(error)) {
+            // Nothing to answer and nothing lost: a sending MTA sends the whole message again.
+            logger.info({ session: session.id }, 'the client left before the end of its message; nothing of it was stored');
+            return callback(error);
+          }
           countSmtpMessage(error instanceof SmtpReply ? error.responseCode : 451);
           if (error instanceof SmtpReply) return callback(error);
           logger.error({ err: error, session: session.id }, 'could not store an e-mailed message; the sender will retry');
@@ -142,6 +159,7 @@ export async function startEmailIntake(deps: EmailIntakeDependencies): Promise<R
         });
     },
     onClose(session) {
+      limits.release(session.id);
       countSmtpSession(delivering.delete(session.id) ? 1 : 0);
     },
   });
@@ -166,6 +184,55 @@ export async function startEmailIntake(deps: EmailIntakeDependencies): Promise<R
       await rm(spoolDirectory, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * What one client may hold of the listener: a slot of its address (at most perAddress open at
+ * once) for at most lifetimeMs. A client that keeps talking (NOOP, RSET) is never idle, so the
+ * idle timeout alone would let it keep its slot forever.
+ */
+export class SessionLimits {
+  private readonly openByAddress = new Map<string, number>();
+  private readonly sessions = new Map<string, { address: string; expiry: NodeJS.Timeout }>();
+
+  constructor(private readonly perAddress: number, private readonly lifetimeMs: number) {}
+
+  /** Takes a slot for the session and arms its expiry, or answers false when its address has none left. */
+  admit(sessionId: string, address: string, onExpiry: () => void): boolean {
+    const open = this.openByAddress.get(address) ?? 0;
+    if (open >= this.perAddress) return false;
+    this.openByAddress.set(address, open + 1);
+    const expiry = setTimeout(onExpiry, this.lifetimeMs);
+    expiry.unref();
+    this.sessions.set(sessionId, { address, expiry });
+    return true;
+  }
+
+  /** A refused session took no slot, so it releases none. */
+  release(sessionId: string): void {
+    const session = this.sessions.get(sessionId);
+    if (!session) return;
+    this.sessions.delete(sessionId);
+    clearTimeout(session.expiry);
+    const open = (this.openByAddress.get(session.address) ?? 1) - 1;
+    if (open > 0) this.openByAddress.set(session.address, open);
+    else this.openByAddress.delete(session.address);
+  }
+}
+
+/** Closes a session that reached its time limit, telling the client why (RFC 5321 §3.8: 421). */
+function endSession(server: SMTPServer, sessionId: string, logger: Logger): void {
+  for (const connection of server.connections) {
+    if (connection.session.id !== sessionId) continue;
+    logger.warn({ session: sessionId, remoteAddress: connection.remoteAddress }, 'closed a session: time limit reached');
+    connection.send(421, '4.4.2 Session time limit reached, closing connection', false);
+    connection.close();
+  }
+}
+
+/** smtp-server ends the DATA stream with ECONNECTION when the client's connection closes during it. */
+function clientLeftMidMessage(error: Error): boolean {
+  return (error as NodeJS.ErrnoException).code === 'ECONNECTION';
 }
 
 /** The company an envelope recipient designates, or null when it is not one of our inboxes. */

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import net from 'node:net';
 import test from 'ava';
 import nodemailer from 'nodemailer';
 import type Mail from 'nodemailer/lib/mailer';
@@ -25,13 +26,13 @@ test.after.always(async () => {
   await api?.close();
 });
 
-async function intakeWith(quota: AppConfig['email']['dailyQuota']) {
+async function intakeWith(quota: AppConfig['email']['dailyQuota'], limits: Partial<AppConfig['email']> = {}, logger = pino({ level: 'silent' })) {
   const intake = await startEmailIntake({
     repositories: api.dependencies.repositories,
     blobStore: api.dependencies.blobStore,
     temporal: { client: api.temporal.client, taskQueue: api.config.temporal.taskQueue },
-    logger: pino({ level: 'silent' }),
-    config: { ...api.config.email, host: '127.0.0.1', port: await freePort(), dailyQuota: quota },
+    logger,
+    config: { ...api.config.email, host: '127.0.0.1', port: await freePort(), dailyQuota: quota, ...limits },
   });
   intakes.push(intake);
   return intake;
@@ -124,6 +125,99 @@ test('retention: a message nothing was imported from is deleted after 30 days; o
   t.false(await api.dependencies.blobStore.exists(rows[0].blob_key), 'the unimportable message is gone');
   t.true(await api.dependencies.blobStore.exists(rows[1].blob_key), 'the message with a file stays (it is the file’s source)');
   t.deepEqual((await api.database.db('email_messages').where({ company_id: company.id })).map((row) => row.id), [rows[1].id]);
+});
+
+/** A raw SMTP connection on loopback: every line the server sent, and whether it closed. */
+async function connectRaw(port: number, localAddress = '127.0.0.1') {
+  const socket = net.connect({ host: '127.0.0.1', port, localAddress });
+  const lines: string[] = [];
+  let buffered = '';
+  socket.setEncoding('utf8');
+  socket.on('data', (chunk: string) => {
+    buffered += chunk;
+    const parts = buffered.split('\r\n');
+    buffered = parts.pop()!;
+    lines.push(...parts);
+  });
+  const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+  socket.on('error', () => undefined);
+  const nextLine = async (after: number, within = 5_000) => {
+    const deadline = Date.now() + within;
+    while (lines.length <= after && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+    return lines[after];
+  };
+  return { socket, lines, closed, nextLine };
+}
+
+test('one address may hold only its share of the connections: the next is refused 421, and admitted once one closes', async (t) => {
+  const intake = await intakeWith({ messages: 100, bytes: 100 * 1024 * 1024 }, { maxConnectionsPerAddress: 2 });
+  const first = await connectRaw(intake.port);
+  const second = await connectRaw(intake.port);
+  t.regex(await first.nextLine(0), /^220 /);
+  t.regex(await second.nextLine(0), /^220 /);
+  const third = await connectRaw(intake.port);
+  t.regex(await third.nextLine(0), /^421 4\.7\.0 Too many connections from your address/);
+  await third.closed;
+  // Another address is not affected.
+  const elsewhere = await connectRaw(intake.port, '127.0.0.2');
+  t.regex(await elsewhere.nextLine(0), /^220 /);
+  elsewhere.socket.end('QUIT\r\n');
+  first.socket.end('QUIT\r\n');
+  await first.closed;
+  const fourth = await connectRaw(intake.port);
+  t.regex(await fourth.nextLine(0), /^220 /, 'the closed session gave its slot back');
+  // A sending MTA gets the same 4xx, and retries later.
+  const company = await inboxOf('Conexiones S.A.S.', '900000005');
+  const whileFull = await send(intake.port, { to: company.inbox, attachments: [image(100)] });
+  t.is(whileFull.ok ? 0 : whileFull.responseCode, 421);
+  for (const open of [second, fourth]) open.socket.end('QUIT\r\n');
+  await Promise.all([second.closed, fourth.closed]);
+  t.true((await send(intake.port, { to: company.inbox, attachments: [image(100)] })).ok);
+});
+
+test('a session that keeps talking without sending mail is closed with 421 at its time limit, and its slot is freed', async (t) => {
+  const intake = await intakeWith({ messages: 100, bytes: 100 * 1024 * 1024 }, { maxConnectionsPerAddress: 1, maxSessionMs: 1_500 });
+  const client = await connectRaw(intake.port);
+  t.regex(await client.nextLine(0), /^220 /);
+  const started = Date.now();
+  const noops = setInterval(() => client.socket.write('NOOP\r\n'), 200);
+  try {
+    await client.closed;
+  } finally {
+    clearInterval(noops);
+  }
+  const elapsed = Date.now() - started;
+  t.true(elapsed >= 1_300 && elapsed < 4_000, `closed after ${elapsed} ms`);
+  t.true(client.lines.filter((line) => line.startsWith('250 ')).length >= 3, 'its NOOPs were answered until then');
+  t.regex(client.lines.at(-1) ?? '', /^421 4\.4\.2 Session time limit reached/);
+  const next = await connectRaw(intake.port);
+  t.regex(await next.nextLine(0), /^220 /);
+  next.socket.end('QUIT\r\n');
+  await next.closed;
+});
+
+test('a client that leaves in the middle of its DATA: nothing is stored, and it is logged as routine, not as an error', async (t) => {
+  const logged: { level: number; msg: string }[] = [];
+  const logger = pino({ level: 'info' }, { write: (line: string) => void logged.push(JSON.parse(line)) });
+  const intake = await intakeWith({ messages: 100, bytes: 100 * 1024 * 1024 }, {}, logger);
+  const company = await inboxOf('Se Fue S.A.S.', '900000006');
+  const client = await connectRaw(intake.port);
+  t.regex(await client.nextLine(0), /^220 /);
+  const commands = ['EHLO cliente.example', 'MAIL FROM:<a@proveedor.example>', `RCPT TO:<${company.inbox}>`, 'DATA'];
+  for (const command of commands) client.socket.write(`${command}\r\n`);
+  while (!client.lines.some((line) => line.startsWith('354'))) {
+    t.truthy(await client.nextLine(client.lines.length), `answers so far: ${client.lines.join(' | ')}`);
+  }
+  client.socket.write('Subject: a medias\r\n\r\n' + 'x'.repeat(50_000));
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  client.socket.destroy();
+  const deadline = Date.now() + 5_000;
+  while (!logged.some((line) => /left before the end of its message/.test(line.msg)) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+  const left = logged.find((line) => /left before the end of its message/.test(line.msg));
+  t.is(left?.level, 30, 'info');
+  t.deepEqual(logged.filter((line) => line.level >= 50), [], 'no error was logged');
+  t.is((await api.dependencies.repositories.emailMessages.usageSince(company.id, new Date(0))).messages, 0);
+  t.true((await send(intake.port, { to: company.inbox, attachments: [image(100)] })).ok, 'the listener goes on');
 });
 
 test('the parse budget: bytes beyond it wait, first come first served', async (t) => {
