@@ -16,6 +16,15 @@ export const LISTING_NOT_SUPPORTED_MESSAGE =
   'DIAN\'s web service has no confirmed listing operation: upload the "documentos recibidos" export (CSV or XLSX) as `file`, ' +
   'or have the deployment turn on DIAN\'s assumed bulk download (DIAN_BULK_LISTING=assumed, docs/dian.md).';
 
+/**
+ * The longest range one listing run covers, first and last day included: ten years (3,653 days,
+ * leap days counted), longer than any period a company keeps its documents for. With DIAN's bulk
+ * download a run asks window by window (at most 41 of them then), so a range of centuries would
+ * be tens of thousands of requests in one workflow. An uploaded export is not listed: its range
+ * only filters it, so it is not capped.
+ */
+export const MAX_LISTED_RANGE_DAYS = 3_653;
+
 export type ListingWindow = { from: string; to: string };
 
 const DAY_MS = 86_400_000;
@@ -29,6 +38,11 @@ function dayNumber(date: string): number {
 
 function dateOf(day: number): string {
   return new Date(day * DAY_MS).toISOString().slice(0, 10);
+}
+
+/** Calendar days in [from, to] (YYYY-MM-DD, inclusive): 1 for a single day. */
+export function daysInRange(from: string, to: string): number {
+  return dayNumber(to) - dayNumber(from) + 1;
 }
 
 /**

@@ -90,6 +90,24 @@ test.serial('validation: dates, range order and a CSV without a CUFE column', as
   t.is(bad.body.error.param, 'begin_date');
   const reversed = await world.call('POST', runsPath(), { begin_date: '2024-03-02', end_date: '2024-03-01' });
   t.is(reversed.body.error.param, 'end_date');
+  // Listing DIAN: ten years at most (3,653 days), so a range of centuries is not thousands of requests.
+  const runsBefore = await world.api.database.db('dian_imports').where({ company_id: world.company.id }).count<{ count: string }[]>('id as count').first();
+  const centuries = await world.call('POST', runsPath(), { begin_date: '0001-01-01', end_date: '9999-12-31' });
+  t.is(centuries.status, 400);
+  t.like(centuries.body.error, { code: 'invalid_parameter', param: 'end_date' });
+  t.regex(centuries.body.error.message, /at most 3653 days; 0001-01-01 to 9999-12-31 is 3652059\b/);
+  const tenYearsAndADay = await world.call('POST', runsPath(), { begin_date: '2015-01-01', end_date: '2025-01-01' });
+  t.is(tenYearsAndADay.status, 400, '2015-01-01 to 2025-01-01 is 3,654 days');
+  const runsAfter = await world.api.database.db('dian_imports').where({ company_id: world.company.id }).count<{ count: string }[]>('id as count').first();
+  t.is(runsAfter?.count, runsBefore?.count, 'no run was recorded');
+  // An uploaded export is not listed: the same range only filters it.
+  const longForm = new FormData();
+  longForm.append('begin_date', '0001-01-01');
+  longForm.append('end_date', '9999-12-31');
+  longForm.append('file', new Blob([`CUFE/CUDE\n${'a'.repeat(96)}`], { type: 'text/csv' }), 'documentos-recibidos.csv');
+  const filtered = await fetch(`${world.api.url}${runsPath()}`, { method: 'POST', headers: bearer(world.key), body: longForm });
+  t.is(filtered.status, 202);
+  await waitForRun(((await filtered.json()) as { id: number }).id);
   const form = new FormData();
   form.append('begin_date', '2019-01-01');
   form.append('end_date', '2019-12-31');

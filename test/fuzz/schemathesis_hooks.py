@@ -18,7 +18,7 @@ OPAQUE_CONTENT = {
     (400, "invalid_parameter", "certificate_p12_base64"): "a PKCS#12 certificate must open with its password",
     (400, "invalid_parameter", "certificate_password"): "a PKCS#12 certificate must open with its password",
     (400, "invalid_parameter", "file"): "an uploaded DIAN export must be a readable CSV or XLSX with the expected columns",
-    (400, "invalid_parameter", "end_date"): "end_date must not be before begin_date: JSON Schema cannot compare two fields",
+    (400, "invalid_parameter", "end_date"): "end_date must not be before begin_date, nor a listed range over ten years: JSON Schema cannot compare two fields",
     (400, "invalid_parameter", "since"): "since must be within the last 30 days (the delivery history): relative to the current time",
 }
 

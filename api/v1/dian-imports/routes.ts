@@ -10,7 +10,7 @@ import { parseBody } from '../../validation';
 import { MAX_FILE_BYTES } from '../../../services/accept-file';
 import { ReceivedExportError } from '../../../domain/dian/received-export';
 import { CpuBudgetExceeded, cufesFromReceivedExportInPool } from '../../../services/cpu/pool';
-import { LISTING_NOT_SUPPORTED_MESSAGE } from '../../../domain/dian/listing-windows';
+import { daysInRange, LISTING_NOT_SUPPORTED_MESSAGE, MAX_LISTED_RANGE_DAYS } from '../../../domain/dian/listing-windows';
 import { startWorkflow } from '../../../temporal/start-workflow';
 import { dianImportWorkflow } from '../../../workflows/dian-import';
 import { workflowIdsFor } from '../../../workflows/messages';
@@ -39,6 +39,14 @@ export function dianImportsRoutes(deps: ApiDependencies): Router {
       cufesFromFile = upload.bytes;
     }
     const input = parseBody(dianImportIn, body);
+    const days = daysInRange(input.begin_date, input.end_date);
+    if (!cufesFromFile && days > MAX_LISTED_RANGE_DAYS) {
+      throw invalidParameter(
+        'end_date',
+        `A run that lists DIAN covers at most ${MAX_LISTED_RANGE_DAYS} days; ${input.begin_date} to ${input.end_date} is ${days}. ` +
+          'Split the range into several runs, or upload the "documentos recibidos" export as `file` (its range only filters the file).',
+      );
+    }
     const settings = await repositories.dianSettings.find(owner.id);
     if (!settings) {
       throw new ApiError(409, 'dian_settings_missing', "Configure the company's DIAN settings (PUT /v1/companies/{company_id}/dian-settings) first.");

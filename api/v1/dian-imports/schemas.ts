@@ -3,7 +3,7 @@ import { calendarDate } from '../openapi/common';
 
 const fields = {
   begin_date: calendarDate('begin_date'),
-  end_date: calendarDate('end_date').meta({ description: 'Not before begin_date.' }),
+  end_date: calendarDate('end_date').meta({ description: 'Not before begin_date. Without a file (DIAN lists the range) at most 3,653 days (ten years), both days included.' }),
   document_type: z.enum(['invoice', 'credit_note', 'all'], { error: 'document_type must be invoice, credit_note or all.' }).default('all'),
 };
 
