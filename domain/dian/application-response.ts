@@ -124,7 +124,6 @@ export type ApplicationResponseInput = {
 
 /** Escapes text and attribute values; rejects characters XML 1.0 cannot carry. */
 export function escapeXml(value: string): string {
-  // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/.test(value)) {
     throw new ApplicationResponseError('invalid_field', `text contains characters XML cannot carry: ${JSON.stringify(value)}`);
   }
