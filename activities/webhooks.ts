@@ -17,8 +17,21 @@ export type WebhookActivityDependencies = {
   repositories: Repositories;
   secretBox: SecretBox;
   temporal: TemporalTarget;
-  webhooks: { allowPrivateTargets: boolean; repairAfterSeconds: number };
+  webhooks: {
+    allowPrivateTargets: boolean;
+    repairAfterSeconds: number;
+    /** Attempts this worker runs inline (deliverAttemptInline) at once; DEFAULT_INLINE_ATTEMPTS when absent. */
+    inlineAttempts?: number;
+  };
 };
+
+/**
+ * Attempts run inline at once when the worker does not say (worker/tuning.ts does: half its
+ * workflow-task slots). An inline attempt is a local activity: it holds its delivery's workflow
+ * task, and that task's workflow-task slot, for as long as the receiver takes (up to
+ * ATTEMPT_TIMEOUT_MS).
+ */
+export const DEFAULT_INLINE_ATTEMPTS = 5;
 
 /**
  * A failed delivery still uncounted this long after it failed is recounted: its entity normally
@@ -27,6 +40,9 @@ export type WebhookActivityDependencies = {
 const RECOUNT_FAILURES_AFTER_SECONDS = 600;
 /** Failures looked at per recount run; the next run goes on. */
 const RECOUNT_FAILURES_PER_RUN = 500;
+
+/** An inline attempt the worker had no room for: the workflow makes it as an activity task instead. */
+export type DeferredAttempt = { kind: 'deferred' };
 
 export type AttemptResult =
   | {
@@ -65,6 +81,60 @@ export function createWebhookActivities(deps: WebhookActivityDependencies) {
       signalArgs: [outcome],
     });
 
+  /** One delivery attempt: check the endpoint, sign the stored body, POST, record the outcome. */
+  async function deliverAttempt(request: AttemptRequest): Promise<AttemptResult> {
+    const { endpoint, deliveryStatus, payload: body } = await repositories.webhookDeliveries.attemptContext(request.deliveryId, request.endpointId, request.eventId);
+    const unavailable = !endpoint || endpoint.deleted_at ? 'endpoint deleted' : !endpoint.enabled ? 'endpoint disabled' : null;
+    if (unavailable || !endpoint) {
+      const reason = `${unavailable}; not sent`;
+      await repositories.webhookDeliveries.failIfPending(request.deliveryId, reason);
+      return { kind: 'endpoint_unavailable', reason };
+    }
+    if (deliveryStatus === 'delivered') {
+      // An inline attempt run again after its worker died between recording the delivery and
+      // telling the workflow (a local activity is at least once): it was delivered.
+      return { kind: 'delivered', statusCode: null, error: null };
+    }
+    if (deliveryStatus !== 'pending') {
+      return { kind: 'endpoint_unavailable', reason: `delivery is ${deliveryStatus ?? 'gone'}` };
+    }
+    if (!body) throw new Error(`event ${request.eventId} has no payload`);
+
+    const startedAt = new Date();
+    const headers = webhookHeaders(
+      signingSecrets(deps.secretBox, endpoint.secrets, startedAt),
+      request.eventId,
+      Math.floor(startedAt.getTime() / 1000),
+      body,
+    );
+    const outcome = await postWebhook(endpoint.url, headers, body, {
+      timeoutMs: ATTEMPT_TIMEOUT_MS,
+      allowPrivateTargets: deps.webhooks.allowPrivateTargets,
+    });
+    const recorded = await repositories.webhookDeliveries.recordAttempt(
+      {
+        deliveryId: request.deliveryId,
+        attempt: request.attempt,
+        startedAt,
+        durationMs: outcome.durationMs,
+        statusCode: outcome.statusCode,
+        error: outcome.error,
+        succeeded: outcome.succeeded,
+        nextAttemptAt: nextAttemptDue(request, new Date()),
+      },
+      request.attempt >= MAX_ATTEMPTS,
+    );
+    return {
+      kind: outcome.succeeded ? 'delivered' : 'failed',
+      statusCode: outcome.statusCode,
+      error: outcome.error,
+      ...(recorded.counterUnaffected ? { counterUnaffected: true } : {}),
+    };
+  }
+
+  const inlineLimit = deps.webhooks.inlineAttempts ?? DEFAULT_INLINE_ATTEMPTS;
+  let inlineRunning = 0;
+
   return {
     /** publishEventWorkflow's first step (runs started before events were published by activities). */
     async recordEvent(input: PublishEventInput): Promise<DeliveryInput[]> {
@@ -77,49 +147,20 @@ export function createWebhookActivities(deps: WebhookActivityDependencies) {
     },
 
     /** One delivery attempt: check the endpoint, sign the stored body, POST, record the outcome. */
-    async deliverAttempt(request: AttemptRequest): Promise<AttemptResult> {
-      const { endpoint, deliveryStatus, payload: body } = await repositories.webhookDeliveries.attemptContext(request.deliveryId, request.endpointId, request.eventId);
-      const unavailable = !endpoint || endpoint.deleted_at ? 'endpoint deleted' : !endpoint.enabled ? 'endpoint disabled' : null;
-      if (unavailable || !endpoint) {
-        const reason = `${unavailable}; not sent`;
-        await repositories.webhookDeliveries.failIfPending(request.deliveryId, reason);
-        return { kind: 'endpoint_unavailable', reason };
-      }
-      if (deliveryStatus !== 'pending') {
-        return { kind: 'endpoint_unavailable', reason: `delivery is ${deliveryStatus ?? 'gone'}` };
-      }
-      if (!body) throw new Error(`event ${request.eventId} has no payload`);
+    deliverAttempt,
 
-      const startedAt = new Date();
-      const headers = webhookHeaders(
-        signingSecrets(deps.secretBox, endpoint.secrets, startedAt),
-        request.eventId,
-        Math.floor(startedAt.getTime() / 1000),
-        body,
-      );
-      const outcome = await postWebhook(endpoint.url, headers, body, {
-        timeoutMs: ATTEMPT_TIMEOUT_MS,
-        allowPrivateTargets: deps.webhooks.allowPrivateTargets,
-      });
-      const recorded = await repositories.webhookDeliveries.recordAttempt(
-        {
-          deliveryId: request.deliveryId,
-          attempt: request.attempt,
-          startedAt,
-          durationMs: outcome.durationMs,
-          statusCode: outcome.statusCode,
-          error: outcome.error,
-          succeeded: outcome.succeeded,
-          nextAttemptAt: nextAttemptDue(request, new Date()),
-        },
-        request.attempt >= MAX_ATTEMPTS,
-      );
-      return {
-        kind: outcome.succeeded ? 'delivered' : 'failed',
-        statusCode: outcome.statusCode,
-        error: outcome.error,
-        ...(recorded.counterUnaffected ? { counterUnaffected: true } : {}),
-      };
+    /**
+     * The same attempt as a local activity (webhookDeliveryWorkflowV3), when fewer than
+     * `inlineAttempts` run in this worker; otherwise deferred, made as an activity task.
+     */
+    async deliverAttemptInline(request: AttemptRequest): Promise<AttemptResult | DeferredAttempt> {
+      if (inlineRunning >= inlineLimit) return { kind: 'deferred' };
+      inlineRunning += 1;
+      try {
+        return await deliverAttempt(request);
+      } finally {
+        inlineRunning -= 1;
+      }
     },
 
     /** An attempt whose activity was lost (worker died, timed out) still counts as a failed attempt. */

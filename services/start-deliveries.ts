@@ -1,6 +1,6 @@
 import { startWorkflow, type TemporalTarget } from '../temporal/start-workflow';
 import { workflowIdsFor, type DeliveryInput } from '../workflows/messages';
-import { webhookDeliveryWorkflowV2 } from '../workflows/webhook-delivery';
+import { webhookDeliveryWorkflowV3 } from '../workflows/webhook-delivery';
 
 /** An original delivery's workflow id names its endpoint and event; a resend's adds its own delivery id. */
 export function deliveryWorkflowId(taskQueue: string, delivery: DeliveryInput): string {
@@ -16,7 +16,7 @@ export function deliveryWorkflowId(taskQueue: string, delivery: DeliveryInput): 
 export async function startDeliveryWorkflows(temporal: TemporalTarget, deliveries: DeliveryInput[]): Promise<boolean[]> {
   return Promise.all(
     deliveries.map((delivery) =>
-      startWorkflow(temporal, webhookDeliveryWorkflowV2, {
+      startWorkflow(temporal, webhookDeliveryWorkflowV3, {
         workflowId: deliveryWorkflowId(temporal.taskQueue, delivery),
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
         subject: { companyId: delivery.companyId, endpointId: delivery.endpointId, eventType: delivery.eventType },

@@ -8,6 +8,7 @@ import { createRepositories } from '../db/repositories';
 import { SecretBox } from '../domain/secret-box';
 import type { ActivityDependencies } from '../activities';
 import { createWorker } from './create-worker';
+import { inlineWebhookAttempts } from './tuning';
 import { ensureSchedules } from './schedules';
 import { startMetricsServer } from '../config/metrics';
 import { tracingClientInterceptors, type Tracing } from '../config/tracing';
@@ -75,7 +76,11 @@ export function buildActivityDependencies(config: AppConfig, db: ActivityDepende
     // Activities only read and write blobs; download links are made by the API.
     blobStore: createBlobStore(config, masterKey, () => config.http.publicBaseUrl ?? ''),
     temporal: { client, taskQueue: config.temporal.taskQueue, startsEagerly: client.connection instanceof NativeConnection },
-    webhooks: { allowPrivateTargets: config.webhooks.allowPrivateTargets, repairAfterSeconds: config.webhooks.repairAfterSeconds },
+    webhooks: {
+      allowPrivateTargets: config.webhooks.allowPrivateTargets,
+      repairAfterSeconds: config.webhooks.repairAfterSeconds,
+      inlineAttempts: inlineWebhookAttempts(),
+    },
     exports: { alegraBaseUrl: config.exports.alegraBaseUrl },
     dian: { simulatorUrl: config.dian.simulatorUrl, bulkListing: config.dian.bulkListing },
   };

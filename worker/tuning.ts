@@ -20,6 +20,8 @@ const tuningSchema = z.object({
   TEMPORAL_MAX_WORKFLOW_TASKS: count(10),
   TEMPORAL_MAX_ACTIVITIES: count(20),
   TEMPORAL_MAX_LOCAL_ACTIVITIES: count(20),
+  /** Webhook attempts run inline at once (decision 0020); absent: half the workflow-task slots. 0: none. */
+  TEMPORAL_INLINE_WEBHOOK_ATTEMPTS: z.coerce.number().int().min(0).max(10_000).optional(),
 });
 
 export function workerTuning(env: NodeJS.ProcessEnv = process.env): Partial<WorkerOptions> {
@@ -32,4 +34,19 @@ export function workerTuning(env: NodeJS.ProcessEnv = process.env): Partial<Work
     maxConcurrentActivityTaskExecutions: tuning.TEMPORAL_MAX_ACTIVITIES,
     maxConcurrentLocalActivityExecutions: tuning.TEMPORAL_MAX_LOCAL_ACTIVITIES,
   };
+}
+
+/**
+ * How many webhook attempts the worker runs inline (as local activities) at once. Each holds a
+ * workflow-task slot while its receiver answers, so some slots must stay free for every other
+ * workflow: fewer than TEMPORAL_MAX_WORKFLOW_TASKS, half of them unless set.
+ */
+export function inlineWebhookAttempts(env: NodeJS.ProcessEnv = process.env): number {
+  const tuning = tuningSchema.parse(setVariables(env));
+  const slots = tuning.TEMPORAL_MAX_WORKFLOW_TASKS;
+  const inline = tuning.TEMPORAL_INLINE_WEBHOOK_ATTEMPTS ?? Math.floor(slots / 2);
+  if (inline >= slots) {
+    throw new Error(`TEMPORAL_INLINE_WEBHOOK_ATTEMPTS (${inline}) must be below TEMPORAL_MAX_WORKFLOW_TASKS (${slots}): inline attempts hold workflow-task slots, and other workflows need some.`);
+  }
+  return inline;
 }

@@ -1,7 +1,7 @@
 // Bundle entry: every workflow the worker runs is exported from here.
 export { systemCheckWorkflow } from './system-check';
 export { publishEventWorkflow } from './publish-event';
-export { webhookDeliveryWorkflow, webhookDeliveryWorkflowV2 } from './webhook-delivery';
+export { webhookDeliveryWorkflow, webhookDeliveryWorkflowV2, webhookDeliveryWorkflowV3 } from './webhook-delivery';
 export { webhookEndpointWorkflow } from './webhook-endpoint';
 export { purgeWebhookHistoryWorkflow } from './purge-webhook-history';
 export { repairUnstartedDeliveriesWorkflow } from './repair-unstarted-deliveries';

@@ -1,5 +1,5 @@
-import { ActivityFailure, isCancellation, patched, proxyActivities, proxyLocalActivities, sleep, TimeoutFailure } from '@temporalio/workflow';
-import type { createWebhookActivities } from '../activities/webhooks';
+import { ActivityFailure, ApplicationFailure, isCancellation, patched, proxyActivities, proxyLocalActivities, sleep, TemporalFailure, TimeoutFailure } from '@temporalio/workflow';
+import type { AttemptRequest, AttemptResult, createWebhookActivities } from '../activities/webhooks';
 import { delayBeforeAttempt, MAX_ATTEMPTS } from '../domain/webhooks/retry-schedule';
 import { COUNT_FAILED_DELIVERIES_PATCH, LOCAL_BOOKKEEPING_PATCH, type DeliveryInput } from './messages';
 import { settleIfCancelled, type SettlesOnCancellation } from './settle-on-cancellation';
@@ -7,10 +7,11 @@ import { settleIfCancelled, type SettlesOnCancellation } from './settle-on-cance
 type WebhookActivities = ReturnType<typeof createWebhookActivities>;
 
 // The workflow owns the retry schedule: an attempt is never retried by Temporal.
-const { deliverAttempt } = proxyActivities<WebhookActivities>({
-  startToCloseTimeout: '25 seconds',
-  retry: { maximumAttempts: 1 },
-});
+const attemptOptions = { startToCloseTimeout: '25 seconds', retry: { maximumAttempts: 1 } } as const;
+const { deliverAttempt } = proxyActivities<WebhookActivities>(attemptOptions);
+// The same attempt inside the workflow task that decides it: no activity task, no second workflow
+// task (decision 0020). The worker defers it to deliverAttempt when it runs enough inline already.
+const { deliverAttemptInline } = proxyLocalActivities<WebhookActivities>(attemptOptions);
 const bookkeepingRetry = { initialInterval: '1 second', maximumInterval: '1 minute' } as const;
 const remoteBookkeeping = proxyActivities<WebhookActivities>({ startToCloseTimeout: '30 seconds', retry: bookkeepingRetry });
 // One row write, or one signal: short enough to run inside the workflow task that needs it,
@@ -24,6 +25,8 @@ type Bookkeeping = typeof localBookkeeping;
  * TemporalChangeVersion upsert with it (two history events and one Cloud action per delivery).
  */
 type DeliveryRevision = {
+  /** How an attempt is made: an activity task, or inline when the worker has room (V3). */
+  attempt: (request: AttemptRequest) => Promise<AttemptResult>;
   /** Only the delivery's outcome is reported to the endpoint's entity, not each failed attempt. */
   reportsOnlyOutcomes: boolean;
   /** Where the short database steps run (local activities, or activity tasks in older runs). */
@@ -39,8 +42,22 @@ type DeliveryRevision = {
  * delivered one while the count is 0 and no failure is uncounted). Cancelled when the endpoint
  * is disabled; cancelled by an operator, the delivery ends failed.
  */
+export async function webhookDeliveryWorkflowV3(input: DeliveryInput): Promise<'delivered' | 'failed'> {
+  return deliver(input, { attempt: attemptInlineWhenRoom, reportsOnlyOutcomes: true, bookkeeping: () => localBookkeeping, settlesOnCancellation: 'always' });
+}
+
+async function attemptInlineWhenRoom(request: AttemptRequest): Promise<AttemptResult> {
+  const inline = await deliverAttemptInline(request);
+  return inline.kind === 'deferred' ? deliverAttempt(request) : inline;
+}
+
+/**
+ * The delivery type from decision 0018 until webhookDeliveryWorkflowV3: every attempt an
+ * activity task. Kept registered for its runs still alive (up to ~2.6 h) and for the replay of
+ * their histories.
+ */
 export async function webhookDeliveryWorkflowV2(input: DeliveryInput): Promise<'delivered' | 'failed'> {
-  return deliver(input, { reportsOnlyOutcomes: true, bookkeeping: () => localBookkeeping, settlesOnCancellation: 'always' });
+  return deliver(input, { attempt: deliverAttempt, reportsOnlyOutcomes: true, bookkeeping: () => localBookkeeping, settlesOnCancellation: 'always' });
 }
 
 /**
@@ -54,7 +71,7 @@ export async function webhookDeliveryWorkflow(input: DeliveryInput): Promise<'de
   const reportsOnlyOutcomes = patched(COUNT_FAILED_DELIVERIES_PATCH);
   // Runs started before LOCAL_BOOKKEEPING_PATCH scheduled these steps as activities; they replay so.
   const bookkeeping = () => (patched(LOCAL_BOOKKEEPING_PATCH) ? localBookkeeping : remoteBookkeeping);
-  return deliver(input, { reportsOnlyOutcomes, bookkeeping, settlesOnCancellation: 'ask-patch' });
+  return deliver(input, { attempt: deliverAttempt, reportsOnlyOutcomes, bookkeeping, settlesOnCancellation: 'ask-patch' });
 }
 
 async function deliver(input: DeliveryInput, revision: DeliveryRevision): Promise<'delivered' | 'failed'> {
@@ -78,15 +95,16 @@ async function deliver(input: DeliveryInput, revision: DeliveryRevision): Promis
       // results lack the field and report, as they did).
       let changesNothing = false;
       try {
-        const result = await deliverAttempt(request);
+        const result = await revision.attempt(request);
         if (result.kind === 'endpoint_unavailable') return 'failed';
         succeeded = result.kind === 'delivered';
         changesNothing = result.kind === 'delivered' && result.counterUnaffected === true;
       } catch (error) {
-        if (!(error instanceof ActivityFailure) || isCancellation(error)) throw error;
+        const cause = lostAttemptCause(error);
+        if (!cause) throw error;
         // The client reads last_error: it learns that the attempt was lost, not the worker's
         // internals (a failed statement's SQL); those are in the worker's log and the history.
-        const lost = error.cause instanceof TimeoutFailure ? 'the worker stopped answering' : 'the worker failed while making or recording it';
+        const lost = cause instanceof TimeoutFailure ? 'the worker stopped answering' : 'the worker failed while making or recording it';
         await bookkeeping().recordLostAttempt({ ...request, error: `attempt interrupted: ${lost}` });
         succeeded = false;
       }
@@ -105,4 +123,15 @@ async function deliver(input: DeliveryInput, revision: DeliveryRevision): Promis
     await settleIfCancelled(error, { kind: 'delivery', deliveryId: input.deliveryId }, revision.settlesOnCancellation);
     return 'failed';
   }
+}
+
+/**
+ * Why an attempt was lost in the worker, or null when the error is not such a loss (a
+ * cancellation, a bug in this workflow). An activity task's failure comes wrapped in an
+ * ActivityFailure; a local activity's (an inline attempt's) comes as its own failure.
+ */
+function lostAttemptCause(error: unknown): TemporalFailure | null {
+  if (isCancellation(error)) return null;
+  if (error instanceof ActivityFailure) return error.cause instanceof TemporalFailure ? error.cause : error;
+  return error instanceof ApplicationFailure || error instanceof TimeoutFailure ? error : null;
 }

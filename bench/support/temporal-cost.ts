@@ -77,6 +77,19 @@ export const emptyCost = (): TemporalCost => ({
 
 export type TimeWindow = { from: Date; to: Date };
 
+/** The activity type of each local activity a history records, in order (from its marker's data). */
+export function localActivityTypes(events: readonly HistoryEvent[]): string[] {
+  const types: string[] = [];
+  for (const event of events) {
+    const marker = event.markerRecordedEventAttributes;
+    if (event.eventType !== EventType.EVENT_TYPE_MARKER_RECORDED || marker?.markerName !== LOCAL_ACTIVITY_MARKER) continue;
+    const data = marker.details?.data?.payloads?.[0]?.data;
+    const parsed = data ? (JSON.parse(Buffer.from(data).toString('utf8')) as { activity_type?: string; activityType?: string }) : {};
+    types.push(parsed.activity_type ?? parsed.activityType ?? 'unknown');
+  }
+  return types;
+}
+
 /** The cost recorded in one run's history, counting only the events inside `window` when one is given. */
 export function costOfHistory(events: readonly HistoryEvent[], window?: TimeWindow): TemporalCost {
   const cost = emptyCost();

@@ -50,7 +50,7 @@ test('list-filtering by CompanyId returns exactly that company\'s workflows, wit
   const found = await eventually(async () => {
     const executions = await list(`CompanyId = ${buyer.id} AND TaskQueue = '${queue}'`);
     const types = new Set(executions.map((execution) => execution.type));
-    return types.has('importFileWorkflowV3') && types.has('webhookDeliveryWorkflowV2') ? executions : undefined;
+    return types.has('importFileWorkflowV3') && types.has('webhookDeliveryWorkflowV3') ? executions : undefined;
   });
   for (const execution of found) t.is(execution.typedSearchAttributes.get(searchAttributes.CompanyId), buyer.id, execution.workflowId);
   t.false(found.some((execution) => execution.workflowId === `${queue}/file-import-${theirs.body.id}`));
@@ -67,7 +67,7 @@ test('list-filtering by CompanyId returns exactly that company\'s workflows, wit
     const executions = await list(`CompanyId = ${buyer.id} AND EventType = 'document.imported' AND TaskQueue = '${queue}'`);
     return executions.length ? executions : undefined;
   });
-  t.true(events.every((execution) => execution.type === 'webhookDeliveryWorkflowV2'));
+  t.true(events.every((execution) => execution.type === 'webhookDeliveryWorkflowV3'));
   // Work done on behalf of the upload (the delivery of the event its import published) carries the upload's request id.
   t.is(events[0]!.memo?.requestId, mine.headers.get('x-request-id'));
 

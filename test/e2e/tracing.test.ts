@@ -88,7 +88,7 @@ test('an upload is one trace: API request, StartWorkflow, RunWorkflow, RunActivi
   t.true(chain.every((span) => span.spanContext().traceId === traceId), names.join(' ← '));
   t.is(chain.at(-1), server, names.join(' ← '));
   t.regex(names[1]!, /^RunActivity:/, names.join(' ← '));
-  for (const expected of ['RunWorkflow:webhookDeliveryWorkflowV2', 'RunWorkflow:importFileWorkflowV3', 'StartWorkflow:importFileWorkflowV3']) {
+  for (const expected of ['RunWorkflow:webhookDeliveryWorkflowV3', 'RunWorkflow:importFileWorkflowV3', 'StartWorkflow:importFileWorkflowV3']) {
     t.true(names.includes(expected), `${expected} in ${names.join(' ← ')}`);
   }
 

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { DIAN_BULK_WINDOW_MAX_SPAN_DAYS, listingWindows } from '../../domain/dian/listing-windows';
+import { daysInRange, DIAN_BULK_WINDOW_MAX_SPAN_DAYS, listingWindows, MAX_LISTED_RANGE_DAYS } from '../../domain/dian/listing-windows';
 
 const span = (window: { from: string; to: string }) => (Date.parse(window.to) - Date.parse(window.from)) / 86_400_000;
 
@@ -37,4 +37,12 @@ test('invalid input is refused', (t) => {
   t.throws(() => listingWindows('2026-03-02', '2026-03-01'), { instanceOf: RangeError });
   t.throws(() => listingWindows('2026-02-30', '2026-03-01'), { instanceOf: RangeError });
   t.throws(() => listingWindows('2026-01-01', '2026-03-01', -1), { instanceOf: RangeError });
+});
+
+test('daysInRange counts both ends; ten years is the listing cap', (t) => {
+  t.is(daysInRange('2026-11-25', '2026-11-25'), 1);
+  t.is(daysInRange('2024-02-28', '2024-03-01'), 3, 'a leap day counts');
+  t.is(daysInRange('2015-01-01', '2024-12-31'), MAX_LISTED_RANGE_DAYS, 'ten years with their leap days');
+  t.is(listingWindows('2015-01-01', '2024-12-31').length, 41);
+  t.throws(() => daysInRange('2024-02-30', '2024-03-01'), { instanceOf: RangeError });
 });

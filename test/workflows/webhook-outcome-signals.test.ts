@@ -2,7 +2,7 @@ import test from 'ava';
 import { randomUUID } from 'node:crypto';
 import { createRepositories } from '../../db/repositories';
 import { publishEvent, recordEventDeliveries } from '../../services/publish-events';
-import { costOfHistory } from '../../bench/support/temporal-cost';
+import { costOfHistory, localActivityTypes } from '../../bench/support/temporal-cost';
 import { workflowIdsFor } from '../../workflows/messages';
 import { startReceiver } from '../support/receiver';
 import { webhookAdmin } from '../support/webhook-api';
@@ -86,14 +86,14 @@ test.serial('failures and successes across concurrent deliveries keep the counte
     return events;
   };
   // Outcomes the deliveries reported to the entity, counted in the deliveries' own histories (the
-  // reportAttemptOutcome local activity; nothing else runs as one here, no attempt is lost). Not
+  // reportAttemptOutcome local activity; the attempts run inline too, no attempt is lost). Not
   // the entity's signals: the time-skipping server gives every run a 10-year run timeout and jumps
   // to it whenever a result() finds the system idle, so the entity may end and start afresh.
   const reportsSent = async () => {
     let reports = 0;
     for (const eventId of published) {
       const history = await world.env.client.workflow.getHandle(workflowIdsFor(world.taskQueue).delivery(endpoint.id, eventId)).fetchHistory();
-      reports += costOfHistory(history.events ?? []).localActivities;
+      reports += localActivityTypes(history.events ?? []).filter((type) => type === 'reportAttemptOutcome').length;
     }
     return reports;
   };
@@ -109,10 +109,11 @@ test.serial('failures and successes across concurrent deliveries keep the counte
     t.deepEqual(await world.deliveryResults(endpoint.id, mixed), ['failed', 'delivered', 'failed', 'delivered', 'failed']);
     t.is(await world.consecutiveFailures(endpoint.id, 3), 3);
     t.is(await reportsSent(), 3);
-    // A failed delivery's history: five attempts as activities, the outcome report as a local
-    // activity (no activity task of its own), four timers.
+    // A failed delivery's history: five attempts inline and the outcome report, all local
+    // activities (no activity task), four timers.
     const failedRun = await world.env.client.workflow.getHandle(workflowIdsFor(world.taskQueue).delivery(endpoint.id, mixed[0])).fetchHistory();
-    t.like(costOfHistory(failedRun.events ?? []), { activityTasks: 5, localActivities: 1, timers: 4, signalsSent: 0 });
+    t.like(costOfHistory(failedRun.events ?? []), { activityTasks: 0, localActivities: 6, timers: 4, signalsSent: 0 });
+    t.deepEqual(localActivityTypes(failedRun.events ?? []), [...Array(5).fill('deliverAttemptInline'), 'reportAttemptOutcome']);
 
     // 3. A success after them is reported (the counter is 3): it resets to 0.
     t.deepEqual(await world.immediateDeliveryResults(endpoint.id, await publish(['ok'])), ['delivered']);

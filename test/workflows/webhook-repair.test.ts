@@ -11,7 +11,7 @@ import { emitEvent } from '../../api/publish-event';
 import { createApp } from '../../api/server';
 import { recordEventDeliveries } from '../../services/publish-events';
 import { deliveryWorkflowId } from '../../services/start-deliveries';
-import { webhookDeliveryWorkflowV2 } from '../../workflows/webhook-delivery';
+import { webhookDeliveryWorkflowV3 } from '../../workflows/webhook-delivery';
 import { recountUncountedFailuresWorkflow } from '../../workflows/recount-uncounted-failures';
 import { repairUnstartedDeliveriesWorkflow } from '../../workflows/repair-unstarted-deliveries';
 import { workflowIdsFor } from '../../workflows/messages';
@@ -106,7 +106,7 @@ test.serial('a delivery whose workflow exists — running, completed or terminat
     const input = { event: { id: randomUUID(), companyId: admin.company.id, type: 'contact.created' as const, data: { id: 2 } } };
     const [stuck] = await recordEventDeliveries(repositories(), input);
     const stuckWorkflowId = deliveryWorkflowId(world.taskQueue, stuck);
-    const handle = await world.env.client.workflow.start(webhookDeliveryWorkflowV2, { workflowId: stuckWorkflowId, taskQueue: `nobody-${randomUUID()}`, args: [stuck] });
+    const handle = await world.env.client.workflow.start(webhookDeliveryWorkflowV3, { workflowId: stuckWorkflowId, taskQueue: `nobody-${randomUUID()}`, args: [stuck] });
     await age([completed.id, input.event.id]);
 
     t.deepEqual(await runRepair(), { started: 0, alreadyStarted: 2 });

@@ -13,7 +13,8 @@ import { quietTemporalRuntime } from '../support/worker';
 // deliveries skipped outcomes that change nothing and entities acknowledged counted failures.
 // *-cancelled-*: imports, exports and DIAN events cancelled before they settled their record.
 // v2-delivery-*: webhookDeliveryWorkflowV2, the patch-free type every delivery has run since
-// (decision 0018); v2-export-*: exportDocumentWorkflowV2 (record-export-histories.ts).
+// (decision 0018) until webhookDeliveryWorkflowV3; v3-delivery-*: webhookDeliveryWorkflowV3, whose
+// attempts run inline (decision 0020); v2-export-*: exportDocumentWorkflowV2 (record-export-histories.ts).
 // endpoint-outcome-dropped-at-continue-as-new: an entity run before the settle patch that dropped
 // the outcome signalled while it continued as new; endpoint-settled-continue-as-new-with-pending:
 // one after it (refused continue-as-new, messages handed to the next run). Both recorded on the
@@ -27,6 +28,7 @@ test('workflow histories recorded before the patches replay deterministically', 
   t.true(files.filter((file) => file.startsWith('lean-0-')).length >= 8, 'the histories recorded before the lean pipeline');
   t.true(files.filter((file) => file.includes('-cancelled-')).length >= 4, 'the histories recorded before settle-on-cancellation');
   t.true(files.filter((file) => file.startsWith('v2-delivery-')).length >= 5, 'the histories of webhookDeliveryWorkflowV2');
+  t.true(files.filter((file) => file.startsWith('v3-delivery-')).length >= 5, 'the histories of webhookDeliveryWorkflowV3');
   t.true(files.filter((file) => file.startsWith('v2-export-')).length >= 4, 'the histories of exportDocumentWorkflowV2');
   const histories = (async function* () {
     for (const file of files) {

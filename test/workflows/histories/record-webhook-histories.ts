@@ -14,7 +14,8 @@ import { startWebhookWorld, type WebhookWorld } from '../../support/webhook-worl
 // deliveries skipped outcomes that change nothing, docs/decisions/0011-lean-webhook-pipeline.md);
 // that code starts no entity for scenario 5 (intermediate failures are not reported), so it has
 // no endpoint history. The v2-*.binpb histories were recorded by the commit that added
-// webhookDeliveryWorkflowV2 (decision 0018; deliveries only, without the endpoint saves). To record new ones, copy this file to a name ending in .test.ts, prefix
+// webhookDeliveryWorkflowV2 (decision 0018; deliveries only, without the endpoint saves), the
+// v3-*.binpb ones by the commit that added webhookDeliveryWorkflowV3 (decision 0020; the same). To record new ones, copy this file to a name ending in .test.ts, prefix
 // the saved names, and run it with `npm test -- <file>`.
 let world: WebhookWorld;
 test.before(async () => {
