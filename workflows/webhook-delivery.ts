@@ -9,7 +9,7 @@ type WebhookActivities = ReturnType<typeof createWebhookActivities>;
 // The workflow owns the retry schedule: an attempt is never retried by Temporal.
 const attemptOptions = { startToCloseTimeout: '25 seconds', retry: { maximumAttempts: 1 } } as const;
 const { deliverAttempt } = proxyActivities<WebhookActivities>(attemptOptions);
-// The same attempt inside the workflow task that decides it: no activity task, no second workflow
+// A first attempt inside the workflow task that decides it: no activity task, no second workflow
 // task (decision 0020). The worker defers it to deliverAttempt when it runs enough inline already.
 const { deliverAttemptInline } = proxyLocalActivities<WebhookActivities>(attemptOptions);
 const bookkeepingRetry = { initialInterval: '1 second', maximumInterval: '1 minute' } as const;
@@ -46,7 +46,12 @@ export async function webhookDeliveryWorkflowV3(input: DeliveryInput): Promise<'
   return deliver(input, { attempt: attemptInlineWhenRoom, reportsOnlyOutcomes: true, bookkeeping: () => localBookkeeping, settlesOnCancellation: 'always' });
 }
 
+/**
+ * A first attempt inline when the worker has room; a retry always as an activity task: its
+ * receiver failed or timed out before, so it is the likeliest to hold a workflow-task slot.
+ */
 async function attemptInlineWhenRoom(request: AttemptRequest): Promise<AttemptResult> {
+  if (request.attempt > 1) return deliverAttempt(request);
   const inline = await deliverAttemptInline(request);
   return inline.kind === 'deferred' ? deliverAttempt(request) : inline;
 }

@@ -10,10 +10,11 @@ import { webhookAdmin } from '../support/webhook-api';
 import { startWebhookWorld, type WebhookWorld } from '../support/webhook-world';
 import { serviceWorkflows } from '../support/workflow-bundle';
 
-// webhookDeliveryWorkflowV3 makes each attempt inline, a local activity inside the workflow task
-// that decides it (decision 0020), unless the worker already runs its share of inline attempts:
-// then the attempt is deferred to an activity task, so slow receivers never hold every
-// workflow-task slot. The attempt's semantics are the activity's: one request, one attempt row.
+// webhookDeliveryWorkflowV3 makes a delivery's first attempt inline, a local activity inside the
+// workflow task that decides it (decision 0020), unless the worker already runs its share of
+// inline attempts: then the attempt is deferred to an activity task, as retries always are, so
+// slow receivers never hold every workflow-task slot. The attempt's semantics are the activity's:
+// one request, one attempt row.
 // The time-skipping server skips time while a local activity waits on a slow receiver (it sees
 // nothing to do), so the slow receiver's test runs on the dev server, which keeps real time.
 let world: WebhookWorld;
@@ -87,13 +88,17 @@ test.serial('beyond the worker\'s inline share, attempts are deferred to activit
   }
 });
 
-test.serial('an inline attempt that fails is recorded as interrupted, and the next attempt is inline again', async (t) => {
+test.serial('an inline attempt that fails is recorded as interrupted; the retry is an activity task', async (t) => {
   const lost: { attempt: number; error: string }[] = [];
+  const retried: number[] = [];
   const { outcome, events } = await runDelivery(
     world.env,
     {
-      async deliverAttemptInline(request: { attempt: number }) {
-        if (request.attempt === 1) throw ApplicationFailure.retryable('connection terminated unexpectedly', 'DatabaseError');
+      async deliverAttemptInline() {
+        throw ApplicationFailure.retryable('connection terminated unexpectedly', 'DatabaseError');
+      },
+      async deliverAttempt(request: { attempt: number }) {
+        retried.push(request.attempt);
         return { kind: 'delivered', statusCode: 200, error: null, counterUnaffected: true };
       },
       async recordLostAttempt(request: { attempt: number; error: string }) {
@@ -105,8 +110,9 @@ test.serial('an inline attempt that fails is recorded as interrupted, and the ne
   );
   t.is(outcome, 'delivered');
   t.deepEqual(lost, [{ attempt: 1, error: 'attempt interrupted: the worker failed while making or recording it' }]);
-  t.deepEqual(localActivityTypes(events), ['deliverAttemptInline', 'recordLostAttempt', 'deliverAttemptInline']);
-  t.like(costOfHistory(events), { activityTasks: 0, timers: 1 });
+  t.deepEqual(retried, [2], 'a retry is never inline: its receiver failed before');
+  t.deepEqual(localActivityTypes(events), ['deliverAttemptInline', 'recordLostAttempt']);
+  t.like(costOfHistory(events), { activityTasks: 1, timers: 1 });
 });
 
 test.serial('a deferred attempt is made by the deliverAttempt activity, with the same request', async (t) => {
