@@ -66,7 +66,7 @@ const environmentSchema = z.object({
   SMTP_MAX_MESSAGE_BYTES: z.coerce.number().int().min(1024).default(30 * 1024 * 1024),
   SMTP_DAILY_QUOTA_MESSAGES: z.coerce.number().int().min(1).default(1000),
   SMTP_DAILY_QUOTA_BYTES: z.coerce.number().int().min(1024).default(1024 * 1024 * 1024),
-  SMTP_MAX_CONNECTIONS_PER_ADDRESS: z.coerce.number().int().min(1).default(5),
+  SMTP_MAX_CONNECTIONS_PER_ADDRESS: z.coerce.number().int().min(1).default(10),
   SMTP_MAX_SESSION_SECONDS: z.coerce.number().int().min(1).default(600),
   ALEGRA_BASE_URL: z.string().url().optional(),
   DIAN_SIMULATOR_URL: z.string().url().optional(),

@@ -20,7 +20,7 @@ import { inboxTokenOf } from '../domain/email-address';
  * memory; what a session holds is a slot, so one address may hold only some of them
  * (config.maxConnectionsPerAddress) and no session outlives config.maxSessionMs.
  */
-export const MAX_CLIENTS = 10;
+export const MAX_CLIENTS = 20;
 /** The window of the per-company quota (config.email.dailyQuota). */
 const QUOTA_WINDOW_MS = 24 * 60 * 60 * 1000;
 /** Recipients of one transaction (each is a company that gets its own copy). */
