@@ -14,12 +14,13 @@ const OUTPUT_DRAIN_MS = 5_000;
 
 /**
  * Runs a TAP-printing command, echoing its output, and counts its test points. The command gets a
- * process group of its own, stopped as a whole when it goes silent and when it exits.
+ * process group of its own, stopped as a whole when it goes silent, when it exits, and when
+ * `stop` aborts.
  */
 export function runTapProcess(
   command: string,
   args: string[],
-  options: { env?: NodeJS.ProcessEnv; silentLimitMs: number; echo?: (chunk: string) => void },
+  options: { env?: NodeJS.ProcessEnv; silentLimitMs: number; echo?: (chunk: string) => void; stop?: AbortSignal },
 ): Promise<TapSummary> {
   const echo = options.echo ?? ((chunk: string) => process.stdout.write(chunk));
   return new Promise((resolve, reject) => {
@@ -35,6 +36,11 @@ export function runTapProcess(
         // the group is already gone
       }
     };
+    // Its own process group does not get the terminal's Ctrl-C: the caller passes it on.
+    options.stop?.addEventListener('abort', () => {
+      stopGroup('SIGTERM');
+      setTimeout(() => stopGroup('SIGKILL'), 5_000).unref();
+    });
     const watchdog = setInterval(
       () => {
         if (Date.now() - lastOutputAt < options.silentLimitMs) return;

@@ -31,6 +31,18 @@ async function main(): Promise<number> {
   /** The services, stopped last-started first; the work directory (their data) goes after them. */
   const stops: (() => Promise<void>)[] = [];
   let summary: TapSummary = { passed: 0, failed: 1, skipped: 0 };
+  // Interrupted (Ctrl-C, a closed terminal, CI's timeout): stop the tests' process group, then
+  // the services below, and leave nothing running. Node's default would end this process at
+  // once, orphaning Postgres, the dev server and every process the tests started.
+  const interrupted = new AbortController();
+  let interruption: NodeJS.Signals | null = null;
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    process.once(signal, () => {
+      interruption = signal;
+      say(`${signal}: stopping the tests and the services`);
+      interrupted.abort();
+    });
+  }
   try {
     const workflowBundle = path.join(workDir, 'workflow-bundle.js');
     const bundled = writeWorkflowBundle(workflowBundle);
@@ -61,7 +73,8 @@ async function main(): Promise<number> {
     say(`workflow bundle: ${Math.round((await bundled) / 1024)} KiB`);
     await compiled;
 
-    summary = await runAva(process.argv.slice(2), {
+    if (interrupted.signal.aborted) throw new Error(`interrupted by ${interruption} before the tests started`);
+    summary = await runAva(process.argv.slice(2), interrupted.signal, {
       ...process.env,
       TEST_PG_ADMIN_URL: postgres.url(),
       TEST_PG_TEMPLATE: TEMPLATE_DATABASE,
@@ -87,12 +100,13 @@ async function main(): Promise<number> {
   say(`wall time ${((performance.now() - started) / 1000).toFixed(1)} s`);
   const skipped = summary.skipped ? `, ${summary.skipped} skipped` : '';
   console.log(`${summary.passed} passed, ${summary.failed} failed${skipped}`);
+  if (interruption) return 128 + os.constants.signals[interruption];
   return summary.failed === 0 && summary.passed > 0 ? 0 : 1;
 }
 
-function runAva(args: string[], env: NodeJS.ProcessEnv): Promise<TapSummary> {
+function runAva(args: string[], stop: AbortSignal, env: NodeJS.ProcessEnv): Promise<TapSummary> {
   const avaBin = path.resolve(__dirname, '../node_modules/ava/entrypoints/cli.mjs');
-  return runTapProcess(process.execPath, [avaBin, '--tap', ...args], { env, silentLimitMs: SILENT_RUN_LIMIT_MS });
+  return runTapProcess(process.execPath, [avaBin, '--tap', ...args], { env, silentLimitMs: SILENT_RUN_LIMIT_MS, stop });
 }
 
 void main().then((code) => process.exit(code));

@@ -45,3 +45,23 @@ test('a run that exits while a child still holds its output ends anyway, and the
   await new Promise((resolve) => setTimeout(resolve, 200));
   t.false(isRunning(grandchild));
 });
+
+test('an interrupted run (its stop signal aborted) is stopped with every process of its group', async (t) => {
+  const stop = new AbortController();
+  let printed = '';
+  const started = Date.now();
+  const running = runTapProcess(process.execPath, program('setInterval(() => console.log("# still here"), 200);'), {
+    silentLimitMs: 60_000,
+    stop: stop.signal,
+    echo: (chunk) => {
+      printed += chunk;
+      if (/ok 1 - a/.test(printed)) stop.abort();
+    },
+  });
+  const summary = await running;
+  const seconds = (Date.now() - started) / 1000;
+  t.is(summary.passed, 1);
+  t.true(seconds < 10, `took ${seconds} s`);
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  t.false(isRunning(Number(/# grandchild (\d+)/.exec(printed)?.[1])), 'the grandchild is gone too');
+});
