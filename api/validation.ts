@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { ApiError, invalidParameter } from './errors';
+import { ApiError } from './errors';
 
 /** Validates a request body against a schema; the first problem becomes 400 invalid_parameter naming its field. */
 export function parseBody<Schema extends z.ZodType>(schema: Schema, body: unknown): z.output<Schema> {
@@ -38,12 +38,4 @@ function invalidInput(error: z.ZodError): ApiError {
   }
   const message = /[.!?]$/.test(issue.message) && (!param || issue.message.startsWith(param.split('.')[0])) ? issue.message : `${param ?? 'body'}: ${issue.message}`;
   return new ApiError(400, 'invalid_parameter', /[.!?]$/.test(message) ? message : `${message}.`, param);
-}
-
-/** One query-string parameter: undefined when absent or empty, 400 when given more than once. */
-export function singleQueryValue(query: Record<string, unknown>, name: string): string | undefined {
-  const value = query[name];
-  if (value === undefined || value === '') return undefined;
-  if (typeof value !== 'string') throw invalidParameter(name, `${name} must be given once.`);
-  return value;
 }

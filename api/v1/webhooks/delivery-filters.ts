@@ -42,15 +42,10 @@ export function parseSince(value: string, param = 'since', now = new Date()): Da
  * Returns the filters and a canonical string that binds cursors to them.
  */
 export function readDeliveryFilters(query: Record<string, unknown>): { filters: DeliveryFilters; canonical: string } {
-  const input = parseQuery(deliveryFilterQuery, emptyAsAbsent(query));
+  const input = parseQuery(deliveryFilterQuery, query);
   const filters: DeliveryFilters = {};
   if (input.status !== undefined) filters.status = input.status;
   if (input.event_type !== undefined) filters.eventType = input.event_type;
   if (input.since !== undefined) filters.since = parseSince(input.since);
   return { filters, canonical: [input.status ?? '', input.event_type ?? '', filters.since?.toISOString() ?? ''].join('|') };
-}
-
-/** A filter sent empty (?status=) is no filter, as before the schema. */
-function emptyAsAbsent(query: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(query).filter(([, value]) => value !== ''));
 }
