@@ -249,6 +249,33 @@ test.serial('a text field or a file sent twice in a multipart body is refused li
   t.deepEqual(await storedCounts(), before);
 });
 
+test.serial('a part with no name (Content-Disposition: form-data, no name) is a 400, and the API goes on', async (t) => {
+  const before = await storedCounts();
+  const parts = [
+    '--X\r\nContent-Disposition: form-data\r\n\r\nsin nombre\r\n',
+    '--X\r\nContent-Disposition: form-data; name="file"; filename="a.pdf"\r\n\r\n%PDF-1.4\n%%EOF\n\r\n',
+    '--X--\r\n',
+  ];
+  for (const path of [`/v1/companies/${companyId}/files`, `/v1/companies/${companyId}/dian-imports`]) {
+    const response = await fetch(`${api.url}${path}`, {
+      method: 'POST',
+      headers: { ...bearer(key), 'Content-Type': 'multipart/form-data; boundary=X' },
+      body: new Uint8Array(Buffer.from(parts.join(''), 'utf8')),
+    });
+    t.is(response.status, 400, path);
+    t.like(((await response.json()) as { error: object }).error, { code: 'invalid_multipart' }, path);
+  }
+  // A field named like an object's own properties is an ordinary field (refused as unknown).
+  const proto = await fetch(`${api.url}/v1/companies/${companyId}/files`, {
+    method: 'POST',
+    headers: { ...bearer(key), 'Content-Type': 'multipart/form-data; boundary=X' },
+    body: new Uint8Array(multipart([{ name: '__proto__', value: 'x' }, { name: 'file', fileName: 'a.pdf', value: '%PDF-1.4\n%%EOF\n' }])),
+  });
+  t.is(proto.status, 400);
+  t.is((await fetch(`${api.url}/healthz`)).status, 200);
+  t.deepEqual(await storedCounts(), before);
+});
+
 test('a file name ends in the extension of what the file is: added when the name lies or has none, kept in any case', async (t) => {
   const xml = '<?xml version="1.0"?><Invoice/>';
   for (const [sent, kept] of [['factura.html', 'factura.html.xml'], ['FE-77.XML', 'FE-77.XML'], ['sin-extension', 'sin-extension.xml']]) {

@@ -34,7 +34,7 @@ export function readMultipartFile(request: IncomingMessage, contentType: string,
       reject(malformed(error as Error));
       return;
     }
-    const fields: Record<string, string> = {};
+    const fields: Record<string, string> = Object.create(null) as Record<string, string>;
     const streams = new Set<Readable>();
     let chunks: Buffer[] = [];
     let file: { fileName: string; bytes: Buffer } | null = null;
@@ -65,7 +65,13 @@ export function readMultipartFile(request: IncomingMessage, contentType: string,
       if (!request.complete) settle(requestAborted());
     };
 
-    busboy.on('field', (name, value) => {
+    // busboy calls these from inside its parser: a throw here would escape every handler and end
+    // the process, so every shape a part can have (no name at all included) is answered here.
+    busboy.on('field', (name: string | undefined, value) => {
+      if (name === undefined) {
+        settle(new ApiError(400, 'invalid_multipart', 'The multipart body is malformed: a part has no name (Content-Disposition: form-data; name="…").'));
+        return;
+      }
       // As for a repeated query parameter: which of two values was meant is not ours to guess.
       const param = name.slice(0, 40);
       if (Object.hasOwn(fields, name)) settle(invalidParameter(param, `${param} must be given once.`));
