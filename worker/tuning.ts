@@ -20,6 +20,12 @@ const tuningSchema = z.object({
   TEMPORAL_MAX_WORKFLOW_TASKS: count(10),
   TEMPORAL_MAX_ACTIVITIES: count(20),
   TEMPORAL_MAX_LOCAL_ACTIVITIES: count(20),
+  /**
+   * How long a stopping worker may drain before it gives up (the SDK's shutdownForceTime): a local
+   * activity scheduled after the stop began is never run, and its workflow task, heartbeating while
+   * it waits, would hold the worker for ever. Below the supervisor's 25 s SIGKILL.
+   */
+  TEMPORAL_SHUTDOWN_FORCE_SECONDS: z.coerce.number().positive().max(3_600).default(20),
   /** Webhook attempts run inline at once (decision 0020); absent: half the workflow-task slots. 0: none. */
   TEMPORAL_INLINE_WEBHOOK_ATTEMPTS: z.coerce.number().int().min(0).max(10_000).optional(),
 });
@@ -33,6 +39,7 @@ export function workerTuning(env: NodeJS.ProcessEnv = process.env): Partial<Work
     maxConcurrentWorkflowTaskExecutions: tuning.TEMPORAL_MAX_WORKFLOW_TASKS,
     maxConcurrentActivityTaskExecutions: tuning.TEMPORAL_MAX_ACTIVITIES,
     maxConcurrentLocalActivityExecutions: tuning.TEMPORAL_MAX_LOCAL_ACTIVITIES,
+    shutdownForceTime: tuning.TEMPORAL_SHUTDOWN_FORCE_SECONDS * 1000,
   };
 }
 
