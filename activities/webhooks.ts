@@ -20,18 +20,14 @@ export type WebhookActivityDependencies = {
   webhooks: {
     allowPrivateTargets: boolean;
     repairAfterSeconds: number;
-    /** Attempts this worker runs inline (deliverAttemptInline) at once; DEFAULT_INLINE_ATTEMPTS when absent. */
-    inlineAttempts?: number;
+    /**
+     * Attempts this worker runs inline (deliverAttemptInline) at once (worker/tuning.ts). An inline
+     * attempt is a local activity: it holds its delivery's workflow task, and that task's
+     * workflow-task slot, for as long as the receiver takes (up to ATTEMPT_TIMEOUT_MS).
+     */
+    inlineAttempts: number;
   };
 };
-
-/**
- * Attempts run inline at once when the worker does not say (worker/tuning.ts does: half its
- * workflow-task slots). An inline attempt is a local activity: it holds its delivery's workflow
- * task, and that task's workflow-task slot, for as long as the receiver takes (up to
- * ATTEMPT_TIMEOUT_MS).
- */
-export const DEFAULT_INLINE_ATTEMPTS = 5;
 
 /**
  * A failed delivery still uncounted this long after it failed is recounted: its entity normally
@@ -132,7 +128,6 @@ export function createWebhookActivities(deps: WebhookActivityDependencies) {
     };
   }
 
-  const inlineLimit = deps.webhooks.inlineAttempts ?? DEFAULT_INLINE_ATTEMPTS;
   let inlineRunning = 0;
 
   return {
@@ -154,7 +149,7 @@ export function createWebhookActivities(deps: WebhookActivityDependencies) {
      * `inlineAttempts` run in this worker; otherwise deferred, made as an activity task.
      */
     async deliverAttemptInline(request: AttemptRequest): Promise<AttemptResult | DeferredAttempt> {
-      if (inlineRunning >= inlineLimit) return { kind: 'deferred' };
+      if (inlineRunning >= deps.webhooks.inlineAttempts) return { kind: 'deferred' };
       inlineRunning += 1;
       try {
         return await deliverAttempt(request);

@@ -67,7 +67,8 @@ export async function startWorker(options: {
   };
 }
 
-export function buildActivityDependencies(config: AppConfig, db: ActivityDependencies['db'], client: Client): ActivityDependencies {
+/** `env` carries the worker's tuning (worker/tuning.ts), as createWorker reads it. */
+export function buildActivityDependencies(config: AppConfig, db: ActivityDependencies['db'], client: Client, env: NodeJS.ProcessEnv = process.env): ActivityDependencies {
   const masterKey = loadMasterKey(config);
   return {
     db,
@@ -79,7 +80,7 @@ export function buildActivityDependencies(config: AppConfig, db: ActivityDepende
     webhooks: {
       allowPrivateTargets: config.webhooks.allowPrivateTargets,
       repairAfterSeconds: config.webhooks.repairAfterSeconds,
-      inlineAttempts: inlineWebhookAttempts(),
+      inlineAttempts: inlineWebhookAttempts(env),
     },
     exports: { alegraBaseUrl: config.exports.alegraBaseUrl },
     dian: { simulatorUrl: config.dian.simulatorUrl, bulkListing: config.dian.bulkListing },

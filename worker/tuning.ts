@@ -22,8 +22,9 @@ const tuningSchema = z.object({
   TEMPORAL_MAX_LOCAL_ACTIVITIES: count(20),
   /**
    * How long a stopping worker may drain before it gives up (the SDK's shutdownForceTime): a local
-   * activity scheduled after the stop began is never run, and its workflow task, heartbeating while
-   * it waits, would hold the worker for ever. Below the supervisor's 25 s SIGKILL.
+   * activity that keeps failing (bookkeeping retries without a limit, e.g. with the database gone)
+   * keeps its workflow task heartbeating, and that task would hold the worker for ever. Below the
+   * supervisor's 25 s SIGKILL.
    */
   TEMPORAL_SHUTDOWN_FORCE_SECONDS: z.coerce.number().positive().max(3_600).default(20),
   /** Webhook attempts run inline at once (decision 0020); absent: half the workflow-task slots. 0: none. */

@@ -9,7 +9,6 @@ import { createHttpServer } from '../../api/http-server';
 import { createApp } from '../../api/server';
 import { loadConfig } from '../../config';
 import { buildActivityDependencies } from '../../worker/start-worker';
-import { inlineWebhookAttempts } from '../../worker/tuning';
 import { workflowIdsFor } from '../../workflows/messages';
 import { publishEventWorkflow } from '../../workflows/publish-event';
 import { createTestDatabase, testTemporalAddress, type TestDatabase } from './database';
@@ -38,7 +37,7 @@ export async function startWebhookWorld(extraEnv: Record<string, string> = {}, e
     connection: env.nativeConnection,
     taskQueue,
     ...serviceWorkflows(),
-    activities: createActivities(withInlineAttempts(buildActivityDependencies(config, database.db, env.client), extraEnv)),
+    activities: createActivities(buildActivityDependencies(config, database.db, env.client, { ...process.env, ...extraEnv })),
   });
   const running = worker.run();
 
@@ -135,8 +134,3 @@ export async function startWebhookWorld(extraEnv: Record<string, string> = {}, e
 }
 
 export type WebhookWorld = Awaited<ReturnType<typeof startWebhookWorld>>;
-
-/** The worker's tuning as extraEnv sets it (buildActivityDependencies reads the process's own). */
-function withInlineAttempts(dependencies: ReturnType<typeof buildActivityDependencies>, extraEnv: Record<string, string>) {
-  return { ...dependencies, webhooks: { ...dependencies.webhooks, inlineAttempts: inlineWebhookAttempts({ ...process.env, ...extraEnv }) } };
-}
