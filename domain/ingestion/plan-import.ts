@@ -141,6 +141,7 @@ function ublDraft(xml: Buffer, companyNit: string, zipPdfEntry: string | null): 
       `Document ${document.number} names neither this company (NIT ${companyNit}) as customer (${document.customer.idNumber}) nor as supplier (${document.supplier.idNumber}).`,
     );
   }
+  refuseIfRejectedByDian(document.number, parsed.validation);
   const kind = isCustomer ? 'purchase' : 'sale';
   return {
     documentType: DOCUMENT_TYPE_OF[document.documentType],
@@ -151,6 +152,23 @@ function ublDraft(xml: Buffer, companyNit: string, zipPdfEntry: string | null): 
     zipPdfEntry,
     fallbackNumber: null,
   };
+}
+
+/** DIAN's ApplicationResponse code for "Documento rechazado por la DIAN" (02 is "Documento validado por la DIAN"). */
+const DIAN_REJECTED = '04';
+
+/**
+ * A document whose AttachedDocument carries DIAN's rejection has no validity as an invoice or
+ * note: importing it would let it be exported to the books and answered with events. Any other
+ * code (or none) imports as before.
+ */
+function refuseIfRejectedByDian(number: string, validation: UblValidation | null): void {
+  if (validation?.responseCode?.trim() !== DIAN_REJECTED) return;
+  const reason = validation.description ? `: ${validation.description.slice(0, 200)}` : '';
+  throw new ImportRefusal(
+    'dian_rejected_document',
+    `Document ${number} was rejected by DIAN (ApplicationResponse code ${DIAN_REJECTED}${reason}); a rejected document has no validity and is not imported.`,
+  );
 }
 
 function pdfDraft(kind: PdfKind, fileName: string): DocumentDraft {

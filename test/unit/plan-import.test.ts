@@ -55,3 +55,15 @@ test('the AttachedDocument and the bare invoice it wraps, in one ZIP, make one d
     t.is(plan.drafts[0].zipPdfEntry, 'fv0901.pdf');
   }
 });
+
+test("an AttachedDocument whose ApplicationResponse is DIAN's rejection (04) refuses the file with dian_rejected_document, alone or in a ZIP", (t) => {
+  const validated = '<cbc:ResponseCode>02</cbc:ResponseCode>\n      <cbc:Description>Documento validado por la DIAN</cbc:Description>';
+  t.true(attached.includes(validated), 'the fixture carries the validation this test turns into a rejection');
+  const rejected = Buffer.from(attached.replace(validated, '<cbc:ResponseCode>04</cbc:ResponseCode>\n      <cbc:Description>Documento rechazado por la DIAN</cbc:Description>'));
+  const alone = planImport(rejected, 'ad0901.xml', CUSTOMER_NIT, null);
+  t.like(alone, { ok: false, code: 'dian_rejected_document' });
+  if (!alone.ok) t.regex(alone.message, /was rejected by DIAN \(ApplicationResponse code 04: Documento rechazado por la DIAN\)/);
+  const zipped = planImport(zip([['fv0901.xml', embedded('Invoice')], ['ad0901.xml', rejected]]), 'FE.zip', CUSTOMER_NIT, null);
+  t.like(zipped, { ok: false, code: 'dian_rejected_document' }, 'the bare invoice beside it does not let the rejected document in');
+  t.like(planImport(Buffer.from(attached), 'ad0901.xml', CUSTOMER_NIT, null), { ok: true }, 'the validated original still imports');
+});
