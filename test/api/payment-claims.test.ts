@@ -43,6 +43,9 @@ test('validation names the offending field; documents:write is required', async 
     [{ number: 'x', issue_date: '2026-11-20', due_date: '2026-02-29', total: '1' }, 'due_date'],
     [{ number: 'x', issue_date: '0000-01-01', total: '1' }, 'issue_date'],
     [{ number: 'x\u0000', issue_date: '2026-11-20', total: '1' }, 'number'],
+    // A lone surrogate is no character: refused, not stored as U+FFFD (nor a 500 in a jsonb column).
+    [{ number: 'PC-\ud800', issue_date: '2026-11-20', total: '1' }, 'number'],
+    [{ number: 'PC-\udfff-end', issue_date: '2026-11-20', total: '1' }, 'number'],
     [{ number: '   ', issue_date: '2026-11-20', total: '1' }, 'number'],
     [{ number: 'x', issue_date: '2026-11-20', total: 1.234 }, 'total'],
   ] as const) {
@@ -55,6 +58,9 @@ test('validation names the offending field; documents:write is required', async 
   t.is(unknownContact.status, 404);
   t.is(unknownContact.body.error.param, 'contact_id');
   t.is((await create({ number: 'leap', issue_date: '2028-02-29', total: '12.5' })).status, 201);
+  const astral = await create({ number: 'PC-\u{1F9FE}', issue_date: '2026-11-20', total: '1' });
+  t.is(astral.status, 201, 'a well-paired surrogate (one character above U+FFFF) is text');
+  t.is(astral.body.number, 'PC-\u{1F9FE}');
   const reader = (await seedKey(api.database, { scopes: ['documents:read'] })).key;
   t.is((await create({ number: 'x', issue_date: '2026-11-20', total: '1' }, reader)).status, 403);
 });

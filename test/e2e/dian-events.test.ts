@@ -61,6 +61,14 @@ test.serial('an issuer id_type that is no DIAN identification type is refused wi
   t.regex(response.body.error.message, /13 cédula, 31 NIT/);
 });
 
+test.serial('an issuer name with a lone surrogate is refused with 400 naming it (it was a 500 from the jsonb column)', async (t) => {
+  for (const [field, value] of [['first_name', 'Ana\ud800'], ['family_name', '\udfffP']] as const) {
+    const response = await world.call('POST', eventsPath(), { event: '030', issuer: { ...ISSUER, [field]: value } });
+    t.is(response.status, 400, field);
+    t.like(response.body.error, { code: 'invalid_parameter', param: `issuer.${field}` });
+  }
+});
+
 test.serial('032 before 030 is out of order (409)', async (t) => {
   const response = await world.call('POST', eventsPath(), { event: '032', issuer: ISSUER });
   t.is(response.status, 409);

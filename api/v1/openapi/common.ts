@@ -14,10 +14,18 @@ const CONTROL = '\\u0000-\\u001F\\u007F';
 /** Whitespace that String.prototype.trim removes (controls aside). */
 const SPACE = '\\u0020\\u00A0\\u1680\\u2000-\\u200A\\u2028\\u2029\\u202F\\u205F\\u3000\\uFEFF';
 
-/** No control characters (NUL included): what every free-text field accepts. */
-export const NO_CONTROL_CHARACTERS = new RegExp(`^[^${CONTROL}]*$`);
-/** No control characters and at least one visible character (so trimming never leaves it empty). */
-export const VISIBLE_TEXT = new RegExp(`^[^${CONTROL}]*[^${CONTROL}${SPACE}][^${CONTROL}]*$`);
+/**
+ * What no text field holds: control characters, and UTF-16 surrogates standing alone (a JSON
+ * "\ud800" without its pair), which are no character at all: Postgres' jsonb refuses them and its
+ * text columns would store U+FFFD instead. With the `u` flag a well-paired surrogate is one code
+ * point above U+FFFF, so only the lone ones fall in this range.
+ */
+const NOT_TEXT = `${CONTROL}\\uD800-\\uDFFF`;
+
+/** No control characters (NUL included) nor lone surrogates: what every free-text field accepts. */
+const NO_CONTROL_CHARACTERS = new RegExp(`^[^${NOT_TEXT}]*$`, 'u');
+/** The same, and at least one visible character (so trimming never leaves it empty). */
+const VISIBLE_TEXT = new RegExp(`^[^${NOT_TEXT}]*[^${NOT_TEXT}${SPACE}][^${NOT_TEXT}]*$`, 'u');
 
 /** Length in characters (code points), as JSON Schema's maxLength counts them. */
 export const characterCount = (value: string) => [...value].length;
@@ -29,7 +37,7 @@ export const characterCount = (value: string) => [...value].length;
 export function text(field: string, max = 100) {
   return z
     .string({ error: `${field} must be a string.` })
-    .regex(VISIBLE_TEXT, `${field} must be non-blank text without control characters.`)
+    .regex(VISIBLE_TEXT, `${field} must be non-blank text without control characters or unpaired surrogates.`)
     .refine((value) => characterCount(value) <= max, `${field} must be at most ${max} characters.`)
     .trim()
     .meta({ maxLength: max });
@@ -39,7 +47,7 @@ export function text(field: string, max = 100) {
 export function plainString(field: string, max: number) {
   return z
     .string({ error: `${field} must be a string.` })
-    .regex(NO_CONTROL_CHARACTERS, `${field} must not contain control characters.`)
+    .regex(NO_CONTROL_CHARACTERS, `${field} must not contain control characters or unpaired surrogates.`)
     .refine((value) => characterCount(value) <= max, `${field} must be at most ${max} characters.`)
     .meta({ maxLength: max });
 }
@@ -177,6 +185,9 @@ export type Success = {
   links?: ZodOpenApiResponseObject['links'];
 };
 
+/** The body of an operation that takes no parameters besides its path (emptyBody): `{}` at most. */
+export const NO_FIELDS = z.strictObject({}).meta({ id: 'NoFields', description: 'This operation takes no parameters: send no body, or {}.' });
+
 export type OperationSpec = {
   operationId: string;
   summary: string;
@@ -191,6 +202,12 @@ export type OperationSpec = {
   header?: z.ZodObject;
   /** A JSON body. */
   body?: z.ZodType;
+  /**
+   * The operation reads no body (an action on its path: test, rotate, retry, sync): none, or the
+   * empty object NO_FIELDS; any field is a 400 (api/validation.ts takesNoBody). The body reader
+   * still runs on every POST, hence 413 and 415 too.
+   */
+  emptyBody?: true;
   /** A multipart/form-data body (uploads); adds 507. */
   multipart?: z.ZodType;
   success: Success;
@@ -211,7 +228,7 @@ export function operation(spec: OperationSpec): ZodOpenApiOperationObject {
   if (authenticated) [401, 429].forEach((status) => add(status as ErrorStatus));
   if (spec.restricted) add(403);
   if (spec.path) add(404);
-  if (spec.body || spec.multipart) [413, 415].forEach((status) => add(status as ErrorStatus));
+  if (spec.body || spec.multipart || spec.emptyBody) [413, 415].forEach((status) => add(status as ErrorStatus));
   if (spec.multipart) add(507);
   if (authenticated || spec.path) add(503);
   for (const [status, description] of Object.entries(spec.errors ?? {})) add(Number(status) as ErrorStatus, description);
@@ -240,6 +257,7 @@ export function operation(spec: OperationSpec): ZodOpenApiOperationObject {
     ...(authenticated ? {} : { security: [] }),
     ...(Object.keys(requestParams).length > 0 ? { requestParams } : {}),
     ...(spec.body ? { requestBody: { required: true, content: { 'application/json': { schema: spec.body } } } } : {}),
+    ...(spec.emptyBody ? { requestBody: { required: false, content: { 'application/json': { schema: NO_FIELDS } } } } : {}),
     ...(spec.multipart ? { requestBody: { required: true, content: { 'multipart/form-data': { schema: spec.multipart } } } } : {}),
     responses,
   };
