@@ -1,5 +1,7 @@
+import type { Middleware } from 'koa';
 import type { z } from 'zod';
 import { ApiError } from './errors';
+import { NO_FIELDS } from './v1/openapi/common';
 
 /** Validates a request body against a schema; the first problem becomes 400 invalid_parameter naming its field. */
 export function parseBody<Schema extends z.ZodType>(schema: Schema, body: unknown): z.output<Schema> {
@@ -8,6 +10,15 @@ export function parseBody<Schema extends z.ZodType>(schema: Schema, body: unknow
   if (result.success) return result.data;
   throw invalidInput(result.error);
 }
+
+/**
+ * For the routes whose operation declares emptyBody: no body, or `{}`; a field is refused like an
+ * unknown field of any other body (400 naming it), never silently ignored.
+ */
+export const takesNoBody: Middleware = (ctx, next) => {
+  if (ctx.request.body !== undefined) parseBody(NO_FIELDS, ctx.request.body);
+  return next();
+};
 
 /**
  * Validates query parameters against a schema (the one the OpenAPI document shows): each may be

@@ -70,7 +70,11 @@ test('after a rotation, deliveries carry two signatures; each secret verifies', 
   try {
     const created = await call('POST', `/v1/companies/${companyId}/webhooks`, { url: receiver.url, events: ['webhook.test'] });
     const oldSecret = created.body!.secret as string;
-    const rotated = await call('POST', `/v1/webhooks/${created.body!.id}/rotate-secret`);
+    // An action that takes no parameters refuses one, as any body refuses an unknown field; {} is no parameter.
+    const withField = await call('POST', `/v1/webhooks/${created.body!.id}/rotate-secret`, { expire_previous: true });
+    t.is(withField.status, 400);
+    t.like(withField.body!.error, { code: 'invalid_parameter', param: 'expire_previous' });
+    const rotated = await call('POST', `/v1/webhooks/${created.body!.id}/rotate-secret`, {});
     t.is(rotated.status, 200);
     const newSecret = rotated.body!.secret as string;
     t.not(newSecret, oldSecret);
@@ -84,7 +88,7 @@ test('after a rotation, deliveries carry two signatures; each secret verifies', 
       'webhook-timestamp': String(request.headers['webhook-timestamp']),
       'webhook-signature': String(request.headers['webhook-signature']),
     };
-    t.is(headers['webhook-signature'].split(' ').length, 2);
+    t.is(headers['webhook-signature'].split(' ').length, 2, 'one rotation: the refused request rotated nothing');
     t.notThrows(() => new Webhook(newSecret).verify(request.body, headers));
     t.notThrows(() => new Webhook(oldSecret).verify(request.body, headers));
   } finally {

@@ -43,6 +43,7 @@ export const dianEventsOpenApi: ZodOpenApiPathsObject = {
       summary: "Refresh the invoice's registered_at_dian from DIAN's GetStatusEvent in the background (scope documents:write)",
       tags,
       restricted: true,
+      emptyBody: true,
       path: invoice,
       success: {
         status: 202,

@@ -5,7 +5,7 @@ import type { ApiDependencies } from '../../app-context';
 import { requireScope } from '../../middleware/authenticate';
 import { loadCompany, parseIdParam, type CompanyState } from '../../middleware/company-scope';
 import { ApiError, invalidParameter, notFound } from '../../errors';
-import { parseBody } from '../../validation';
+import { parseBody, takesNoBody } from '../../validation';
 import type { DocumentRow } from '../../../db/repositories/documents';
 import type { DianEventCode, DianEventRow } from '../../../db/repositories/dian-events';
 import { startWorkflow } from '../../../temporal/start-workflow';
@@ -155,7 +155,7 @@ export function dianEventsRoutes(deps: ApiDependencies): Router {
   }
 
   // Refreshes registered_at_dian from DIAN's GetStatusEvent in the background (202).
-  router.post(`${path}/sync`, requireScope('documents:write'), company, loadInvoice, async (ctx) => {
+  router.post(`${path}/sync`, requireScope('documents:write'), takesNoBody, company, loadInvoice, async (ctx) => {
     const { company: owner, invoice } = ctx.state as InvoiceState;
     requirePurchase(invoice);
     await requireSettings(owner.id);

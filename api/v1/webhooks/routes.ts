@@ -7,7 +7,7 @@ import { requireRole, requireScope, type AuthState } from '../../middleware/auth
 import { loadCompany, parseIdParam, type CompanyState } from '../../middleware/company-scope';
 import { ApiError, invalidParameter, notFound } from '../../errors';
 import { buildPage, readPageRequest } from '../../pagination';
-import { parseBody } from '../../validation';
+import { parseBody, takesNoBody } from '../../validation';
 import { emitEvent } from '../../publish-event';
 import { endPendingDeliveries } from '../../../services/end-pending-deliveries';
 import type { WebhookEndpointRow } from '../../../db/repositories/webhook-endpoints';
@@ -142,7 +142,7 @@ export function webhooksRoutes(deps: ApiDependencies): Router {
     ctx.status = 204;
   });
 
-  router.post('/webhooks/:webhook_id/test', ...manage, loadEndpoint, async (ctx) => {
+  router.post('/webhooks/:webhook_id/test', ...manage, takesNoBody, loadEndpoint, async (ctx) => {
     const { endpoint } = ctx.state as EndpointState;
     requireEnabled(endpoint);
     const event = await emitEvent(
@@ -154,7 +154,7 @@ export function webhooksRoutes(deps: ApiDependencies): Router {
     ctx.body = { event_id: event.id, type: 'webhook.test' };
   });
 
-  router.post('/webhooks/:webhook_id/rotate-secret', ...manage, loadEndpoint, async (ctx) => {
+  router.post('/webhooks/:webhook_id/rotate-secret', ...manage, takesNoBody, loadEndpoint, async (ctx) => {
     const { endpoint } = ctx.state as EndpointState;
     const rotation = rotateSecrets(secretBox, endpoint.secrets, new Date());
     const updated = stillThere(await repositories.webhookEndpoints.replaceSecrets(endpoint.company_id, endpoint.id, rotation.stored), endpoint.id);
@@ -178,7 +178,7 @@ export function webhooksRoutes(deps: ApiDependencies): Router {
 
   // Resend one failed delivery now, as a new delivery of the same event (services/webhook-resends.ts).
   // Asking again answers the same resend.
-  router.post('/webhooks/:webhook_id/deliveries/:delivery_id/retry', ...manage, loadEndpoint, async (ctx) => {
+  router.post('/webhooks/:webhook_id/deliveries/:delivery_id/retry', ...manage, takesNoBody, loadEndpoint, async (ctx) => {
     const { endpoint } = ctx.state as EndpointState;
     const delivery = await loadDelivery(endpoint, ctx.params.delivery_id);
     requireEnabled(endpoint);
