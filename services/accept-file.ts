@@ -63,14 +63,15 @@ async function storeAndStartImport(deps: IntakeDependencies, incoming: IncomingF
   const fileType = detectFileType(incoming.bytes);
   if (!fileType) throw new IntakeError(415, 'unsupported_file_type', 'Only XML, ZIP and PDF files are accepted (detected from the content, not the name).');
   const sha256 = createHash('sha256').update(incoming.bytes).digest('hex');
+  const { extension, contentType } = describeFileType(fileType);
+  const fileName = cleanFileName(incoming.fileName, extension);
+  const request: UploadRequest = { sha256, fileName, kindHint: incoming.kindHint ?? null };
 
   if (incoming.idempotencyKey) {
     const earlier = await deps.repositories.uploadedFiles.findByIdempotencyKey(incoming.companyId, incoming.idempotencyKey);
-    if (earlier) return { file: await replay(deps, earlier, sha256, incoming.startImport !== false), replayed: true };
+    if (earlier) return { file: await replay(deps, earlier, request, incoming.startImport !== false), replayed: true };
   }
 
-  const { extension, contentType } = describeFileType(fileType);
-  const fileName = cleanFileName(incoming.fileName, extension);
   const blobKey = blobKeyFor(incoming, fileName, sha256, extension);
   await deps.blobStore.put(blobKey, incoming.bytes, contentType);
   let file: UploadedFileRow;
@@ -101,7 +102,7 @@ async function storeAndStartImport(deps: IntakeDependencies, incoming: IncomingF
     // bytes is the winner's own; one left by another failure is what the client's retry reuses.)
     // Removing it is best effort: the answer is about the upload, not the cleanup.
     if (!incoming.idempotencyKey || (earlier && earlier.blob_key !== blobKey)) await deps.blobStore.delete(blobKey).catch(() => undefined);
-    if (earlier) return { file: await replay(deps, earlier, sha256, incoming.startImport !== false), replayed: true };
+    if (earlier) return { file: await replay(deps, earlier, request, incoming.startImport !== false), replayed: true };
     throw error;
   }
   if (incoming.startImport !== false) await startImport(deps, fileToImport(file));
@@ -113,9 +114,22 @@ function fileToImport(file: UploadedFileRow): FileToImport {
   return { fileId: file.id, companyId: file.company_id, sizeBytes: Number(file.size) };
 }
 
-async function replay(deps: IntakeDependencies, earlier: UploadedFileRow, sha256: string, start: boolean): Promise<UploadedFileRow> {
-  if (earlier.sha256 !== sha256) {
-    throw new IntakeError(409, 'idempotency_key_reused', 'This Idempotency-Key was already used for a different file.');
+/** What an idempotent upload must repeat exactly to be answered with the first one's file. */
+type UploadRequest = { sha256: string; fileName: string; kindHint: string | null };
+
+/**
+ * The first request's file, when this one is the same request again (Stripe's rule: a key used
+ * with other parameters is an error, never a silent answer about another request). A retry that
+ * corrected the kind or the name would otherwise get the first file's document type back.
+ */
+async function replay(deps: IntakeDependencies, earlier: UploadedFileRow, request: UploadRequest, start: boolean): Promise<UploadedFileRow> {
+  const differences = [
+    earlier.sha256 !== request.sha256 ? 'the file' : null,
+    earlier.file_name !== request.fileName ? `the file name (first ${JSON.stringify(earlier.file_name)})` : null,
+    (earlier.kind_hint ?? null) !== request.kindHint ? `the kind (first ${earlier.kind_hint ?? 'none'})` : null,
+  ].filter((difference) => difference !== null);
+  if (differences.length > 0) {
+    throw new IntakeError(409, 'idempotency_key_reused', `This Idempotency-Key was already used for a different request; what differs: ${differences.join(', ')}.`);
   }
   if (start) await startImport(deps, fileToImport(earlier)); // a first attempt may have stored the file but not started its import
   return earlier;

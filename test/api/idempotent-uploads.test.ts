@@ -17,16 +17,17 @@ test.after.always(async () => api?.close());
 
 const pdf = (text: string) => new Blob([`%PDF-1.4\n% ${text}\n%%EOF\n`]);
 
-async function upload(idempotencyKey: string, content: Blob) {
+async function upload(idempotencyKey: string, content: Blob, { name = 'factura.pdf', kind }: { name?: string; kind?: string } = {}) {
   const form = new FormData();
-  form.append('file', content, 'factura.pdf');
+  if (kind) form.append('kind', kind);
+  form.append('file', content, name);
   const response = await fetch(`${api.url}/v1/companies/${companyId}/files`, {
     method: 'POST',
     headers: { ...bearer(key), 'Idempotency-Key': idempotencyKey },
     body: form,
   });
-  const body = (await response.json()) as { id?: string; error?: { code: string; param?: string } };
-  return { status: response.status, replayed: response.headers.get('idempotent-replayed') === 'true', id: body.id, code: body.error?.code, param: body.error?.param };
+  const body = (await response.json()) as { id?: string; error?: { code: string; param?: string; message: string } };
+  return { status: response.status, replayed: response.headers.get('idempotent-replayed') === 'true', id: body.id, code: body.error?.code, param: body.error?.param, message: body.error?.message };
 }
 
 async function stored(idempotencyKey: string) {
@@ -67,6 +68,20 @@ test.serial('a later retry with the same key and file replays without storing ag
   t.is(again.status, 202);
   t.true(again.replayed);
   t.deepEqual(await stored('concurrent-1'), before);
+});
+
+test.serial('the same key and bytes with another kind or file name is 409 idempotency_key_reused naming what differs, not a replay of the first', async (t) => {
+  const first = await upload('corrected-kind', pdf('claim'), { kind: 'payment_claim_account' });
+  t.is(first.status, 202);
+  const otherKind = await upload('corrected-kind', pdf('claim'), { kind: 'foreign_invoice' });
+  t.like(otherKind, { status: 409, code: 'idempotency_key_reused', replayed: false });
+  t.regex(otherKind.message!, /the kind \(first payment_claim_account\)/);
+  const otherName = await upload('corrected-kind', pdf('claim'), { kind: 'payment_claim_account', name: 'other-name.pdf' });
+  t.like(otherName, { status: 409, code: 'idempotency_key_reused' });
+  t.regex(otherName.message!, /the file name \(first "factura\.pdf"\)/);
+  const same = await upload('corrected-kind', pdf('claim'), { kind: 'payment_claim_account' });
+  t.like(same, { status: 202, replayed: true, id: first.id });
+  t.is((await stored('corrected-kind')).rows.length, 1);
 });
 
 test.serial('a key that is not 1 to 255 printable ASCII characters is refused with 400 naming Idempotency-Key, nothing stored', async (t) => {
