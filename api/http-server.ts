@@ -3,6 +3,7 @@ import type { Duplex } from 'node:stream';
 import type Koa from 'koa';
 import type { Logger } from 'pino';
 import type { ErrorBody } from './errors';
+import { newRequestId } from './middleware/request-id';
 
 /** What Node's parser refuses before Koa sees a request, answered with the JSON error body. */
 const CLIENT_ERRORS: Record<string, { status: number; reason: string; code: string; message: string }> = {
@@ -42,12 +43,14 @@ export function createHttpServer(app: Koa, logger: Logger, options: http.ServerO
       return;
     }
     const answer = CLIENT_ERRORS[error.code ?? ''] ?? MALFORMED;
-    logger.debug({ code: error.code, status: answer.status }, 'refused unparseable request');
+    // Every error carries a request id (docs/errors.md), these too: the parser never read one from the request.
+    const requestId = newRequestId();
+    logger.debug({ code: error.code, status: answer.status, requestId }, 'refused unparseable request');
     const body: ErrorBody = { error: { code: answer.code, message: answer.message } };
     const json = JSON.stringify(body);
     socket.end(
       `HTTP/1.1 ${answer.status} ${answer.reason}\r\nContent-Type: application/json; charset=utf-8\r\n` +
-        `Content-Length: ${Buffer.byteLength(json)}\r\nConnection: close\r\n\r\n${json}`,
+        `X-Request-Id: ${requestId}\r\nContent-Length: ${Buffer.byteLength(json)}\r\nConnection: close\r\n\r\n${json}`,
     );
   });
   return server;

@@ -71,6 +71,7 @@ test('oversized headers → 431 headers_too_large with the JSON body', async (t)
   t.is(answer?.status, 431);
   t.is(answer?.body?.error?.code, 'headers_too_large');
   t.regex(answer?.headers['content-type'] ?? '', /application\/json/);
+  t.regex(answer?.headers['x-request-id'] ?? '', /^req_[0-9a-f]{24}$/, 'every error carries a request id, those of the parser too');
 });
 
 test('an unparseable request (unknown method, garbled request line or header) → 400 malformed_request', async (t) => {
@@ -78,6 +79,7 @@ test('an unparseable request (unknown method, garbled request line or header) �
     const answer = await rawExchange(api.url, raw);
     t.is(answer?.status, 400, JSON.stringify(raw));
     t.is(answer?.body?.error?.code, 'malformed_request');
+    t.regex(answer?.headers['x-request-id'] ?? '', /^req_[0-9a-f]{24}$/);
   }
 });
 
@@ -140,6 +142,7 @@ test('a request that does not arrive within the request timeout → 408 request_
     const answer = await rawExchange(url, 'GET /healthz HTTP/1.1\r\nHost: x\r\n'); // headers never end
     t.is(answer?.status, 408);
     t.is(answer?.body?.error?.code, 'request_timeout');
+    t.regex(answer?.headers['x-request-id'] ?? '', /^req_[0-9a-f]{24}$/);
   } finally {
     server.close();
   }
