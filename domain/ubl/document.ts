@@ -39,11 +39,23 @@ function readLine(line: XmlElement, index: number, documentType: UblDocumentType
   };
 }
 
+/**
+ * A CUFE/CUDE/CUDS is the hex of a SHA-384: its case means nothing, and DIAN writes it in lower
+ * case. One form, so the same document in upper case is the same document (the one-per-CUFE index
+ * compares exactly). A code that is not hex is kept as written.
+ */
+export function canonicalUniqueCode(code: string): string {
+  return /^[0-9A-Fa-f]+$/.test(code) ? code.toLowerCase() : code;
+}
+
 function readReference(root: XmlElement): UblReference | null {
   for (const name of ['InvoiceDocumentReference', 'CreditNoteDocumentReference', 'DebitNoteDocumentReference']) {
     for (const reference of all(root, `BillingReference/${name}`)) {
       const number = text(reference, 'ID');
-      if (number) return { number, cufe: text(reference, 'UUID'), issueDate: parseIsoDate(text(reference, 'IssueDate')) };
+      if (number) {
+        const cufe = text(reference, 'UUID');
+        return { number, cufe: cufe === null ? null : canonicalUniqueCode(cufe), issueDate: parseIsoDate(text(reference, 'IssueDate')) };
+      }
     }
   }
   const referenceId = text(root, 'DiscrepancyResponse/ReferenceID');
@@ -54,7 +66,7 @@ function readReference(root: XmlElement): UblReference | null {
 export function readDocument(root: XmlElement, documentType: UblDocumentType): UblDocument {
   const number = required(text(root, 'ID'), 'number (cbc:ID)');
   const uuid = first(root, 'UUID');
-  const cufe = required(uuid?.text || null, 'CUFE/CUDE (cbc:UUID)');
+  const cufe = canonicalUniqueCode(required(uuid?.text || null, 'CUFE/CUDE (cbc:UUID)'));
   const issueDateText = required(text(root, 'IssueDate'), 'issue date (cbc:IssueDate)');
   const issueDate = parseIsoDate(issueDateText);
   if (!issueDate) throw new UblParseError('invalid_field', `cbc:IssueDate is not a YYYY-MM-DD date: ${JSON.stringify(issueDateText.slice(0, 40))}`);

@@ -62,6 +62,44 @@ test('the documents importDrafts returns are the ones documentsOf reads: created
   t.is(await database.db('documents').where({ imported_file_id: second.id }).count('* as n').first().then((row) => Number(row!.n)), 1);
 });
 
+test('the same invoice with its CUFE in upper case is the stored document (skipped), not a second one', async (t) => {
+  // A database of its own: the invoice's customer NIT is the other tests' company, and NITs are unique.
+  const own = await createTestDatabase();
+  t.teardown(() => own.drop());
+  const company = await seedCompany(own, 'Volt Mayúsculas S.A.S.', CUSTOMER_NIT);
+  const file = (name: string) => own.repositories.uploadedFiles.insert({
+    company_id: company.id, type: 'API', file_name: name, extension: 'xml', content_type: 'application/xml', size: 1, sha256: 'x'.repeat(64), blob_key: `k/${randomUUID()}`,
+  });
+  const xml = fixture('attached-document-volt.xml').toString('utf8');
+  const [invoice] = draftsOf(Buffer.from(xml), 'volt.xml', CUSTOMER_NIT);
+  const created = await own.repositories.imports.importDrafts(await file('volt.xml'), [invoice!]);
+  const upper = xml.replace(/(<cbc:UUID[^>]*>)([0-9a-f]{96})(<\/cbc:UUID>)/g, (_, open: string, code: string, close: string) => `${open}${code.toUpperCase()}${close}`);
+  t.not(upper, xml);
+  const [shouted] = draftsOf(Buffer.from(upper), 'VOLT.xml', CUSTOMER_NIT);
+  const again = await own.repositories.imports.importDrafts(await file('VOLT.xml'), [shouted!]);
+  t.deepEqual(again.created, []);
+  t.deepEqual(again.skipped, [{ cufe: invoice!.ubl!.cufe, existing_document_id: created.created[0]!.id, kind: 'electronic_invoice' }]);
+});
+
+test('the migration to lower-case codes lowers stored upper-case CUFEs and references, and leaves a duplicate it cannot merge', async (t) => {
+  const { up } = await import('../../db/migrations/20261125090000_lower_case_unique_codes');
+  const company = await seedCompany(database, 'Antes S.A.S.', '900000777');
+  const file = await storedFile(company.id, 'old.xml');
+  const code = (digit: string) => digit.repeat(96);
+  const insert = (cufe: string, extra: Record<string, unknown> = {}) =>
+    database.db('documents').insert({ company_id: company.id, kind: 'purchase', document_type: 'electronic_invoice', number: cufe.slice(0, 8), cufe, issued_at: new Date(), sub_total: '1', vat: '0', total: '1', currency: 'COP', imported_file_id: file.id, ...extra }).returning('id').then(([row]) => row.id as number);
+  const lone = await insert(code('A'), { referenced_document_cufe: code('B') });
+  const twinLower = await insert(code('c'));
+  const twinUpper = await insert(code('C'));
+  const notHex = await insert('CONTINGENCIA-1');
+  await up(database.db);
+  const cufeOf = async (id: number) => (await database.db('documents').where({ id }).first('cufe', 'referenced_document_cufe'));
+  t.deepEqual(await cufeOf(lone), { cufe: code('a'), referenced_document_cufe: code('b') });
+  t.is((await cufeOf(twinLower)).cufe, code('c'));
+  t.is((await cufeOf(twinUpper)).cufe, code('C'), 'its lower-case twin exists: left for an operator');
+  t.is((await cufeOf(notHex)).cufe, 'CONTINGENCIA-1');
+});
+
 test('a recurring contact is found in one statement; a new one is created once, even by two imports at once', async (t) => {
   const { imports } = database.repositories;
   const company = await seedCompany(database, 'Volt Contactos S.A.S.', '161803398876');

@@ -310,3 +310,14 @@ test('unsupported roots are named in the error', (t) => {
   const wrapsOrder = fixture('attached-document-volt.xml').replace(/<!\[CDATA\[<\?xml[^>]*\?><Invoice[\s\S]*?<\/Invoice>\]\]>/, '<![CDATA[<Order/>]]>');
   t.regex(failsWith(t, () => parseUbl(wrapsOrder), 'unsupported_document')?.message ?? '', /Order/);
 });
+
+test('a CUFE/CUDE written in upper case reads in lower case, the document\'s and the one it references (the same SHA-384)', (t) => {
+  const xml = fixture('creditnote-usd.xml');
+  const plain = parseUbl(xml).document;
+  const shouted = parseUbl(xml.replace(/(<cbc:UUID[^>]*>)([0-9a-f]+)(<\/cbc:UUID>)/g, (_, open: string, code: string, close: string) => `${open}${code.toUpperCase()}${close}`)).document;
+  t.not(plain.cufe, plain.cufe.toUpperCase(), 'the fixture has letters to change');
+  t.is(shouted.cufe, plain.cufe);
+  t.is(shouted.referencedDocument?.cufe, plain.referencedDocument?.cufe);
+  const notHex = parseUbl(xml.replace(/(<cbc:UUID[^>]*>)[0-9a-f]+(<\/cbc:UUID>)/, '$1Contingencia-ABC$2')).document;
+  t.is(notHex.cufe, 'Contingencia-ABC', 'a code that is no hex is kept as written');
+});
