@@ -3,13 +3,33 @@
  * identification (NIT with its check digit), dates in Colombian time, tax scheme names.
  */
 import { isValidNit, nitCheckDigit } from '../nit';
-import type { UblDocumentType, UblParty } from '../ubl/types';
+import type { DianDocumentType, UblDocument, UblParty } from '../ubl/types';
 
-export const DOCUMENT_TITLES: Record<UblDocumentType, string> = {
-  Invoice: 'Factura electrónica de venta',
-  CreditNote: 'Nota crédito electrónica',
-  DebitNote: 'Nota débito electrónica',
+/**
+ * The title a graphic representation carries, by DIAN's document type, not by root element: a
+ * documento soporte is an Invoice element, but it is the buyer's document, not a sales invoice.
+ */
+const DOCUMENT_TITLES: Record<DianDocumentType, { title: string; masculine?: true }> = {
+  electronic_invoice: { title: 'Factura electrónica de venta' },
+  export_invoice: { title: 'Factura electrónica de venta de exportación' },
+  contingency_invoice: { title: 'Factura electrónica de venta (contingencia)' },
+  support_document: { title: 'Documento soporte (no obligados a facturar)', masculine: true },
+  pos_equivalent: { title: 'Documento equivalente electrónico POS', masculine: true },
+  equivalent_document: { title: 'Documento equivalente electrónico', masculine: true },
+  credit_note: { title: 'Nota crédito electrónica' },
+  debit_note: { title: 'Nota débito electrónica' },
+  support_document_adjustment: { title: 'Nota de ajuste del documento soporte' },
 };
+
+export function documentTitle(document: Pick<UblDocument, 'dianDocumentType'>): string {
+  return DOCUMENT_TITLES[document.dianDocumentType].title;
+}
+
+/** "Representación gráfica de la factura electrónica de venta" / "… del documento soporte …". */
+export function graphicRepresentationOf(document: Pick<UblDocument, 'dianDocumentType'>): string {
+  const { title, masculine } = DOCUMENT_TITLES[document.dianDocumentType];
+  return `Representación gráfica ${masculine ? 'del' : 'de la'} ${title.charAt(0).toLowerCase()}${title.slice(1)}`;
+}
 
 /** Short labels for DIAN's identification types (schemeName), as printed before the number. */
 const ID_TYPES: Record<string, string> = {
@@ -96,7 +116,3 @@ export function formatTaxScheme(schemeId: string, schemeName: string | null): st
   return `${name} (${schemeId.trim()})`;
 }
 
-/** Label for the reference on notes; CUFE for invoices, CUDE for notes (DIAN's names). */
-export function uniqueCodeLabel(type: UblDocumentType): 'CUFE' | 'CUDE' {
-  return type === 'Invoice' ? 'CUFE' : 'CUDE';
-}

@@ -5,7 +5,7 @@
  * bounded height whatever the input.
  */
 import type { UblDocument, UblParty, UblReference } from '../ubl/types';
-import { formatDate, formatIssued, formatPartyId, uniqueCodeLabel, DOCUMENT_TITLES } from './format';
+import { documentTitle, formatDate, formatIssued, formatPartyId } from './format';
 import {
   ACCENT, MARGIN, MUTED, PAGE_HEIGHT, PAGE_WIDTH, blocksHeight, drawBlocks, layoutBlocks,
   type BlockInput, type PageFlow,
@@ -71,7 +71,7 @@ export function drawDocumentHeader(flow: PageFlow, document: UblDocument): QrSym
   const supplier = layoutBlocks(fonts, partyInputs(document.supplier, 12), supplierWidth);
   const issued = formatIssued(document.issuedAt, document.issueDate, document.issueTime);
   const infoInputs: BlockInput[] = [
-    { text: DOCUMENT_TITLES[document.documentType], style: { size: 11, bold: true, color: ACCENT }, maxLines: 2 },
+    { text: documentTitle(document), style: { size: 11, bold: true, color: ACCENT }, maxLines: 2 },
     { text: `No. ${document.number}`, style: { size: 11, bold: true }, gapBefore: 2, maxLines: 3 },
     { text: `Fecha de emisión: ${issued.date}`, style: { size: 8 }, gapBefore: 4, maxLines: 1 },
   ];
@@ -92,7 +92,7 @@ export function drawDocumentHeader(flow: PageFlow, document: UblDocument): QrSym
 function drawUniqueCode(flow: PageFlow, document: UblDocument): void {
   const { fonts, page } = flow;
   flow.rule(5);
-  const label = `${uniqueCodeLabel(document.documentType)}:`;
+  const label = `${document.codeScheme}:`;
   const labelWidth = fonts.bold.widthOfTextAtSize(label, 8) + 4;
   const codeBlocks = layoutBlocks(fonts, [{ text: document.cufe, style: { size: 8 }, maxLines: 4 }], flow.width - labelWidth);
   drawBlocks(page, fonts, layoutBlocks(fonts, [{ text: label, style: { size: 8, bold: true } }], labelWidth), flow.left, flow.y, labelWidth);

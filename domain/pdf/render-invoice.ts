@@ -8,7 +8,7 @@
 import { PDFDocument } from 'pdf-lib';
 import type { UblDocument } from '../ubl/types';
 import { drawLineTable, drawNotes, drawTaxesAndTotals } from './body';
-import { DOCUMENT_TITLES, formatColombianDateTime, formatPartyId } from './format';
+import { documentTitle, formatColombianDateTime, formatPartyId, graphicRepresentationOf } from './format';
 import { drawDocumentHeader } from './header';
 import { MARGIN, MUTED, PAGE_WIDTH, RULE, drawLine, embedFonts, fitLine, type Fonts, PageFlow } from './layout';
 import type { QrSymbol } from './qr';
@@ -32,7 +32,7 @@ export async function renderInvoicePdf(document: UblDocument, options: RenderInv
 /** `renderInvoicePdf` with what was drawn, for tests and diagnostics. */
 export async function renderInvoice(document: UblDocument, options: RenderInvoiceOptions = {}): Promise<RenderedInvoice> {
   const generatedAt = options.generatedAt ?? new Date();
-  const title = DOCUMENT_TITLES[document.documentType];
+  const title = documentTitle(document);
   const pdf = await PDFDocument.create();
   pdf.setTitle(`${title} ${document.number}`);
   pdf.setSubject(`Representación gráfica de documento electrónico DIAN ${document.number}`);
@@ -59,7 +59,7 @@ function drawContinuationHeader(flow: PageFlow, document: UblDocument): void {
   const { fonts, page } = flow;
   const half = flow.width / 2;
   const baseline = flow.y - 9;
-  const left = fitLine(`${DOCUMENT_TITLES[document.documentType]} No. ${document.number}`, fonts.bold, 9, half - 6);
+  const left = fitLine(`${documentTitle(document)} No. ${document.number}`, fonts.bold, 9, half - 6);
   const right = fitLine(`${document.supplier.name} · ${formatPartyId(document.supplier)}`, fonts.regular, 8, half - 6);
   drawLine(page, fonts, left, flow.left, baseline, { size: 9, bold: true });
   drawLine(page, fonts, right, flow.left + half, baseline, { size: 8, color: MUTED }, 'right', half);
@@ -70,8 +70,7 @@ function drawContinuationHeader(flow: PageFlow, document: UblDocument): void {
 function drawFooters(flow: PageFlow, fonts: Fonts, document: UblDocument, generatedAt: Date): void {
   const total = flow.pages.length;
   const generated = formatColombianDateTime(generatedAt) ?? '';
-  const title = DOCUMENT_TITLES[document.documentType];
-  const note = `Representación gráfica de la ${title.toLowerCase()} No. ${document.number}. Generada el ${generated} (hora de Colombia).`;
+  const note = `${graphicRepresentationOf(document)} No. ${document.number}. Generada el ${generated} (hora de Colombia).`;
   const numberWidth = 80;
   flow.pages.forEach((page, index) => {
     const ruleY = MARGIN + 12;

@@ -6,6 +6,7 @@ import { seedCompany } from '../support/api';
 import { isDataException } from '../../db/errors';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import { fixture } from '../support/ingestion';
+import { up as lowerCaseUniqueCodes } from '../../db/migrations/20261125090000_lower_case_unique_codes';
 
 // importDrafts returns the documents it linked to the file, so the import's event record needs
 // no read of them: the list must be what documentsOf reads, whatever the drafts were.
@@ -82,7 +83,6 @@ test('the same invoice with its CUFE in upper case is the stored document (skipp
 });
 
 test('the migration to lower-case codes lowers stored upper-case CUFEs and references, and leaves a duplicate it cannot merge', async (t) => {
-  const { up } = await import('../../db/migrations/20261125090000_lower_case_unique_codes');
   const company = await seedCompany(database, 'Antes S.A.S.', '900000777');
   const file = await storedFile(company.id, 'old.xml');
   const code = (digit: string) => digit.repeat(96);
@@ -92,7 +92,7 @@ test('the migration to lower-case codes lowers stored upper-case CUFEs and refer
   const twinLower = await insert(code('c'));
   const twinUpper = await insert(code('C'));
   const notHex = await insert('CONTINGENCIA-1');
-  await up(database.db);
+  await lowerCaseUniqueCodes(database.db);
   const cufeOf = async (id: number) => (await database.db('documents').where({ id }).first('cufe', 'referenced_document_cufe'));
   t.deepEqual(await cufeOf(lone), { cufe: code('a'), referenced_document_cufe: code('b') });
   t.is((await cufeOf(twinLower)).cufe, code('c'));

@@ -147,6 +147,22 @@ test('a 1-page invoice: number, full CUFE, NITs with check digit, dates and tota
   assertCleanLayout(t, await pdfWords(pdf));
 });
 
+test('a documento soporte is titled as one, with its CUDS; the footer names it with its article (it was a "Factura electrónica de venta" with a CUFE)', async (t) => {
+  const CUDS = 'ab'.repeat(48);
+  const support = setpInvoice({ number: 'DSE9001', typeCode: '05', dianDocumentType: 'support_document', codeScheme: 'CUDS', cufe: CUDS, cufeAlgorithm: 'CUDS-SHA384' });
+  const [page] = await pdfPagesText(await renderInvoicePdf(support, { generatedAt: GENERATED_AT }));
+  const text = collapse(page);
+  t.true(text.includes('Documento soporte (no obligados a facturar)'), text);
+  t.false(text.includes('Factura electrónica de venta'));
+  t.true(squeeze(page).includes(`CUDS:${CUDS}`));
+  t.false(squeeze(page).includes('CUFE:'));
+  t.true(text.includes('Representación gráfica del documento soporte (no obligados a facturar) No. DSE9001'), text);
+  const pos = setpInvoice({ number: 'POS1', typeCode: '20', dianDocumentType: 'pos_equivalent', codeScheme: 'CUDE', cufeAlgorithm: 'CUDE-SHA384' });
+  const [posPage] = await pdfPagesText(await renderInvoicePdf(pos, { generatedAt: GENERATED_AT }));
+  t.true(collapse(posPage).includes('Documento equivalente electrónico POS'));
+  t.true(squeeze(posPage).includes(`CUDE:${CUFE}`));
+});
+
 test('a 200-line invoice flows over several pages, each numbered and with the table header', async (t) => {
   const rendered = await renderInvoice(longInvoice(200), { generatedAt: GENERATED_AT });
   const pages = await pdfPagesText(rendered.pdf);
@@ -203,6 +219,8 @@ test('a credit note has its title, CUDE and the invoice it amends; a debit note 
     cufe: CUDE,
     cufeAlgorithm: 'CUDE-SHA384',
     typeCode: '91',
+    dianDocumentType: 'credit_note',
+    codeScheme: 'CUDE',
     currency: 'USD',
     subTotal: '12600.06',
     vat: '2394.01',
@@ -219,7 +237,7 @@ test('a credit note has its title, CUDE and the invoice it amends; a debit note 
   t.true(squeeze(page).includes(`CUFE:${CUFE}`), 'the referenced invoice CUFE');
   t.true(text.includes('US$ 14.994,07 USD'));
 
-  const debit = await renderInvoicePdf({ ...credit, documentType: 'DebitNote', number: 'ND1' }, { generatedAt: GENERATED_AT });
+  const debit = await renderInvoicePdf({ ...credit, documentType: 'DebitNote', dianDocumentType: 'debit_note', typeCode: '92', number: 'ND1' }, { generatedAt: GENERATED_AT });
   t.true(collapse((await pdfPagesText(debit))[0]).includes('Nota débito electrónica'));
 });
 
