@@ -9,7 +9,7 @@ import { syncInvoiceEvents } from './dian-documents';
 import { companyDian, dianFailure, type CompanyDian, type DianActivityDependencies } from './dian-gateway';
 import { presentDianImport } from '../services/presenters/dian-import';
 import { LISTING_NOT_SUPPORTED_MESSAGE, listingWindows, type ListingWindow } from '../domain/dian/listing-windows';
-import { ReceivedExportError } from '../domain/dian/received-export';
+import { ReceivedExportError, receivedTypeMatches } from '../domain/dian/received-export';
 import { CpuBudgetExceeded, cufesFromReceivedExportInPool } from '../services/cpu/pool';
 import { DownloadError, downloadOutbound } from '../integrations/outbound/download';
 
@@ -21,8 +21,6 @@ const BULK_CSV_TIMEOUT_MS = 60_000;
 export type DianImportListing = number | { windows: ListingWindow[] };
 
 
-/** DIAN's code for each document type of the simulator's listing ('' = every type). */
-const LISTING_TYPE = { invoice: '01', credit_note: '91', all: '' } as const;
 
 export type DianDocumentOutcome = { fileId: number } | { skipped: 'already_present' | 'not_found' };
 
@@ -155,10 +153,11 @@ export function createDianImportActivities(deps: DianActivityDependencies & Inge
       const company = await companyOf(run.company_id);
       let cufes: string[];
       try {
-        const documents = await dian.gateway.listReceivedDocuments({
-          companyNit: company.nit, from: run.begin_date, to: run.end_date, documentType: LISTING_TYPE[run.document_type],
-        });
-        cufes = [...new Set(documents.map((document) => document.cufe.toLowerCase()))];
+        // Every type listed ('' = all), then the run's own rule: the listing filters by one code, and an
+        // invoice may be 01, 02, 03 or 04 (receivedTypeMatches, as for an uploaded export).
+        const documents = await dian.gateway.listReceivedDocuments({ companyNit: company.nit, from: run.begin_date, to: run.end_date, documentType: '' });
+        const wanted = documents.filter((document) => receivedTypeMatches(document.documentType, run.document_type));
+        cufes = [...new Set(wanted.map((document) => document.cufe.toLowerCase()))];
       } catch (error) {
         return retryableDian(error);
       }
@@ -284,8 +283,9 @@ export function createDianImportActivities(deps: DianActivityDependencies & Inge
 
     /** Counts from what the run created; skipped = found minus created (already present or not importable). */
     async finishDianImport(importId: number, found: number): Promise<void> {
-      const created = await repositories.dianImports.createdCounts(importId);
-      const skipped = Math.max(0, found - created.electronic_invoices_count - created.credit_notes_count);
+      const { total, ...created } = await repositories.dianImports.createdCounts(importId);
+      // Skipped is what the run did not create (docs/dian.md), whatever type the created ones are.
+      const skipped = Math.max(0, found - total);
       await repositories.dianImports.finish(importId, { found_count: found, ...created, skipped_count: skipped });
     },
 

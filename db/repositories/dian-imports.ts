@@ -67,15 +67,16 @@ export function createDianImportsRepository(db: Database) {
       return row !== undefined;
     },
 
-    /** Documents created by the files of this run, by type (documents_imported_file index). */
-    async createdCounts(importId: number): Promise<{ electronic_invoices_count: number; credit_notes_count: number }> {
+    /** Documents created by the files of this run: invoices, credit notes, and all of them (documents_imported_file index). */
+    async createdCounts(importId: number): Promise<{ electronic_invoices_count: number; credit_notes_count: number; total: number }> {
       const rows = await db('documents as d')
         .join('uploaded_files as f', 'f.id', 'd.imported_file_id')
         .where('f.dian_importation_id', importId)
         .groupBy('d.document_type')
         .select('d.document_type', db.raw('count(*)::int AS n'));
       const count = (type: string) => (rows.find((row) => row.document_type === type)?.n as number | undefined) ?? 0;
-      return { electronic_invoices_count: count('electronic_invoice'), credit_notes_count: count('credit_note') };
+      const total = rows.reduce((sum, row) => sum + (row.n as number), 0);
+      return { electronic_invoices_count: count('electronic_invoice'), credit_notes_count: count('credit_note'), total };
     },
 
     /** Keeps the listing of a run, so batches (and a resumed run) read the same CUFEs. */

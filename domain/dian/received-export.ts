@@ -32,10 +32,20 @@ function isoDate(value: string): string | null {
   return local ? `${local[3]}-${local[2]}-${local[1]}` : null;
 }
 
-function typeMatches(type: string, wanted: ReceivedExportFilter['documentType']): boolean {
+/** DIAN's type codes of a received invoice: 01 sale, 02 export, 03 and 04 contingency (all take the buyer's events). */
+const INVOICE_TYPE_CODES = new Set(['01', '02', '03', '04']);
+
+/**
+ * Whether a received document's type, as DIAN writes it (the export's "Tipo de documento" name,
+ * or a type code as the simulator's listing gives it), is what a run asked for: `invoice` is every
+ * kind of invoice, `credit_note` the credit notes, `all` both (what a run counts); debit notes and
+ * anything else are not imported by a run. One rule for the uploaded export and the listing, so
+ * the same request finds the same documents whichever source it reads.
+ */
+export function receivedTypeMatches(type: string, wanted: ReceivedExportFilter['documentType']): boolean {
   const value = normalise(type);
   const isCreditNote = value.includes('nota credito') || value === '91';
-  const isInvoice = !isCreditNote && (value.includes('factura') || value === '01');
+  const isInvoice = !isCreditNote && (value.includes('factura') || INVOICE_TYPE_CODES.has(value));
   if (wanted === 'invoice') return isInvoice;
   if (wanted === 'credit_note') return isCreditNote;
   return isInvoice || isCreditNote;
@@ -85,7 +95,7 @@ function cufesFromRows(rows: string[][], filter: ReceivedExportFilter): string[]
   for (const row of rows.slice(1)) {
     const cufe = (row[cufeColumn] ?? '').trim().toLowerCase();
     if (!/^[0-9a-f]{40,128}$/.test(cufe)) continue;
-    if (typeColumn >= 0 && !typeMatches(row[typeColumn] ?? '', filter.documentType)) continue;
+    if (typeColumn >= 0 && !receivedTypeMatches(row[typeColumn] ?? '', filter.documentType)) continue;
     const date = dateColumn >= 0 ? isoDate((row[dateColumn] ?? '').trim()) : null;
     if (date && (date < filter.beginDate || date > filter.endDate)) continue;
     cufes.add(cufe);

@@ -133,3 +133,24 @@ test.serial('validation: dates, range order and a CSV without a CUFE column', as
   t.is(refused.status, 400);
   t.like(((await refused.json()) as { error: object }).error, { code: 'invalid_parameter', param: 'file' });
 });
+
+test.serial('an invoice run finds every kind of invoice (a contingency 03 too), and all leaves debit notes out, as an uploaded export does', async (t) => {
+  const setp = fixture('invoice-signed-setp.xml').toString('utf8');
+  const contingencyCufe = 'c3'.repeat(48);
+  const contingency = setp
+    .replace('<cbc:InvoiceTypeCode>01</cbc:InvoiceTypeCode>', '<cbc:InvoiceTypeCode>03</cbc:InvoiceTypeCode>')
+    .replace('<cbc:ID>SETP990000002</cbc:ID>', '<cbc:ID>SETP990000903</cbc:ID>')
+    .replace(/(<cbc:UUID schemeID="2" schemeName="CUFE-SHA384">)[0-9a-f]{96}/, `$1${contingencyCufe}`);
+  t.true(contingency.includes(`>${contingencyCufe}</cbc:UUID>`) && contingency.includes('>03</cbc:InvoiceTypeCode>'));
+  world.simulator.addDocument(contingencyCufe, contingency, { receiverNit: world.company.nit, issueDate: '2025-03-10', documentType: '03' });
+  world.simulator.addDocument('d9'.repeat(48), fixture('debitnote.xml'), { receiverNit: world.company.nit, issueDate: '2025-03-11', documentType: '92' });
+  const range = { begin_date: '2025-03-01', end_date: '2025-03-31' };
+
+  const invoices = await world.call('POST', runsPath(), { ...range, document_type: 'invoice' });
+  t.like(await waitForRun(invoices.body.id), { status: 'DONE', found_count: 1, electronic_invoices_count: 1, credit_notes_count: 0, skipped_count: 0 });
+  const stored = await world.api.database.db('documents').where({ company_id: world.company.id, cufe: contingencyCufe }).first('dian_document_type', 'dian_type_code');
+  t.like(stored, { dian_document_type: 'contingency_invoice', dian_type_code: '03' });
+
+  const all = await world.call('POST', runsPath(), { ...range, document_type: 'all' });
+  t.like(await waitForRun(all.body.id), { status: 'DONE', found_count: 1, electronic_invoices_count: 0, credit_notes_count: 0, skipped_count: 1 });
+});
