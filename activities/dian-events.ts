@@ -7,7 +7,8 @@ import { signXadesEpes } from '../domain/dian/xades';
 import type { UblParty } from '../domain/ubl/types';
 import { DianError, type DianGateway } from '../integrations/dian/port';
 import { loadDianEventRecord } from '../services/presenters/dian-event';
-import { companyDian, dianFailure, type DianActivityDependencies } from './dian-gateway';
+import { companyDian, dianFailure, type CompanyDian, type DianActivityDependencies } from './dian-gateway';
+import { syncInvoiceEvents } from './dian-documents';
 import { eligibleForDianEvents } from '../domain/dian/event-eligibility';
 import { expressAcceptanceWindow } from '../domain/dian/express-acceptance';
 
@@ -38,6 +39,20 @@ async function registeredAtDian(gateway: DianGateway, cufe: string, cude: string
     return (await gateway.getStatusEvent(cufe)).some((registered) => registered.cude === cude);
   } catch (error) {
     return transportFailure(error);
+  }
+}
+
+/**
+ * After DIAN refuses an event: what DIAN holds for the invoice is read again (GetStatusEvent),
+ * because a refusal is often about it (the event already registered by other software, a claim),
+ * and the order checks of the next event must see it rather than wait for a manual sync. Best
+ * effort: the refusal is the answer either way.
+ */
+async function refreshRegisteredEvents(deps: DianActivityDependencies, documentId: number, dian: CompanyDian): Promise<void> {
+  try {
+    await syncInvoiceEvents(deps, documentId, async () => dian);
+  } catch {
+    // Unreachable or refusing now: the next sync (POST …/dian-events/sync, or the next import) reads it.
   }
 }
 
@@ -142,6 +157,7 @@ export function createDianEventActivities(deps: DianActivityDependencies & { blo
       await repositories.dianEvents.setArtifacts(eventId, { dian_response_blob_key: answerKey });
       if (!result.accepted) {
         if (!result.errors.some((line) => ALREADY_PROCESSED.test(line))) {
+          await refreshRegisteredEvents(deps, event.document_id, dian);
           const detail = [result.description, ...result.errors].filter(Boolean).join(' ');
           throw dianFailure(result.statusCode || 'rejected', detail || 'DIAN rejected the event.');
         }

@@ -91,6 +91,11 @@ test.serial('a duplicate at DIAN (the event already registered there) ends dian_
   t.like(list.body.data[0], { id: posted.body.id, status: 'failed', succeeded: false });
   t.is(world.events('dian_event.completed').filter((event) => event.data.invoice_id === invoice.id).length, 0);
   t.is(world.simulator.events(cufe).length, 1, 'DIAN still has only the earlier 030');
+  // The refusal refreshed what DIAN holds for the invoice: its 030 is listed, so 032 may follow
+  // (it was 409 event_out_of_order until a manual sync).
+  t.like(list.body.registered_at_dian, [{ event: '030', cude: 'f'.repeat(96) }]);
+  const receipt = await world.call('POST', eventsPath(invoice.id), { event: '032', issuer: ISSUER });
+  t.is(receipt.status, 202, JSON.stringify(receipt.body));
 });
 
 test.serial('an event number another program already used (Regla 90 with the earlier key) fails dian_duplicate_event_number; the next number succeeds', async (t) => {
