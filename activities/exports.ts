@@ -2,10 +2,23 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Repositories } from '../db/repositories';
 import type { DocumentForExport } from '../db/repositories/exports';
 import type { SecretBox } from '../domain/secret-box';
-import { ExportError, type ExportInput } from '../integrations/accounting/port';
+import { ExportError, type ExportInput, type ExportResult } from '../integrations/accounting/port';
 import { documentAccounting } from '../domain/documents/accounting';
 import { createIntegration, IntegrationConfigError, type IntegrationProvider } from '../integrations/accounting/registry';
 import { presentExport, type ExportRecord } from '../services/presenters/export';
+import { storableText } from '../domain/storable-text';
+
+/** The most of an accounting system's text (its ids, names, error words) the export record keeps. */
+const MAX_STORED_TEXT = 2000;
+
+/** What the accounting software answered, as the export record can store it (its text is not ours). */
+function storableResult(result: ExportResult): ExportResult {
+  return {
+    externalId: storableText(result.externalId, MAX_STORED_TEXT),
+    externalNumber: storableText(result.externalNumber, MAX_STORED_TEXT),
+    externalName: result.externalName === null ? null : storableText(result.externalName, MAX_STORED_TEXT),
+  };
+}
 
 export type ExportActivityDependencies = {
   repositories: Repositories;
@@ -143,7 +156,7 @@ export function createExportActivities(deps: ExportActivityDependencies) {
 
       try {
         const result = await adapter.exportPurchase(exportInputOf(document), { idempotencyKey: `export-${exportId}` });
-        const row = await repositories.exports.markSucceeded(exportId, result);
+        const row = await repositories.exports.markSucceeded(exportId, storableResult(result));
         return { ...presentExport(row), company_id: row.company_id };
       } catch (error) {
         if (!(error instanceof ExportError)) throw error;
@@ -159,7 +172,8 @@ export function createExportActivities(deps: ExportActivityDependencies) {
 
     /** The retries are over: the export failed with this code. */
     async failExport(exportId: number, code: string, message: string): Promise<ExportRecord & { company_id: number }> {
-      const row = await repositories.exports.markFailed(exportId, code, message);
+      // The message quotes the software's answer: kept storable, or recording the failure would fail for ever.
+      const row = await repositories.exports.markFailed(exportId, code, storableText(message, MAX_STORED_TEXT));
       return { ...presentExport(row), company_id: row.company_id };
     },
   };

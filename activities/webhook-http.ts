@@ -2,6 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { withClientSpan } from '../integrations/outbound/client-span';
 import { blockedTarget, outboundLookup } from '../integrations/outbound/public-targets';
+import { storableText } from '../domain/storable-text';
 
 export type PostOutcome = { statusCode: number | null; error: string | null; succeeded: boolean; durationMs: number };
 
@@ -101,9 +102,8 @@ export function postWebhook(
       const chunks: Buffer[] = [];
       let received = 0;
       const done = () => {
-        // The receiver's words for last_error, as plain text: control characters (a NUL cannot
-        // even be stored in Postgres' text) become spaces like any other run of whitespace.
-        const text = Buffer.concat(chunks).toString('utf8').slice(0, ERROR_BODY_BYTES).replace(/[\s\u0000-\u001F\u007F]+/g, ' ').trim();
+        // The receiver's words for last_error, as storable plain text (a NUL cannot even be stored in Postgres' text).
+        const text = storableText(Buffer.concat(chunks).toString('utf8').slice(0, ERROR_BODY_BYTES), ERROR_BODY_BYTES);
         finish(status, text ? `HTTP ${status}: ${text}` : `HTTP ${status}`);
       };
       response.on('data', (chunk: Buffer) => {

@@ -18,6 +18,7 @@ import { webhookHeaders } from '../../domain/webhooks/signature';
 import { withClientSpan } from '../outbound/client-span';
 import { blockedTarget, outboundLookup } from '../outbound/public-targets';
 import { errorFromAnswer, excerpt } from './http-errors';
+import { storableText } from '../../domain/storable-text';
 import { ExportError, type AccountingIntegration, type ExportInput, type ExportResult } from './port';
 
 const DEFAULT_TIMEOUT_MS = 15_000;
@@ -69,8 +70,9 @@ export function createGenericHttpIntegration(settings: GenericHttpSettings): Acc
   };
 }
 
+/** A usable id, number or name: a number, or a string with printable text (not blanks or control characters alone). */
 function scalar(value: unknown): string | null {
-  if (typeof value === 'string' && value.trim() !== '') return value;
+  if (typeof value === 'string' && storableText(value, 1) !== '') return value;
   if (typeof value === 'number' && Number.isFinite(value)) return String(value);
   return null;
 }

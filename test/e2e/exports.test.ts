@@ -252,6 +252,19 @@ test.serial('a validation error is not retried: export.failed with validation_fa
   t.is(exportEvents().filter((e) => e.data.id === accepted.body.id).length, 1);
 });
 
+test.serial('an ERP refusal whose message holds a NUL ends export.failed with the message as plain text (recording it failed for ever, the export stayed pending)', async (t) => {
+  const id = await insertInvoice();
+  erp.failNext(1, 422, undefined, JSON.stringify({ message: 'bad\u0000thing \ud800 here', code: 'X' }));
+  const accepted = await call('POST', `/v1/companies/${company.id}/invoices/${id}/export`, { integration: 'erp' });
+  t.is(accepted.status, 202);
+  const event = await eventFor(accepted.body.id);
+  t.is(event.type, 'export.failed');
+  t.is(event.data.error.code, 'validation_failed');
+  t.regex(event.data.error.message, /bad thing \uFFFD here/);
+  t.like(await api.database.db('exports').where({ id: accepted.body.id }).first(), { status: 'failed', error_code: 'validation_failed' });
+  t.is((await call('POST', `/v1/companies/${company.id}/invoices/${id}/export`, { integration: 'erp' })).status, 202, 'no export left in progress');
+});
+
 test.serial("an operator's cancel of an export waiting to retry: export.failed with code cancelled, once, and nothing posted again", async (t) => {
   const id = await insertInvoice();
   alegra.failNext(1, 503);
