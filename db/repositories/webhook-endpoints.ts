@@ -79,11 +79,26 @@ export function createWebhookEndpointsRepository(db: Database) {
       return row;
     },
 
-    async replaceSecrets(companyId: number, id: number, secrets: StoredSecret[]): Promise<WebhookEndpointRow | undefined> {
-      const [row] = await owned(companyId, id)
-        .update({ secrets: JSON.stringify(secrets) as never, updated_at: db.fn.now() as never })
-        .returning('*');
-      return row;
+    /**
+     * Replaces the secrets with what `change` makes of the current ones, under the row's lock:
+     * two rotations at once apply one after the other (each sees the other's secret), so every
+     * secret an answer showed is kept; read-then-write without it lost one of them.
+     */
+    async changeSecrets<Result>(
+      companyId: number,
+      id: number,
+      change: (current: StoredSecret[]) => { stored: StoredSecret[]; result: Result },
+    ): Promise<{ row: WebhookEndpointRow; result: Result } | undefined> {
+      return db.transaction(async (trx) => {
+        const locked = await trx<WebhookEndpointRow>('webhook_endpoints').whereNull('deleted_at').where({ company_id: companyId, id }).forUpdate().first('secrets');
+        if (!locked) return undefined;
+        const { stored, result } = change(locked.secrets);
+        const [row] = await trx<WebhookEndpointRow>('webhook_endpoints')
+          .where({ company_id: companyId, id })
+          .update({ secrets: JSON.stringify(stored) as never, updated_at: db.fn.now() as never })
+          .returning('*');
+        return { row: row!, result };
+      });
     },
 
     async softDelete(companyId: number, id: number): Promise<void> {

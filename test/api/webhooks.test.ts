@@ -3,6 +3,7 @@ import { bearer, seedCompany, seedKey, startTestApi, type TestApi } from '../sup
 import { webhookAdmin } from '../support/webhook-api';
 import { NON_PUBLIC_HOSTS } from '../support/ssrf-hosts';
 import { generateWebhookSecret } from '../../domain/webhooks/signature';
+import { signingSecrets } from '../../domain/webhooks/endpoint-secrets';
 
 // The webhook endpoint API: validation, authorization and tenant isolation, pagination.
 let api: TestApi;
@@ -29,6 +30,19 @@ test('create returns 201 with the endpoint record and a whsec_ secret of 32 byte
   t.false('secret' in read.body!);
   const stored = await api.database.db('webhook_endpoints').where({ id: body.id }).first();
   t.false(JSON.stringify(stored.secrets).includes(body.secret.slice(6, 20)), 'the secret is stored sealed');
+});
+
+test('two rotations at once both keep their secret: each answered secret signs deliveries (one was lost to the other write)', async (t) => {
+  for (let trial = 0; trial < 5; trial += 1) {
+    const created = await admin.call('POST', `/v1/companies/${admin.company.id}/webhooks`, { url: receiverUrl });
+    const [first, second] = await Promise.all([1, 2].map(() => admin.call('POST', `/v1/webhooks/${created.body!.id}/rotate-secret`)));
+    t.is(first.status, 200);
+    t.is(second.status, 200);
+    const stored = await api.database.db('webhook_endpoints').where({ id: created.body!.id }).first();
+    const signing = signingSecrets(api.dependencies.secretBox, stored.secrets, new Date());
+    t.deepEqual(signing.length, 3, 'the two new secrets and the first one');
+    for (const answer of [first, second, created]) t.true(signing.includes(answer.body!.secret), `trial ${trial}`);
+  }
 });
 
 test('a URL scheme in capitals is the same scheme (RFC 3986): accepted and stored lower-case', async (t) => {

@@ -22,7 +22,7 @@ test('webhook endpoint writes with another company id leave the endpoint alone',
 
   t.is(await endpoints.update(other.id, endpoint.id, { url: 'https://evil.example/hook' }), undefined);
   t.is(await endpoints.setEnabled(other.id, endpoint.id, false), undefined);
-  t.is(await endpoints.replaceSecrets(other.id, endpoint.id, []), undefined);
+  t.is(await endpoints.changeSecrets(other.id, endpoint.id, () => ({ stored: [], result: null })), undefined);
   await endpoints.softDelete(other.id, endpoint.id);
   t.like(await endpoints.findById(endpoint.id), { url: 'https://example.com/hook', enabled: true, deleted_at: null, secrets: [secret] });
 

@@ -156,9 +156,12 @@ export function webhooksRoutes(deps: ApiDependencies): Router {
 
   router.post('/webhooks/:webhook_id/rotate-secret', ...manage, takesNoBody, loadEndpoint, async (ctx) => {
     const { endpoint } = ctx.state as EndpointState;
-    const rotation = rotateSecrets(secretBox, endpoint.secrets, new Date());
-    const updated = stillThere(await repositories.webhookEndpoints.replaceSecrets(endpoint.company_id, endpoint.id, rotation.stored), endpoint.id);
-    ctx.body = presentEndpoint(updated, rotation.secret);
+    const rotated = await repositories.webhookEndpoints.changeSecrets(endpoint.company_id, endpoint.id, (current) => {
+      const rotation = rotateSecrets(secretBox, current, new Date());
+      return { stored: rotation.stored, result: rotation.secret };
+    });
+    if (!rotated) throw notFound(`Webhook endpoint ${endpoint.id}`);
+    ctx.body = presentEndpoint(rotated.row, rotated.result);
   });
 
   router.get('/webhooks/:webhook_id/deliveries', ...manage, loadEndpoint, async (ctx) => {
