@@ -179,6 +179,19 @@ export function createWebhookDeliveriesRepository(db: Database) {
                   last_error = :error, next_attempt_at = :nextAttemptAt, outcome_pending = :outcomePending, updated_at = now()
             WHERE id = :deliveryId AND status = 'pending'
             RETURNING status, endpoint_id, event_id
+         ), late AS (
+           -- Ended by the API (endpoint disabled or deleted: failAllPending) while this attempt was
+           -- in flight, so before it was counted (attempts < this one). What the receiver answered
+           -- still happened: a 2xx delivered it (a recover would send it again otherwise), and the
+           -- attempt counts either way, so attempts agrees with attempt_history. The entity hears
+           -- nothing of it (reported as already finished, below): its endpoint is off.
+           UPDATE webhook_deliveries
+              SET status = CASE WHEN :succeeded THEN 'delivered' ELSE status END,
+                  attempts = greatest(attempts, :attempt), last_status_code = :statusCode,
+                  last_error = CASE WHEN :succeeded THEN NULL ELSE last_error END,
+                  outcome_pending = CASE WHEN :succeeded THEN false ELSE outcome_pending END, updated_at = now()
+            WHERE id = :deliveryId AND status = 'failed' AND attempts < :attempt
+            RETURNING status
          )
          SELECT EXISTS (SELECT 1 FROM recorded) AS recorded,
                 moved.status AS moved_status,
@@ -186,7 +199,7 @@ export function createWebhookDeliveriesRepository(db: Database) {
                    SELECT 1 FROM webhook_deliveries p WHERE p.endpoint_id = e.id AND p.outcome_pending)
                    FROM webhook_endpoints e WHERE e.id = moved.endpoint_id) AS counter_clear,
                 (SELECT created_at FROM events WHERE events.id = moved.event_id) AS event_created_at,
-                (SELECT d.status FROM webhook_deliveries d WHERE d.id = :deliveryId) AS current_status
+                coalesce((SELECT status FROM late), (SELECT d.status FROM webhook_deliveries d WHERE d.id = :deliveryId)) AS current_status
            FROM (SELECT 1) AS one LEFT JOIN moved ON true`,
         {
           deliveryId: record.deliveryId,
@@ -196,6 +209,7 @@ export function createWebhookDeliveriesRepository(db: Database) {
           statusCode: record.statusCode,
           error: record.error,
           status,
+          succeeded: record.succeeded,
           nextAttemptAt: status === 'pending' ? record.nextAttemptAt : null,
           outcomePending: status === 'failed',
         },

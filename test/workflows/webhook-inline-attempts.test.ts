@@ -135,3 +135,24 @@ test.serial('a deferred attempt is made by the deliverAttempt activity, with the
   t.like(requests, [{ deliveryId: 1, endpointId: 1, eventId: 'evt_deferred', attempt: 1, retryDelayMs: 60_000 }]);
   t.like(costOfHistory(events), { localActivities: 1, activityTasks: 1, workflowTasks: 2 });
 });
+
+test.serial('an endpoint disabled while an attempt is in flight: the receiver\'s 2xx still delivers it, and attempts agrees with the history', async (t) => {
+  const receiver = await startReceiver(() => ({ status: 200, delayMs: 2_000 }));
+  try {
+    const admin = await webhookAdmin(realTime.database, realTime.apiUrl);
+    const endpoint = await admin.createEndpoint(receiver.url, ['contact.created']);
+    const eventId = await realTime.startPublish(admin.company.id, 'contact.created', { id: 3 });
+    await receiver.waitFor(1); // the attempt is in flight: the receiver holds its answer 2 s
+    const disabled = await admin.call('PATCH', `/v1/webhooks/${endpoint.id}`, { enabled: false });
+    t.is(disabled.status, 200);
+    t.like(await realTime.database.db('webhook_deliveries').where({ endpoint_id: endpoint.id }).first(), { status: 'failed', attempts: 0 }, 'the API ended it first');
+    // Its workflow is cancelled with the endpoint's other pending deliveries; the attempt's outcome is still recorded.
+    await realTime.deliveryResult(endpoint.id, eventId);
+    const delivery = await realTime.database.db('webhook_deliveries').where({ endpoint_id: endpoint.id }).first();
+    t.like(delivery, { status: 'delivered', attempts: 1, last_status_code: 200, last_error: null, outcome_pending: false });
+    t.is(await realTime.database.db('webhook_attempts').where({ delivery_id: delivery.id }).count('* as n').first().then((row) => Number(row!.n)), 1);
+    t.is(receiver.received.length, 1);
+  } finally {
+    await receiver.close();
+  }
+});
