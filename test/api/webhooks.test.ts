@@ -53,6 +53,16 @@ test('a URL scheme in capitals is the same scheme (RFC 3986): accepted and store
   t.is(created.body!.url, receiverUrl);
 });
 
+test('a bracketed IPv6 literal is a host (outside production a loopback one too); a malformed one is 400 naming url', async (t) => {
+  const loopback = await admin.call('POST', `/v1/companies/${admin.company.id}/webhooks`, { url: 'http://[::1]:9/hooks' });
+  t.is(loopback.status, 201, JSON.stringify(loopback.body));
+  for (const url of ['http://[1::2::3]/x', 'http://[12345::]/x', 'http://[::1/x', 'http://[fe80::1%25eth0]/x']) {
+    const refused = await admin.call('POST', `/v1/companies/${admin.company.id}/webhooks`, { url });
+    t.is(refused.status, 400, url);
+    t.is(refused.body!.error.param, 'url', url);
+  }
+});
+
 test('events defaults to [] (all events, including future ones)', async (t) => {
   const created = await admin.call('POST', `/v1/companies/${admin.company.id}/webhooks`, { url: receiverUrl });
   t.is(created.status, 201);
@@ -95,6 +105,10 @@ test('in production only https URLs to public hosts are accepted, for webhooks a
     }
     const ok = await prodAdmin.call('POST', `/v1/companies/${prodAdmin.company.id}/webhooks`, { url: 'https://hooks.example.com/x' });
     t.is(ok.status, 201);
+    // A public IPv6 literal is a public address like any other (the URL pattern refused every IPv6 literal before 2026-11-25).
+    const ipv6 = await prodAdmin.call('POST', `/v1/companies/${prodAdmin.company.id}/webhooks`, { url: 'https://[2606:4700:4700::1111]/hook' });
+    t.is(ipv6.status, 201, JSON.stringify(ipv6.body));
+    t.is(ipv6.body!.url, 'https://[2606:4700:4700::1111]/hook');
 
     // Every non-public host form, on create and on PATCH of webhooks and on the generic HTTP integration.
     const integrationAdmin = await seedKey(production.database, { scopes: ['documents:write'], role: 'admin' });

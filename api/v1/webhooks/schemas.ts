@@ -4,13 +4,18 @@ import { id, nullableTimestamp, timestamp } from '../openapi/common';
 
 const OCTET = '(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])';
 const LABEL = '[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?';
-const HOST = `(?:${OCTET}(?:\\.${OCTET}){3}|(?:${LABEL}\\.)*[A-Za-z](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)`;
+const IPV4 = `${OCTET}(?:\\.${OCTET}){3}`;
+// RFC 3986's IPv6address, form by form (at most 8 groups, one "::"); the URL parser accepts each.
+const H16 = '[0-9A-Fa-f]{1,4}';
+const LS32 = `(?:${H16}:${H16}|${IPV4})`;
+const IPV6 = `(?:(?:${H16}:){6}${LS32}|::(?:${H16}:){5}${LS32}|(?:${H16})?::(?:${H16}:){4}${LS32}|(?:(?:${H16}:){0,1}${H16})?::(?:${H16}:){3}${LS32}|(?:(?:${H16}:){0,2}${H16})?::(?:${H16}:){2}${LS32}|(?:(?:${H16}:){0,3}${H16})?::${H16}:${LS32}|(?:(?:${H16}:){0,4}${H16})?::${LS32}|(?:(?:${H16}:){0,5}${H16})?::${H16}|(?:(?:${H16}:){0,6}${H16})?::)`;
+const HOST = `(?:${IPV4}|\\[${IPV6}\\]|(?:${LABEL}\\.)*[A-Za-z](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)`;
 const PORT = '(?::(?:6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[1-9][0-9]{0,3}))?';
 const PCHAR = "(?:[A-Za-z0-9._~!$&'()*+,;=:@-]|%[0-9A-Fa-f]{2})";
 const PATH = `(?:/(?:${PCHAR}|/)*)?`;
 const QUERY = `(?:\\?(?:${PCHAR}|[/?])*)?`;
 /**
- * An absolute http(s) URL with a host name or IPv4 address, no credentials and no fragment. The
+ * An absolute http(s) URL with a host name, an IPv4 address or a bracketed IPv6 one, no credentials and no fragment. The
  * scheme in any case (RFC 3986: HTTPS://… is https://…); the URL is stored as the URL parser
  * normalises it.
  */
@@ -54,7 +59,7 @@ export const endpointOut = z
     company_id: id,
     url: z.string(),
     events: z.array(z.string()).meta({ description: 'Subscribed event types; empty means all.' }),
-    enabled: z.boolean().meta({ description: 'false after automatic deactivation (20 consecutive failed attempts) or PATCH.' }),
+    enabled: z.boolean().meta({ description: 'false after automatic deactivation (20 consecutive failed deliveries) or PATCH.' }),
     consecutive_failures: z.int().min(0),
     created_at: timestamp,
     updated_at: timestamp,
