@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { ZodOpenApiOperationObject, ZodOpenApiResponseObject } from 'zod-openapi';
+import { LONE_SURROGATE } from '../../../domain/storable-text';
 
 /**
  * The building blocks of the contract: field schemas the routes validate with (and that render
@@ -14,18 +15,18 @@ const CONTROL = '\\u0000-\\u001F\\u007F';
 /** Whitespace that String.prototype.trim removes (controls aside). */
 const SPACE = '\\u0020\\u00A0\\u1680\\u2000-\\u200A\\u2028\\u2029\\u202F\\u205F\\u3000\\uFEFF';
 
-/**
- * What no text field holds: control characters, and UTF-16 surrogates standing alone (a JSON
- * "\ud800" without its pair), which are no character at all: Postgres' jsonb refuses them and its
- * text columns would store U+FFFD instead. With the `u` flag a well-paired surrogate is one code
- * point above U+FFFF, so only the lone ones fall in this range.
- */
-const NOT_TEXT = `${CONTROL}\\uD800-\\uDFFF`;
+/** No control characters (NUL included): what every free-text field accepts. */
+const NO_CONTROL_CHARACTERS = new RegExp(`^[^${CONTROL}]*$`);
+/** No control characters and at least one visible character (so trimming never leaves it empty). */
+const VISIBLE_TEXT = new RegExp(`^[^${CONTROL}]*[^${CONTROL}${SPACE}][^${CONTROL}]*$`);
 
-/** No control characters (NUL included) nor lone surrogates: what every free-text field accepts. */
-const NO_CONTROL_CHARACTERS = new RegExp(`^[^${NOT_TEXT}]*$`, 'u');
-/** The same, and at least one visible character (so trimming never leaves it empty). */
-const VISIBLE_TEXT = new RegExp(`^[^${NOT_TEXT}]*[^${NOT_TEXT}${SPACE}][^${NOT_TEXT}]*$`, 'u');
+/**
+ * A lone UTF-16 surrogate (JSON "\ud800" without its pair) is no character: refused like a
+ * control character, but by a check of its own, not in `pattern`: a surrogate range is no valid
+ * regex for Rust and other Unicode engines that read the OpenAPI (Schemathesis' jsonschema_rs
+ * then ignored the whole pattern), and generators never produce lone surrogates anyway.
+ */
+const wellFormed = (value: string) => !LONE_SURROGATE.test(value);
 
 /** Length in characters (code points), as JSON Schema's maxLength counts them. */
 export const characterCount = (value: string) => [...value].length;
@@ -37,7 +38,8 @@ export const characterCount = (value: string) => [...value].length;
 export function text(field: string, max = 100) {
   return z
     .string({ error: `${field} must be a string.` })
-    .regex(VISIBLE_TEXT, `${field} must be non-blank text without control characters or unpaired surrogates.`)
+    .regex(VISIBLE_TEXT, `${field} must be non-blank text without control characters.`)
+    .refine(wellFormed, `${field} must not contain unpaired UTF-16 surrogates.`)
     .refine((value) => characterCount(value) <= max, `${field} must be at most ${max} characters.`)
     .trim()
     .meta({ maxLength: max });
@@ -47,7 +49,8 @@ export function text(field: string, max = 100) {
 export function plainString(field: string, max: number) {
   return z
     .string({ error: `${field} must be a string.` })
-    .regex(NO_CONTROL_CHARACTERS, `${field} must not contain control characters or unpaired surrogates.`)
+    .regex(NO_CONTROL_CHARACTERS, `${field} must not contain control characters.`)
+    .refine(wellFormed, `${field} must not contain unpaired UTF-16 surrogates.`)
     .refine((value) => characterCount(value) <= max, `${field} must be at most ${max} characters.`)
     .meta({ maxLength: max });
 }
