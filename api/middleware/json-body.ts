@@ -45,6 +45,7 @@ export function jsonBody(limitBytes: number): Middleware {
     if (!JSON_CONTENT_TYPE.test(ctx.get('Content-Type'))) {
       throw new ApiError(415, 'unsupported_media_type', 'Send the request body as JSON with Content-Type: application/json.');
     }
+    refuseUnreadableRepresentation(ctx);
     if (declaredLength !== undefined && declaredLength > limitBytes) {
       throw tooLarge(limitBytes);
     }
@@ -60,6 +61,24 @@ export function jsonBody(limitBytes: number): Middleware {
     }
     return next();
   };
+}
+
+const CHARSET = /;\s*charset\s*=\s*"?([^";]*)"?/i;
+
+/**
+ * A body the API would misread is refused, not guessed at (415, RFC 9110 §15.5.16): a content
+ * coding (gzip, br…; the body is read as it arrives, uncompressed), or a charset other than UTF-8
+ * (JSON is UTF-8, RFC 8259 §8.1; a UTF-16 body read as UTF-8 was a confusing invalid_json).
+ */
+function refuseUnreadableRepresentation(ctx: Context): void {
+  const coding = ctx.get('Content-Encoding').trim().toLowerCase();
+  if (coding !== '' && coding !== 'identity') {
+    throw new ApiError(415, 'unsupported_media_type', `Content-Encoding ${coding} is not supported: send the body uncompressed.`);
+  }
+  const charset = CHARSET.exec(ctx.get('Content-Type'))?.[1]?.trim().toLowerCase();
+  if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
+    throw new ApiError(415, 'unsupported_media_type', 'JSON bodies are UTF-8: send charset=utf-8 or no charset.');
+  }
 }
 
 function tooLarge(limitBytes: number) {

@@ -101,6 +101,9 @@ test('every route that takes a body: wrong type → 415, invalid or truncated JS
       ['invalid JSON', { 'Content-Type': 'application/json' }, '{"a": tru', 400, 'invalid_json'],
       ['truncated JSON', { 'Content-Type': 'application/json' }, '{"url": "https://exa', 400, 'invalid_json'],
       ['oversized JSON', { 'Content-Type': 'application/json' }, JSON.stringify({ a: 'x'.repeat(BODY_LIMIT) }), 413, 'payload_too_large'],
+      // What it would misread: compressed bytes (it was invalid_json), a charset that is not UTF-8 (JSON is UTF-8).
+      ['gzip', { 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' }, '\u001f\u008b\u0008', 415, 'unsupported_media_type'],
+      ['UTF-16', { 'Content-Type': 'application/json; charset=utf-16' }, '{}', 415, 'unsupported_media_type'],
     ];
     if (!multipartRoutes.has(route.path)) {
       cases.push(['multipart on a JSON route', { 'Content-Type': 'multipart/form-data; boundary=X' }, '--X\r\nContent-Disposition: form-data; name="a"\r\n\r\n1\r\n--X--\r\n', 415, 'unsupported_media_type']);
@@ -110,6 +113,15 @@ test('every route that takes a body: wrong type → 415, invalid or truncated JS
       t.is(answer?.status, status, `${label}: ${what}`);
       t.is(answer?.body?.error?.code, code, `${label}: ${what}`);
     }
+  }
+});
+
+test('UTF-8 however it is spelt, and the identity coding, are read as JSON', async (t) => {
+  const route = bodyRoutes().find((candidate) => candidate.path === '/v1/companies/:company_id/payment-claim-accounts')!;
+  for (const headers of [{ 'Content-Type': 'application/json; charset="UTF-8"' }, { 'Content-Type': 'application/json;charset=utf8', 'Content-Encoding': 'identity' }]) {
+    const answer = await send(route.method, concrete(route.path), { ...bearer(key), ...headers }, '{}');
+    t.is(answer?.status, 400, JSON.stringify(headers));
+    t.is(answer?.body?.error?.code, 'invalid_parameter', 'read, then refused for its missing fields');
   }
 });
 
