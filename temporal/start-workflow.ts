@@ -77,6 +77,16 @@ export async function startWorkflow<W extends Workflow>(temporal: TemporalTarget
   }
 }
 
+/**
+ * Starts a workflow only if no run with its id ever existed (running or closed): the recovery of
+ * work whose row was recorded but whose start was lost (the API died between the two). A closed
+ * run is never started again (it may have posted already; `invoicing operations reconcile`
+ * settles those). True when this call started it.
+ */
+export function startIfNeverStarted<W extends Workflow>(temporal: TemporalTarget, workflow: W, request: StartRequest<W>): Promise<boolean> {
+  return startWorkflow(temporal, workflow, { ...request, workflowIdReusePolicy: 'REJECT_DUPLICATE' });
+}
+
 /** Signals a workflow, starting it first with the request's arguments if it is not running. */
 export async function signalWithStartWorkflow<W extends Workflow, SignalArgs extends unknown[]>(
   temporal: TemporalTarget,

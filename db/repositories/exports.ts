@@ -88,6 +88,11 @@ export function createExportsRepository(db: Database) {
       }
     },
 
+    /** The document's pending export, if any (at most one: the pending-per-document index). */
+    pendingForDocument(companyId: number, documentId: number): Promise<ExportRow | undefined> {
+      return db('exports').where({ company_id: companyId, document_id: documentId, status: 'pending' }).first().then((row) => (row ? byId(db, row.id as number) : undefined));
+    },
+
     /** Removes a pending export whose workflow could not be started (nothing was posted). */
     async discardPending(companyId: number, id: number): Promise<void> {
       await db('exports').where({ company_id: companyId, id, status: 'pending' }).delete();

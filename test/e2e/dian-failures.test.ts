@@ -244,3 +244,17 @@ test.serial("an operator's cancel of an event waiting to retry: dian_event.faile
   t.is(world.events('dian_event.failed').filter((event) => event.data.invoice_id === invoice.id).length, 1);
   t.is(world.events('dian_event.completed').filter((event) => event.data.invoice_id === invoice.id).length, 0);
 });
+
+test.serial('an event recorded but never queued (the API died between the two) is started by the next request for its invoice, which is 409; it ends with its event', async (t) => {
+  const { cufe, invoice } = await purchaseKnownAtDian('stranded-event', 'FE-STRAND-1');
+  const issuer = { idType: ISSUER.id_type, idNumber: ISSUER.id_number, firstName: ISSUER.first_name, familyName: ISSUER.family_name, jobTitle: ISSUER.job_title };
+  const stranded = await world.api.database.repositories.dianEvents.insert(world.company.id, invoice.id, '030', issuer, 'DIS');
+  const again = await world.call('POST', eventsPath(invoice.id), { event: '030', issuer: ISSUER });
+  t.is(again.status, 409);
+  t.is(again.body.error.code, 'event_in_progress');
+  const completed = await eventually(() => world.events('dian_event.completed').find((event) => event.data.invoice_id === invoice.id));
+  t.like(completed.data, { invoice_id: invoice.id, event: '030', succeeded: true });
+  t.is(world.simulator.events(cufe).length, 1);
+  const list = await world.call('GET', eventsPath(invoice.id));
+  t.like(list.body.data, [{ id: Number(stranded.id), status: 'succeeded' }]);
+});

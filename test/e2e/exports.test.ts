@@ -265,6 +265,20 @@ test.serial('an ERP refusal whose message holds a NUL ends export.failed with th
   t.is((await call('POST', `/v1/companies/${company.id}/invoices/${id}/export`, { integration: 'erp' })).status, 202, 'no export left in progress');
 });
 
+test.serial('an export recorded but never started (the API died between the two) is started by the next request for its document, which is 409; it ends with its event', async (t) => {
+  const id = await insertInvoice();
+  const stranded = await api.database.repositories.exports.insertPending({ companyId: company.id, documentId: id, integration: 'erp', forced: false });
+  const again = await call('POST', `/v1/companies/${company.id}/invoices/${id}/export`, { integration: 'erp' });
+  t.is(again.status, 409);
+  t.is(again.body.error.code, 'export_in_progress');
+  const event = await eventFor(stranded.id);
+  t.is(event.type, 'export.succeeded', JSON.stringify(event.data));
+  t.like(await api.database.db('exports').where({ id: stranded.id }).first(), { status: 'succeeded' });
+  // A second conflict while it runs, or after, starts nothing again.
+  t.is((await call('POST', `/v1/companies/${company.id}/invoices/${id}/export`, { integration: 'erp' })).body.error.code, 'already_exported');
+  t.is(exportEvents().filter((e) => e.data.id === stranded.id).length, 1);
+});
+
 test.serial("an operator's cancel of an export waiting to retry: export.failed with code cancelled, once, and nothing posted again", async (t) => {
   const id = await insertInvoice();
   alegra.failNext(1, 503);

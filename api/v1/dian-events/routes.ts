@@ -8,7 +8,7 @@ import { ApiError, invalidParameter, notFound } from '../../errors';
 import { parseBody, takesNoBody } from '../../validation';
 import type { DocumentRow } from '../../../db/repositories/documents';
 import type { DianEventCode, DianEventRow } from '../../../db/repositories/dian-events';
-import { startWorkflow } from '../../../temporal/start-workflow';
+import { startIfNeverStarted, startWorkflow } from '../../../temporal/start-workflow';
 import { dianEventWorkflow } from '../../../workflows/dian-event';
 import { eventNumberPrefix } from '../../../db/repositories/dian-settings';
 import type { DianRegisteredEventRow } from '../../../db/repositories/dian-registered-events';
@@ -86,6 +86,22 @@ export function dianEventsRoutes(deps: ApiDependencies): Router {
     return settings;
   }
 
+  /**
+   * The pending event in the way was recorded but perhaps never queued (the API died between the
+   * insert and the start): each pending event of the invoice whose workflow never ran is started
+   * now, so the invoice is not blocked for good and the event ends with its outcome.
+   */
+  async function resumeStrandedEvents(companyId: number, invoice: InvoiceState['invoice']): Promise<void> {
+    const pending = (await repositories.dianEvents.listForDocument(companyId, invoice.id)).filter((event) => event.status === 'pending');
+    for (const event of pending) {
+      await startIfNeverStarted({ client: deps.temporal.client, taskQueue: config.temporal.taskQueue }, dianEventWorkflow, {
+        workflowId: workflowIdsFor(config.temporal.taskQueue).dianEvent(event.id),
+        subject: { companyId, documentId: invoice.id, cufe: invoice.cufe ?? undefined, dianEventCode: event.event },
+        args: [{ eventId: event.id }],
+      });
+    }
+  }
+
   router.post(path, requireScope('documents:write'), company, loadInvoice, async (ctx) => {
     const { company: owner, invoice } = ctx.state as InvoiceState;
     const input = parseBody(dianEventIn, ctx.request.body);
@@ -107,9 +123,15 @@ export function dianEventsRoutes(deps: ApiDependencies): Router {
       : null;
     // The order check runs inside the insert, under a lock on the invoice: concurrent requests
     // for one invoice are checked one after the other.
-    const row = await repositories.dianEvents.insert(owner.id, invoice.id, input.event, input.event === '033' ? null : issuer, eventNumberPrefix(settings), (existing) =>
-      checkEventOrder(input.event, existing, atDian),
-    );
+    let row;
+    try {
+      row = await repositories.dianEvents.insert(owner.id, invoice.id, input.event, input.event === '033' ? null : issuer, eventNumberPrefix(settings), (existing) =>
+        checkEventOrder(input.event, existing, atDian),
+      );
+    } catch (error) {
+      if (error instanceof ApiError && error.code === 'event_in_progress') await resumeStrandedEvents(owner.id, invoice);
+      throw error;
+    }
     try {
       await startWorkflow({ client: deps.temporal.client, taskQueue: config.temporal.taskQueue }, dianEventWorkflow, {
         workflowId: workflowIdsFor(config.temporal.taskQueue).dianEvent(row.id),

@@ -8,7 +8,7 @@ import { buildPage, readPageRequest } from '../../pagination';
 import { parseBody } from '../../validation';
 import type { CompanyRow } from '../../../db/repositories/companies';
 import { ExportInProgressError, type ExportRow } from '../../../db/repositories/exports';
-import { startWorkflow } from '../../../temporal/start-workflow';
+import { startIfNeverStarted, startWorkflow } from '../../../temporal/start-workflow';
 import { exportDocumentWorkflowV2 } from '../../../workflows/export-document';
 import { workflowIdsFor } from '../../../workflows/messages';
 import { presentDocument } from '../documents/present';
@@ -38,6 +38,21 @@ export function exportsRoutes(deps: ApiDependencies): Router {
   };
 
   /** Checks, records and starts one export; throws ApiError for a refused one. */
+  /**
+   * The pending export in the way was recorded but perhaps never started (the API died between
+   * the insert and the start): its workflow is started now, unless one ever ran, so the document
+   * is not blocked for good and the export ends with its event.
+   */
+  async function resumeStrandedExport(companyId: number, documentId: number): Promise<void> {
+    const pending = await repositories.exports.pendingForDocument(companyId, documentId);
+    if (!pending) return;
+    await startIfNeverStarted(temporal, exportDocumentWorkflowV2, {
+      workflowId: ids.exportDocument(pending.id),
+      subject: { companyId, documentId, exportId: pending.id },
+      args: [{ exportId: pending.id }],
+    });
+  }
+
   async function requestExport(owner: CompanyRow, documentId: number, integration: string, force: boolean): Promise<ExportRow> {
     const document = await repositories.documents.find(owner.id, 'electronic_invoice', documentId);
     if (!document) throw notFound(`Document ${documentId}`);
@@ -48,7 +63,10 @@ export function exportsRoutes(deps: ApiDependencies): Router {
     try {
       row = await repositories.exports.insertPending({ companyId: owner.id, documentId, integration, forced: force });
     } catch (error) {
-      if (error instanceof ExportInProgressError) throw new ApiError(409, 'export_in_progress', `Document ${documentId} already has an export in progress.`);
+      if (error instanceof ExportInProgressError) {
+        await resumeStrandedExport(owner.id, documentId);
+        throw new ApiError(409, 'export_in_progress', `Document ${documentId} already has an export in progress.`);
+      }
       throw error;
     }
     try {
