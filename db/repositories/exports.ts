@@ -88,9 +88,10 @@ export function createExportsRepository(db: Database) {
       }
     },
 
-    /** The document's pending export, if any (at most one: the pending-per-document index). */
-    pendingForDocument(companyId: number, documentId: number): Promise<ExportRow | undefined> {
-      return db('exports').where({ company_id: companyId, document_id: documentId, status: 'pending' }).first().then((row) => (row ? byId(db, row.id as number) : undefined));
+    /** The id of the document's pending export, if any (at most one: the pending-per-document index). */
+    async pendingIdForDocument(companyId: number, documentId: number): Promise<number | undefined> {
+      const row = await db('exports').where({ company_id: companyId, document_id: documentId, status: 'pending' }).first('id');
+      return row ? Number(row.id) : undefined;
     },
 
     /** Removes a pending export whose workflow could not be started (nothing was posted). */

@@ -86,6 +86,15 @@ export function dianEventsRoutes(deps: ApiDependencies): Router {
     return settings;
   }
 
+  const temporal = { client: deps.temporal.client, taskQueue: config.temporal.taskQueue };
+
+  /** The start of one event's workflow (its id derives from the event's). */
+  const eventStart = (companyId: number, invoice: InvoiceState['invoice'], event: Pick<DianEventRow, 'id' | 'event'>) => ({
+    workflowId: workflowIdsFor(config.temporal.taskQueue).dianEvent(event.id),
+    subject: { companyId, documentId: invoice.id, cufe: invoice.cufe ?? undefined, dianEventCode: event.event },
+    args: [{ eventId: event.id }] as [{ eventId: number }],
+  });
+
   /**
    * The pending event in the way was recorded but perhaps never queued (the API died between the
    * insert and the start): each pending event of the invoice whose workflow never ran is started
@@ -93,13 +102,7 @@ export function dianEventsRoutes(deps: ApiDependencies): Router {
    */
   async function resumeStrandedEvents(companyId: number, invoice: InvoiceState['invoice']): Promise<void> {
     const pending = (await repositories.dianEvents.listForDocument(companyId, invoice.id)).filter((event) => event.status === 'pending');
-    for (const event of pending) {
-      await startIfNeverStarted({ client: deps.temporal.client, taskQueue: config.temporal.taskQueue }, dianEventWorkflow, {
-        workflowId: workflowIdsFor(config.temporal.taskQueue).dianEvent(event.id),
-        subject: { companyId, documentId: invoice.id, cufe: invoice.cufe ?? undefined, dianEventCode: event.event },
-        args: [{ eventId: event.id }],
-      });
-    }
+    for (const event of pending) await startIfNeverStarted(temporal, dianEventWorkflow, eventStart(companyId, invoice, event));
   }
 
   router.post(path, requireScope('documents:write'), company, loadInvoice, async (ctx) => {
@@ -133,11 +136,7 @@ export function dianEventsRoutes(deps: ApiDependencies): Router {
       throw error;
     }
     try {
-      await startWorkflow({ client: deps.temporal.client, taskQueue: config.temporal.taskQueue }, dianEventWorkflow, {
-        workflowId: workflowIdsFor(config.temporal.taskQueue).dianEvent(row.id),
-        subject: { companyId: owner.id, documentId: invoice.id, cufe: invoice.cufe ?? undefined, dianEventCode: input.event },
-        args: [{ eventId: row.id }],
-      });
+      await startWorkflow(temporal, dianEventWorkflow, eventStart(owner.id, invoice, row));
     } catch (error) {
       // Nothing will send it: do not let a pending row block the next attempt.
       await repositories.dianEvents.markFailed(row.id, 'not_started', 'The event could not be queued; send it again.');
@@ -182,7 +181,7 @@ export function dianEventsRoutes(deps: ApiDependencies): Router {
     requirePurchase(invoice);
     await requireSettings(owner.id);
     // One sync per invoice at a time: a start while one runs joins it.
-    await startWorkflow({ client: deps.temporal.client, taskQueue: config.temporal.taskQueue }, dianEventsSyncWorkflow, {
+    await startWorkflow(temporal, dianEventsSyncWorkflow, {
       workflowId: workflowIdsFor(config.temporal.taskQueue).dianEventsSync(invoice.id),
       args: [{ documentId: invoice.id }],
     });

@@ -37,22 +37,24 @@ export function exportsRoutes(deps: ApiDependencies): Router {
     return integration;
   };
 
-  /** Checks, records and starts one export; throws ApiError for a refused one. */
+  /** The start of one export's workflow (its id derives from the export's). */
+  const exportStart = (companyId: number, documentId: number, exportId: number) => ({
+    workflowId: ids.exportDocument(exportId),
+    subject: { companyId, documentId, exportId },
+    args: [{ exportId }] as [{ exportId: number }],
+  });
+
   /**
    * The pending export in the way was recorded but perhaps never started (the API died between
    * the insert and the start): its workflow is started now, unless one ever ran, so the document
    * is not blocked for good and the export ends with its event.
    */
   async function resumeStrandedExport(companyId: number, documentId: number): Promise<void> {
-    const pending = await repositories.exports.pendingForDocument(companyId, documentId);
-    if (!pending) return;
-    await startIfNeverStarted(temporal, exportDocumentWorkflowV2, {
-      workflowId: ids.exportDocument(pending.id),
-      subject: { companyId, documentId, exportId: pending.id },
-      args: [{ exportId: pending.id }],
-    });
+    const pendingId = await repositories.exports.pendingIdForDocument(companyId, documentId);
+    if (pendingId !== undefined) await startIfNeverStarted(temporal, exportDocumentWorkflowV2, exportStart(companyId, documentId, pendingId));
   }
 
+  /** Checks, records and starts one export; throws ApiError for a refused one. */
   async function requestExport(owner: CompanyRow, documentId: number, integration: string, force: boolean): Promise<ExportRow> {
     const document = await repositories.documents.find(owner.id, 'electronic_invoice', documentId);
     if (!document) throw notFound(`Document ${documentId}`);
@@ -70,11 +72,7 @@ export function exportsRoutes(deps: ApiDependencies): Router {
       throw error;
     }
     try {
-      await startWorkflow(temporal, exportDocumentWorkflowV2, {
-        workflowId: ids.exportDocument(row.id),
-        subject: { companyId: owner.id, documentId, exportId: row.id },
-        args: [{ exportId: row.id }],
-      });
+      await startWorkflow(temporal, exportDocumentWorkflowV2, exportStart(owner.id, documentId, row.id));
     } catch (error) {
       await repositories.exports.discardPending(owner.id, row.id);
       throw error;
