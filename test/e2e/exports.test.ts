@@ -178,10 +178,12 @@ test.serial('exporting again is 409 already_exported; with force it is exported 
 
 test.serial('one pending export per document: 409 export_in_progress', async (t) => {
   const id = await insertInvoice();
-  await api.database.db('exports').insert({ company_id: company.id, document_id: id, integration: 'alegra' });
+  const [pending] = await api.database.db('exports').insert({ company_id: company.id, document_id: id, integration: 'alegra' }).returning('id');
   const refused = await call('POST', `/v1/companies/${company.id}/invoices/${id}/export`, { integration: 'alegra', force: true });
   t.is(refused.status, 409);
   t.is(refused.body.error.code, 'export_in_progress');
+  // That pending row had no workflow: the 409 started it. Let it end, so its posting cannot land in a later test's count.
+  await eventFor(Number(pending.id));
 });
 
 test.serial('bad requests: unknown integration, not an electronic invoice, bad body', async (t) => {
