@@ -61,7 +61,7 @@ async function main(shape: StackShape) {
   onShutdownSignal(stopAll, say);
 
   try {
-    const services = await startLocalServices(config, say, shape.temporal);
+    const services = await startLocalServices(config, say, shape.temporal, (pids) => void record.update((r) => Object.assign(r, { temporal: pids.temporalPid, temporalUi: pids.temporalUiPid })));
     stops.push(() => services.stop());
     await record.update((r) => Object.assign(r, { temporal: services.temporalPid, temporalUi: services.temporalUiPid }));
 
@@ -162,7 +162,6 @@ function replicas(part: PartName, count: number, compiledDir: string, env: (inde
   return Array.from({ length: count }, (_, index) => ({ name: count === 1 ? part : `${part}-${index + 1}`, part, compiledDir, env: env(index) }));
 }
 
-/** Replica n's /metrics port: the configured port + 2n (api and worker ports alternate), or 0 (off). */
 /**
  * The n-th replica's metrics port: the configured one for the first, then 10 further per replica
  * (api 9464 → 9474, worker 9465 → 9475, worker SDK 9466 → 9476), clear of the other parts' defaults.

@@ -2,14 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import type { ReadyMessage } from '../config/shutdown';
 import { partNodeArguments, type PartName } from './build-parts';
-
-/**
- * The restart policy of `npm start` (docs/operations.md, "Processes"): a part that exits is
- * started again after 1 s, 2 s, 4 s … up to 30 s; once it has served for 60 s the next restart
- * waits 1 s again. Before its first "ready" a part gets 3 attempts, then `npm start` gives up
- * (a part that cannot start at all is a configuration problem, not a crash).
- */
-export const RESTART_POLICY = { initialDelayMs: 1_000, maxDelayMs: 30_000, healthyAfterMs: 60_000, startAttempts: 3, stopGraceMs: 25_000 };
+import { RESTART_POLICY, restartDelayMs } from './restart-policy';
 
 export type PartSpec = {
   /** api, worker, intake: the name in logs and in the run record. */
@@ -114,7 +107,7 @@ export class SupervisedPart {
         this.firstReady = null;
         return;
       }
-      const delay = Math.min(this.policy.maxDelayMs, this.policy.initialDelayMs * 2 ** this.attempt);
+      const delay = restartDelayMs(this.policy, this.attempt);
       this.attempt += 1;
       this.events.log(`${this.spec.name} (pid ${child.pid}) ${how} after ${ranFor}; restarting in ${delay / 1000} s (restart ${this.attempt})`);
       this.restartTimer = setTimeout(() => {

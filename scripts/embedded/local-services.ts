@@ -2,7 +2,8 @@ import path from 'node:path';
 import { databaseUrlOf, EMBEDDED_DATABASE_NAME, temporalAddressOf, type AppConfig } from '../../config';
 import { ensureTemporalCli } from '../provision/temporal-cli';
 import { ensureTemporalServer, ensureTemporalSqlTool, ensureTemporalUiServer, temporalPostgresSchemaDir } from '../provision/temporal-server';
-import { createDatabaseIfMissing, POSTGRES_SUPERUSER, startEmbeddedPostgres, type EmbeddedPostgres } from './postgres';
+import { keepRunning } from './kept-running';
+import { createDatabaseIfMissing, POSTGRES_SUPERUSER, startEmbeddedPostgres, watchPostmaster, type EmbeddedPostgres } from './postgres';
 import { startTemporalCluster } from './temporal-cluster';
 import { startTemporalDevServer } from './temporal-dev-server';
 
@@ -18,6 +19,9 @@ export type LocalServices = {
   stop(): Promise<void>;
 };
 
+/** Temporal's processes after a restart (scripts/embedded/kept-running.ts), for the run record. */
+export type TemporalPids = { temporalPid?: number; temporalUiPid?: number };
+
 /**
  * Which Temporal runs when TEMPORAL_ADDRESS names none: `npm start` runs the CLI's dev server
  * (SQLite, UI included); `npm run start:cluster` the Temporal server on the embedded Postgres,
@@ -27,27 +31,38 @@ export type TemporalEngine = 'dev-server' | 'cluster';
 
 /**
  * The embedded defaults: a Postgres cluster under the data folder (unless DATABASE_URL names
- * one and Temporal needs none) and Temporal (unless TEMPORAL_ADDRESS names one).
+ * one and Temporal needs none) and Temporal (unless TEMPORAL_ADDRESS names one). Each is
+ * restarted when it stops by itself (kept-running.ts); temporalRestarted hears Temporal's new pids.
  */
-export async function startLocalServices(config: AppConfig, log: (line: string) => void, engine: TemporalEngine = 'dev-server'): Promise<LocalServices> {
+export async function startLocalServices(
+  config: AppConfig,
+  log: (line: string) => void,
+  engine: TemporalEngine = 'dev-server',
+  temporalRestarted: (pids: TemporalPids) => void = () => undefined,
+): Promise<LocalServices> {
   const stops: (() => Promise<void>)[] = [];
   const runsCluster = engine === 'cluster' && !config.temporal.address;
   try {
     let databaseUrl = databaseUrlOf(config);
     let postgres: EmbeddedPostgres | undefined;
     if (!config.databaseUrl || runsCluster) {
-      const started = await startEmbeddedPostgres({
-        dataDir: path.join(config.dataDir, 'postgres'),
-        port: config.embeddedPostgresPort,
-        // The caller holds DATA_DIR (run-record.ts): a cluster running there is a crashed start's.
-        takeOver: true,
-        log,
-      });
-      postgres = started;
-      stops.push(() => started.stop());
+      const startPostgres = async () => {
+        const started = await startEmbeddedPostgres({
+          dataDir: path.join(config.dataDir, 'postgres'),
+          port: config.embeddedPostgresPort,
+          // The caller holds DATA_DIR (run-record.ts): a cluster running there is a crashed start's.
+          takeOver: true,
+          log,
+        });
+        const watch = watchPostmaster(started.dataDir);
+        return { ...started, exited: watch.stopped, stop: async () => (watch.unwatch(), started.stop()) };
+      };
+      const kept = await keepRunning('postgres', startPostgres, { log });
+      postgres = kept.current();
+      stops.push(() => kept.stop());
       if (!config.databaseUrl) {
-        await createDatabaseIfMissing(started.url(), EMBEDDED_DATABASE_NAME);
-        databaseUrl = started.url(EMBEDDED_DATABASE_NAME);
+        await createDatabaseIfMissing(postgres.url(), EMBEDDED_DATABASE_NAME);
+        databaseUrl = postgres.url(EMBEDDED_DATABASE_NAME);
       }
     }
 
@@ -59,11 +74,13 @@ export async function startLocalServices(config: AppConfig, log: (line: string) 
     };
     if (runsCluster && postgres) {
       const [serverPath, sqlToolPath, uiServerPath] = await Promise.all([ensureTemporalServer(log), ensureTemporalSqlTool(log), ensureTemporalUiServer(log)]);
-      const cluster = await startTemporalCluster({
+      const schemaDir = await temporalPostgresSchemaDir();
+      const postgresPort = postgres.port;
+      const startCluster = () => startTemporalCluster({
         serverPath,
         sqlToolPath,
-        schemaDir: await temporalPostgresSchemaDir(),
-        postgres: { host: '127.0.0.1', port: postgres.port, ...POSTGRES_SUPERUSER },
+        schemaDir,
+        postgres: { host: '127.0.0.1', port: postgresPort, ...POSTGRES_SUPERUSER },
         dir: path.join(config.dataDir, 'temporal-cluster'),
         frontendPort: config.temporal.devServerPort,
         historyShards: config.temporal.historyShards,
@@ -71,7 +88,12 @@ export async function startLocalServices(config: AppConfig, log: (line: string) 
         ownSession: true,
         log,
       });
-      stops.push(() => cluster.stop());
+      const kept = await keepRunning('the Temporal server', startCluster, {
+        log,
+        restarted: (cluster) => temporalRestarted({ temporalPid: cluster.pid, temporalUiPid: cluster.uiPid }),
+      });
+      const cluster = kept.current();
+      stops.push(() => kept.stop());
       Object.assign(services, {
         temporalAddress: cluster.address,
         temporalUiUrl: cluster.uiUrl,
@@ -81,7 +103,7 @@ export async function startLocalServices(config: AppConfig, log: (line: string) 
       });
     } else if (!config.temporal.address) {
       const cliPath = await ensureTemporalCli(log);
-      const devServer = await startTemporalDevServer({
+      const startDevServer = () => startTemporalDevServer({
         cliPath,
         port: config.temporal.devServerPort,
         uiPort: config.temporal.uiPort,
@@ -90,7 +112,9 @@ export async function startLocalServices(config: AppConfig, log: (line: string) 
         ownSession: true,
         log,
       });
-      stops.push(() => devServer.stop());
+      const kept = await keepRunning('the Temporal dev server', startDevServer, { log, restarted: (devServer) => temporalRestarted({ temporalPid: devServer.pid }) });
+      const devServer = kept.current();
+      stops.push(() => kept.stop());
       Object.assign(services, { temporalAddress: devServer.address, temporalUiUrl: devServer.uiUrl, temporalEngine: 'Temporal dev server', temporalPid: devServer.pid });
     }
 

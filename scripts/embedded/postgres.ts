@@ -1,9 +1,10 @@
 import { execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { chmod, chown, mkdir, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, chown, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { isAlive } from './run-record';
 
 const run = promisify(execFile);
 
@@ -131,6 +132,38 @@ export async function stopEmbeddedPostgres(dataDir: string): Promise<void> {
   await exec(path.join(postgresBinDir(), 'pg_ctl'), ['stop', '-w', '-m', 'fast', '-D', path.resolve(dataDir)], owner ? { uid: owner.uid, gid: owner.gid } : {}).catch(
     () => undefined,
   );
+}
+
+/**
+ * Resolves when the server running on dataDir stops, for whatever reason (a clean stop, kill -9,
+ * the OOM killer): pg_ctl daemonises it, so no exit event reaches us and we look at the
+ * postmaster's pid (the first line of postmaster.pid) every intervalMs. Resolves at once when no
+ * server runs there. unwatch() ends the watch, leaving the promise pending.
+ */
+export function watchPostmaster(dataDir: string, intervalMs = 1_000): { stopped: Promise<void>; unwatch(): void } {
+  let timer: NodeJS.Timeout | undefined;
+  let watching = true;
+  const stopped = (async () => {
+    const pid = Number((await readFile(path.join(dataDir, 'postmaster.pid'), 'utf8').catch(() => '')).split('\n', 1)[0]);
+    if (!watching) return new Promise<void>(() => undefined);
+    if (!Number.isInteger(pid) || pid <= 0) return;
+    await new Promise<void>((resolve) => {
+      const look = () => {
+        if (!watching) return;
+        if (!isAlive(pid)) return resolve();
+        timer = setTimeout(look, intervalMs);
+        timer.unref();
+      };
+      look();
+    });
+  })();
+  return {
+    stopped,
+    unwatch() {
+      watching = false;
+      clearTimeout(timer);
+    },
+  };
 }
 
 export async function createDatabaseIfMissing(adminUrl: string, database: string): Promise<void> {

@@ -46,6 +46,8 @@ export type TemporalCluster = {
   uiUrl: string | null;
   pid?: number;
   uiPid?: number;
+  /** Resolves when the server or the UI server exits. */
+  exited: Promise<void>;
   stop(): Promise<void>;
 };
 
@@ -78,7 +80,7 @@ export async function startTemporalCluster(options: TemporalClusterOptions): Pro
       await untilListening(options.ui.port, ui.exited, 'the Temporal UI server', path.join(options.dir, 'ui.log'));
       uiUrl = `http://127.0.0.1:${options.ui.port}`;
     }
-    return { address, uiUrl, pid: children[0]?.child.pid, uiPid: children[1]?.child.pid, stop };
+    return { address, uiUrl, pid: children[0]?.child.pid, uiPid: children[1]?.child.pid, exited: Promise.race(children.map((child) => child.exited)), stop };
   } catch (error) {
     await stop();
     throw error;
