@@ -33,9 +33,18 @@ const local = proxyLocalActivities<IngestionActivities>({
   retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
 });
 
-const { registerImportedWithDianSimulator, importedInvoicesForDianSync, syncDianEvents, syncDianEventsOf } = proxyActivities<DianDocumentActivities>({
+const { importedInvoicesForDianSync, syncDianEvents, syncDianEventsOf } = proxyActivities<DianDocumentActivities>({
   startToCloseTimeout: '1 minute',
   retry: { initialInterval: '2 seconds', maximumInterval: '1 minute', maximumAttempts: 5 },
+});
+// The simulator must know an imported invoice before its 030 (DIAN knows every validated one):
+// given up after 5 attempts (30 s), a Postgres or simulator outage longer than that left the
+// document unknown to it for good, and every later event was refused (LGC03). 12 attempts
+// outlast 7 minutes. This file's events wait for them (an outage of Postgres holds those anyway),
+// and only companies in environment simulator register at all.
+const { registerImportedWithDianSimulator } = proxyActivities<DianDocumentActivities>({
+  startToCloseTimeout: '1 minute',
+  retry: { initialInterval: '2 seconds', maximumInterval: '1 minute', maximumAttempts: 12 },
 });
 
 /** Runs started before it read the record and each contact in activities of their own, and asked DIAN's side every time. */

@@ -1,5 +1,7 @@
+import { createHash } from 'node:crypto';
 import path from 'node:path';
 import test from 'ava';
+import { demoInvoiceXml } from '../../admin/demo-documents';
 import { verifyXadesSignature } from '../../domain/dian/xades';
 import { startDianSimulator, type DianSimulator } from '../../integrations/dian/simulator/server';
 import { workflowIdsFor } from '../../workflows/messages';
@@ -95,4 +97,28 @@ test.serial('an answer lost after DIAN registered the event: the retry gets Regl
   t.regex(row.number, /^RETRY[0-9]+$/);
   t.deepEqual(simulator.events(invoice.cufe).map((registered) => registered.cude), [row.cude]);
   t.deepEqual(published.map((p: { type: string }) => p.type), ['dian_event.completed']);
+});
+
+test.serial('the simulator refusing an imported invoice 11 times (a 7-minute outage): the import keeps registering it, and its 030 then succeeds', async (t) => {
+  const { company, key } = await theBuyer();
+  const before = simulator.requests.length;
+  simulator.refuseNextRegistrations(11);
+  const cufe = createHash('sha384').update('registration-outage').digest('hex');
+  const accepted = await upload(world.apiUrl, key, company.id, { name: 'FE-OUTAGE-1.xml', bytes: demoInvoiceXml('FE-OUTAGE-1', cufe, '800197268', '900108281') });
+  t.is(accepted.status, 202);
+  // Awaited through the client, so the server skips the retries' backoff in virtual time.
+  const started = await world.env.currentTimeMs();
+  t.deepEqual(await world.env.client.workflow.getHandle(workflowIdsFor(world.taskQueue).importFile(accepted.body.id)).result(), { status: 'DONE' });
+  t.true((await world.env.currentTimeMs()) - started >= 7 * 60_000, 'the registration outlasted 7 minutes');
+  const registrations = simulator.requests.slice(before).filter((request) => request.operation === 'admin /simulator/documents');
+  t.deepEqual(registrations.map((request) => request.status), [...Array(11).fill(503), 201]);
+
+  const invoice = (await waitForImport(world.apiUrl, key, company.id, accepted.body.id)).documents[0] as { id: number };
+  const posted = await fetch(`${world.apiUrl}/v1/companies/${company.id}/invoices/${invoice.id}/dian-events`, {
+    method: 'POST', headers: { ...bearer(key), 'Content-Type': 'application/json' }, body: JSON.stringify({ event: '030', issuer: ISSUER }),
+  });
+  t.is(posted.status, 202);
+  const event = (await posted.json()) as { id: number };
+  t.deepEqual(await world.env.client.workflow.getHandle(workflowIdsFor(world.taskQueue).dianEvent(event.id)).result(), { succeeded: true });
+  t.is(simulator.events(cufe).length, 1);
 });

@@ -85,6 +85,8 @@ export type DianSimulator = {
   registerEvent(cufe: string, event: ForeignEvent): void;
   /** The next `n` requests fail: HTTP 500 with a WCF internal fault, or no answer at all. */
   failNext(n: number, kind: FailureKind): void;
+  /** The next `n` document registrations (its administration) answer HTTP 503, as while its host is down. */
+  refuseNextRegistrations(n: number): void;
   close(): Promise<void>;
 };
 
@@ -104,6 +106,7 @@ export async function startDianSimulator(options: DianSimulatorOptions = {}): Pr
   const bulkDownloads = new SimulatedBulkDownloads(catalog, { maxStartAgeDays: options.bulkDownloadMaxStartAgeDays });
   if (options.seedFiles) catalog.seedFromFiles(options.seedFiles);
   const failures: FailureKind[] = [];
+  let registrationsToRefuse = 0;
   const hung = new Set<http.ServerResponse>();
   const requests: SimulatorRequest[] = [];
   let url = '';
@@ -132,6 +135,10 @@ export async function startDianSimulator(options: DianSimulatorOptions = {}): Pr
     if (req.method !== 'POST') return json(405, { error: 'POST only' });
     const body = await readBody(req);
     if (pathname === '/simulator/documents') {
+      if (registrationsToRefuse > 0) {
+        registrationsToRefuse -= 1;
+        return json(503, { error: 'refused by refuseNextRegistrations' });
+      }
       try {
         const added = catalog.addUbl(Buffer.from(body, 'utf8'));
         return json(201, { cufe: added.cufe, document_type: added.documentType });
@@ -273,6 +280,9 @@ export async function startDianSimulator(options: DianSimulatorOptions = {}): Pr
     registerEvent: (cufe, event) => catalog.registerEvent(cufe, event, now()),
     failNext(n, kind) {
       for (let i = 0; i < n; i++) failures.push(kind);
+    },
+    refuseNextRegistrations(n) {
+      registrationsToRefuse += n;
     },
     async close() {
       for (const res of hung) res.destroy();
