@@ -1,3 +1,4 @@
+import type { z } from 'zod';
 import { decodeCursor, encodeCursor, InvalidCursorError } from '../domain/cursor';
 import { ApiError } from './errors';
 import { parseQuery } from './validation';
@@ -13,9 +14,13 @@ export type { LimitRule };
 /**
  * Reads `limit` and `cursor` for a list whose cursors belong to `scope` (e.g. the company and
  * collection), answering 400 invalid_parameter / invalid_cursor on bad input. The rules are the
- * schema of pageQuery(rule), which the OpenAPI document shows.
+ * schema of pageQuery(rule), which the OpenAPI document shows. A query parameter that is neither
+ * `limit`, `cursor` nor one of the list's `filters` is refused (400 naming it), as an unknown body
+ * field is: ignored, a Stripe-style `starting_after` served the first page again forever, and a
+ * misspelt filter (`issued_form`, `limit[]`) answered an unfiltered list as if it applied.
  */
-export function readPageRequest(query: Record<string, unknown>, cursorKey: Buffer, scope: string, rule: LimitRule): PageRequest {
+export function readPageRequest(query: Record<string, unknown>, cursorKey: Buffer, scope: string, rule: LimitRule, filters?: z.ZodObject): PageRequest {
+  rejectUnknownParameters(query, ['limit', 'cursor', ...Object.keys(filters?.shape ?? {})]);
   if (typeof query.cursor !== 'undefined' && typeof query.cursor !== 'string') {
     throw new ApiError(400, 'invalid_cursor', 'cursor must be given once.', 'cursor');
   }
@@ -28,6 +33,14 @@ export function readPageRequest(query: Record<string, unknown>, cursorKey: Buffe
   } catch (error) {
     if (error instanceof InvalidCursorError) throw new ApiError(400, 'invalid_cursor', error.message, 'cursor');
     throw error;
+  }
+}
+
+/** 400 invalid_parameter naming the query parameters a list does not know (Stripe: "Received unknown parameter"). */
+export function rejectUnknownParameters(query: Record<string, unknown>, known: readonly string[]): void {
+  const unknown = Object.keys(query).filter((name) => !known.includes(name));
+  if (unknown.length > 0) {
+    throw new ApiError(400, 'invalid_parameter', `Unknown parameter(s): ${unknown.map((name) => JSON.stringify(name)).join(', ')}; this list takes ${known.join(', ')}.`, unknown[0]);
   }
 }
 

@@ -97,6 +97,30 @@ test('limit: default 50, maximum 200, anything else is 400 invalid_parameter', a
   }
 });
 
+test('a query parameter the list does not take is 400 naming it, never ignored (Stripe: unknown parameter)', async (t) => {
+  for (const [path, param] of [
+    // Stripe's cursor names: ignored, they served the first page again and again.
+    [`/v1/companies/${company.id}/invoices?limit=10&starting_after=123`, 'starting_after'],
+    [`/v1/companies/${company.id}/invoices?ending_before=123`, 'ending_before'],
+    // A misspelt filter answered the unfiltered list as if it applied.
+    [`/v1/companies/${company.id}/invoices?issued_form=2026-01-01`, 'issued_form'],
+    [`/v1/companies/${company.id}/invoices?limit[]=1`, 'limit[]'],
+    [`/v1/companies/${company.id}/files?synced=true`, 'synced'],
+  ] as const) {
+    const result = await page(path);
+    t.is(result.status, 400, path);
+    t.is(result.body.error.code, 'invalid_parameter', path);
+    t.is(result.body.error.param, param, path);
+    t.true(result.body.error.message.includes(param), result.body.error.message);
+  }
+  // The list's own parameters, filters included, still work together.
+  const filtered = await page(`/v1/companies/${company.id}/invoices?limit=5&issued_from=2025-12-31&issued_to=2026-01-01&synced=false&kind=purchase`);
+  t.is(filtered.status, 200, JSON.stringify(filtered.body).slice(0, 300));
+  t.true(filtered.body.has_more);
+  const next = await page(`/v1/companies/${company.id}/invoices?limit=5&issued_from=2025-12-31&issued_to=2026-01-01&synced=false&kind=purchase&cursor=${encodeURIComponent(filtered.body.next_cursor)}`);
+  t.is(next.status, 200, JSON.stringify(next.body).slice(0, 300));
+});
+
 test('the list query pages on the index, never with OFFSET', async (t) => {
   await api.database.db.raw('ANALYZE documents');
   const plan = await api.database.db.raw(

@@ -199,6 +199,14 @@ test('the endpoint list pages with a cursor bound to its company; bad limits and
   }
   const garbage = await own.call('GET', `/v1/webhooks/${ids[0]}/deliveries?cursor=not-a-cursor`);
   t.is(garbage.body!.error.code, 'invalid_cursor');
+  // A parameter the list does not take is refused, not ignored (a Stripe-style cursor looped on page one).
+  for (const [path, param] of [[`/v1/companies/${own.company.id}/webhooks?starting_after=${ids[0]}`, 'starting_after'], [`/v1/webhooks/${ids[0]}/deliveries?state=failed`, 'state']]) {
+    const unknown = await own.call('GET', path);
+    t.is(unknown.status, 400, path);
+    t.is(unknown.body!.error.code, 'invalid_parameter', path);
+    t.is(unknown.body!.error.param, param, path);
+  }
+  t.is((await own.call('GET', `/v1/webhooks/${ids[0]}/deliveries?status=failed&event_type=webhook.test&limit=5`)).status, 200);
 });
 
 test('a company holds at most 50 endpoints', async (t) => {

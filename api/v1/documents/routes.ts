@@ -7,7 +7,7 @@ import { loadCompany, parseIdParam, type CompanyState } from '../../middleware/c
 import { ApiError, notFound } from '../../errors';
 import { buildPage, readPageRequest } from '../../pagination';
 import { COLLECTIONS, DOCUMENT_TYPES, type DocumentType } from '../../../domain/documents/collections';
-import { readDocumentFilters } from './filters';
+import { documentFilterQuery, readDocumentFilters } from './filters';
 import { presentDocument } from './present';
 
 export const DOCUMENT_PAGE = { defaultLimit: 50, maxLimit: 200 };
@@ -45,7 +45,7 @@ export function documentsRoutes(deps: ApiDependencies): Router {
       const { company } = ctx.state as CompanyState;
       const { filters, canonical } = readDocumentFilters(ctx.query);
       const scope = `documents:${company.id}:${type}:${canonical}`;
-      const page = readPageRequest(ctx.query, cursorKey, scope, DOCUMENT_PAGE);
+      const page = readPageRequest(ctx.query, cursorKey, scope, DOCUMENT_PAGE, documentFilterQuery);
       const after = page.after ? ([String(page.after[0]), Number(page.after[1])] as [string, number]) : undefined;
       const rows = await repositories.documents.list(company.id, type, filters, page.limit + 1, after);
       ctx.body = buildPage(rows, page, cursorKey, scope, (row) => [row.issued_at_key, row.id], presentDocument);

@@ -19,7 +19,7 @@ import { webhookEndpointWorkflow } from '../../../workflows/webhook-endpoint';
 import { resendFailedDeliveries } from '../../../services/webhook-resends';
 import { endpointIn, endpointPatch, recoverIn } from './schemas';
 import { presentDelivery, presentDeliveryDetail, presentEndpoint } from './present';
-import { parseSince, readDeliveryFilters } from './delivery-filters';
+import { deliveryFilterQuery, parseSince, readDeliveryFilters } from './delivery-filters';
 
 type EndpointState = AuthState & { endpoint: WebhookEndpointRow };
 
@@ -168,7 +168,7 @@ export function webhooksRoutes(deps: ApiDependencies): Router {
     const { endpoint } = ctx.state as EndpointState;
     const { filters, canonical } = readDeliveryFilters(ctx.query);
     const scope = `deliveries:${endpoint.id}:${canonical}`;
-    const page = readPageRequest(ctx.query, cursorKey, scope, DELIVERY_PAGE);
+    const page = readPageRequest(ctx.query, cursorKey, scope, DELIVERY_PAGE, deliveryFilterQuery);
     const rows = await repositories.webhookDeliveries.listForEndpoint(endpoint.id, page.limit + 1, page.after?.[0] as number | undefined, filters);
     ctx.body = buildPage(rows, page, cursorKey, scope, (row) => [row.id], presentDelivery);
   });
