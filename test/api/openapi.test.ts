@@ -109,3 +109,17 @@ test('GET /v1/openapi.json serves the document without authentication', async (t
   // The Money pattern is a regular expression a JSON Schema validator reads as such (no double escaping).
   t.true(new RegExp(body.components.schemas.Money.pattern!).test('1250.00'));
 });
+
+test('recover documents the since it accepts: the timestamp pattern of the deliveries filter, so a schema-valid since is a parseable one', async (t) => {
+  const document = loadOpenApiDocument() as unknown as { paths: Record<string, any>; components: { schemas: Record<string, any> } };
+  const body = document.paths['/v1/webhooks/{webhook_id}/recover'].post.requestBody.content['application/json'].schema;
+  const schema = body.$ref ? document.components.schemas[body.$ref.split('/').pop()] : body;
+  const since = schema.properties.since;
+  const filter = document.paths['/v1/webhooks/{webhook_id}/deliveries'].get.parameters.find((parameter: { name: string }) => parameter.name === 'since').schema;
+  t.is(typeof since.pattern, 'string', 'recover since has a pattern (it had only maxLength 40: "yesterday" was schema-valid)');
+  t.is(since.pattern, filter.pattern);
+  t.is(since.format, 'date-time');
+  const pattern = new RegExp(since.pattern);
+  for (const valid of ['2026-11-20T00:00:00Z', '2026-11-20T10:15:30.123456-05:00', '2028-02-29T23:59+01:00']) t.true(pattern.test(valid), valid);
+  for (const invalid of ['yesterday', '2026-11-20', '2026-11-20T00:00:00', '2026-02-30T00:00:00Z', '2026-11-20T24:00:00Z']) t.false(pattern.test(invalid), invalid);
+});

@@ -15,14 +15,20 @@ const TIMESTAMP = new RegExp(`^(${CALENDAR_DATE.source.slice(1, -1)})T(?:[01]\\d
  * since (deliveries created at or after that instant; within the 30-day history, checked when
  * the request is read).
  */
+/**
+ * An ISO 8601 timestamp with an offset (`since` of the deliveries list and of recover): the
+ * pattern is in the OpenAPI document, so only the 30-day bound is left to parseSince.
+ */
+export const sinceTimestamp = (description: string) =>
+  z
+    .string({ error: 'since must be an ISO 8601 timestamp.' })
+    .regex(TIMESTAMP, 'since must be an ISO 8601 timestamp with an offset, e.g. 2026-11-20T00:00:00Z.')
+    .meta({ format: 'date-time', description });
+
 export const deliveryFilterQuery = z.object({
   status: z.enum(STATUSES, { error: `status must be one of ${STATUSES.join(', ')}.` }).optional(),
   event_type: z.enum(EVENT_TYPES, { error: `event_type must be one of ${EVENT_TYPES.join(', ')}.` }).optional(),
-  since: z
-    .string()
-    .regex(TIMESTAMP, 'since must be an ISO 8601 timestamp with an offset, e.g. 2026-11-20T00:00:00Z.')
-    .meta({ format: 'date-time', description: `Deliveries created at or after this instant, within the last ${DELIVERY_RETENTION_DAYS} days (the delivery history).` })
-    .optional(),
+  since: sinceTimestamp(`Deliveries created at or after this instant, within the last ${DELIVERY_RETENTION_DAYS} days (the delivery history).`).optional(),
 });
 
 /** An ISO 8601 timestamp with its offset, of a day and time that exist, no further back than the 30-day delivery history. */

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { EVENT_TYPES } from '../../../domain/webhooks/event-types';
 import { id, nullableTimestamp, timestamp } from '../openapi/common';
+import { DELIVERY_RETENTION_DAYS } from '../../../domain/webhooks/retry-schedule';
+import { sinceTimestamp } from './delivery-filters';
 
 const OCTET = '(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])';
 const LABEL = '[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?';
@@ -91,5 +93,5 @@ export type DeliveryOut = z.infer<typeof deliveryOut>;
 
 /** POST /v1/webhooks/{webhook_id}/recover: resend the deliveries that failed since this time. */
 export const recoverIn = z.strictObject({
-  since: z.string({ error: 'since must be an ISO 8601 timestamp.' }).min(1, 'since is required.').max(40, 'since must be an ISO 8601 timestamp.'),
+  since: sinceTimestamp(`Resend the failed deliveries created at or after this instant, within the last ${DELIVERY_RETENTION_DAYS} days (the delivery history).`),
 });
