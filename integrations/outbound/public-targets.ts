@@ -20,6 +20,33 @@ export const publicOnlyLookup: LookupFunction = (hostname, options, callback) =>
   });
 };
 
+/** The 400 message of a URL refused by resolvesToNonPublic; it never names the addresses found. */
+export const RESOLVES_TO_NON_PUBLIC = (field: string) => `${field} points at a host name that resolves to a non-public address.`;
+
+/** How long registration waits for a host name to resolve before leaving it to the connect-time check. */
+const REGISTRATION_LOOKUP_MS = 3000;
+
+/**
+ * Registration of a client URL where only public targets are allowed: whether its host name
+ * resolves, now, to any non-public address (an internal name such as `vm`, `postgres`,
+ * `redis.prod.svc.cluster.local`, or a public-looking name pointed at 10.0.0.5). Such a URL was
+ * accepted (201) and then failed every delivery at the connect-time check; it is refused at once.
+ * A name that does not resolve (yet), or not within 3 s, is accepted: the connect-time lookup
+ * (publicOnlyLookup) still judges every connection. IP literals are nonPublicHost's.
+ */
+export function resolvesToNonPublic(url: URL): Promise<boolean> {
+  const host = url.hostname.replace(/^\[|\]$/g, '').replace(/\.+$/, '');
+  if (host === '' || net.isIP(host) !== 0) return Promise.resolve(false);
+  return new Promise<boolean>((resolve) => {
+    const timer = setTimeout(() => resolve(false), REGISTRATION_LOOKUP_MS);
+    timer.unref();
+    dns.lookup(host, { all: true }, (error, addresses) => {
+      clearTimeout(timer);
+      resolve(!error && addresses.some((entry) => !isPublicAddress(entry.address)));
+    });
+  });
+}
+
 /**
  * Node skips the lookup hook for IP literals: callers judge a URL's literal host (and local names
  * such as `localhost.`) with nonPublicHost before connecting.

@@ -1,3 +1,4 @@
+import dns from 'node:dns';
 import test from 'ava';
 import { bearer, seedCompany, seedKey, startTestApi, type TestApi } from '../support/api';
 import { webhookAdmin } from '../support/webhook-api';
@@ -128,6 +129,52 @@ test('in production only https URLs to public hosts are accepted, for webhooks a
       t.is(((await integration.json()) as { error: { param: string } }).error.param, 'settings.url');
     }
   } finally {
+    await production.close();
+  }
+});
+
+test('in production a host name that resolves to a non-public address is refused at registration (400), without naming the address', async (t) => {
+  // Names this machine resolves to private and loopback addresses (an internal DNS), and one to a public address.
+  const resolved: Record<string, { address: string; family: number }[]> = {
+    'intranet.test': [{ address: '10.0.0.5', family: 4 }],
+    'rebind.test': [{ address: '93.184.215.14', family: 4 }, { address: '127.0.0.1', family: 4 }],
+    'mapped.test': [{ address: '::ffff:169.254.169.254', family: 6 }],
+    'public.test': [{ address: '93.184.215.14', family: 4 }],
+  };
+  const original = dns.lookup;
+  (dns as { lookup: unknown }).lookup = (host: string, options: unknown, callback: (...args: unknown[]) => void) => {
+    const found = resolved[host];
+    if (!found) return (original as (...args: unknown[]) => void)(host, options, callback);
+    process.nextTick(() => callback(null, found));
+  };
+  const production = await startTestApi({ NODE_ENV: 'production' });
+  try {
+    const prodAdmin = await webhookAdmin(production.database, production.url);
+    const integrationAdmin = await seedKey(production.database, { scopes: ['documents:write'], role: 'admin' });
+    const ok = await prodAdmin.call('POST', `/v1/companies/${prodAdmin.company.id}/webhooks`, { url: 'https://public.test/hooks' });
+    t.is(ok.status, 201, JSON.stringify(ok.body));
+    for (const host of ['intranet.test', 'rebind.test', 'mapped.test']) {
+      const url = `https://${host}/hooks`;
+      const created = await prodAdmin.call('POST', `/v1/companies/${prodAdmin.company.id}/webhooks`, { url });
+      t.is(created.status, 400, `create ${url}`);
+      t.like(created.body!.error, { code: 'invalid_parameter', param: 'url' }, url);
+      t.regex(created.body!.error.message, /resolves to a non-public address/, url);
+      t.false(/10\.0\.0\.5|127\.0\.0\.1|169\.254/.test(created.body!.error.message), 'the addresses found are not told');
+      const patched = await prodAdmin.call('PATCH', `/v1/webhooks/${ok.body!.id}`, { url });
+      t.is(patched.status, 400, `patch ${url}`);
+      const integration = await fetch(`${production.url}/v1/companies/${prodAdmin.company.id}/integrations`, {
+        method: 'POST',
+        headers: { ...bearer(integrationAdmin.key), 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'erp', provider: 'generic_http', credentials: { secret: generateWebhookSecret() }, settings: { url } }),
+      });
+      t.is(integration.status, 400, `integration ${url}`);
+      t.is(((await integration.json()) as { error: { param: string } }).error.param, 'settings.url');
+    }
+    t.is((await prodAdmin.call('GET', `/v1/webhooks/${ok.body!.id}`)).body!.url, 'https://public.test/hooks', 'the refused PATCHes changed nothing');
+    // A name that does not resolve (yet) is left to the connect-time check.
+    t.is((await prodAdmin.call('POST', `/v1/companies/${prodAdmin.company.id}/webhooks`, { url: 'https://not-yet.invalid/hooks' })).status, 201);
+  } finally {
+    (dns as { lookup: unknown }).lookup = original;
     await production.close();
   }
 });

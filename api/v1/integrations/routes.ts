@@ -8,6 +8,7 @@ import { buildPage, readPageRequest } from '../../pagination';
 import { parseBody } from '../../validation';
 import { IntegrationNameTakenError } from '../../../db/repositories/integrations';
 import { createIntegration, IntegrationConfigError, type IntegrationProvider } from '../../../integrations/accounting/registry';
+import { resolvesToNonPublic, RESOLVES_TO_NON_PUBLIC } from '../../../integrations/outbound/public-targets';
 import { integrationIn } from './schemas';
 import { presentIntegration } from './present';
 
@@ -37,6 +38,9 @@ export function integrationsRoutes(deps: ApiDependencies): Router {
       if (!(error instanceof IntegrationConfigError)) throw error;
       const message = error.issues.map((issue) => `${issue.field} ${issue.message}`).join('; ');
       throw new ApiError(400, 'invalid_parameter', `Invalid ${input.provider} configuration: ${message}.`, error.issues[0]?.field);
+    }
+    if (input.provider === 'generic_http' && !config.webhooks.allowPrivateTargets && (await resolvesToNonPublic(new URL(input.settings.url)))) {
+      throw new ApiError(400, 'invalid_parameter', RESOLVES_TO_NON_PUBLIC('settings.url'), 'settings.url');
     }
     try {
       const row = await repositories.integrations.insert({

@@ -13,6 +13,7 @@ import { endPendingDeliveries } from '../../../services/end-pending-deliveries';
 import type { WebhookEndpointRow } from '../../../db/repositories/webhook-endpoints';
 import { newSealedSecret, rotateSecrets } from '../../../domain/webhooks/endpoint-secrets';
 import { parseWebhookUrl, TargetNotAllowedError } from '../../../domain/webhooks/target-address';
+import { resolvesToNonPublic, RESOLVES_TO_NON_PUBLIC } from '../../../integrations/outbound/public-targets';
 import { endpointDeletedSignal, endpointReenabledSignal, workflowIdsFor } from '../../../workflows/messages';
 import { signalWithStartWorkflow } from '../../../temporal/start-workflow';
 import { webhookEndpointWorkflow } from '../../../workflows/webhook-endpoint';
@@ -65,19 +66,22 @@ export function webhooksRoutes(deps: ApiDependencies): Router {
     return delivery;
   };
 
-  const checkedUrl = (value: string) => {
+  const checkedUrl = async (value: string) => {
+    let url: URL;
     try {
-      return parseWebhookUrl(value, config.webhooks).toString();
+      url = parseWebhookUrl(value, config.webhooks);
     } catch (error) {
       if (error instanceof TargetNotAllowedError) throw invalidParameter('url', error.message);
       throw error;
     }
+    if (!config.webhooks.allowPrivateTargets && (await resolvesToNonPublic(url))) throw invalidParameter('url', RESOLVES_TO_NON_PUBLIC('url'));
+    return url.toString();
   };
 
   router.post('/companies/:company_id/webhooks', ...manage, loadCompany(repositories.companies), async (ctx) => {
     const { company } = ctx.state as CompanyState;
     const input = parseBody(endpointIn, ctx.request.body);
-    const url = checkedUrl(input.url);
+    const url = await checkedUrl(input.url);
     const { secret, stored } = newSealedSecret(secretBox, new Date());
     const endpoint = await repositories.webhookEndpoints.insertWithinLimit(company.id, MAX_ENDPOINTS_PER_COMPANY, url, input.events, stored);
     if (!endpoint) {
@@ -105,7 +109,7 @@ export function webhooksRoutes(deps: ApiDependencies): Router {
     let updated = endpoint;
     if (patch.url !== undefined || patch.events !== undefined) {
       const changes = {
-        ...(patch.url !== undefined ? { url: checkedUrl(patch.url) } : {}),
+        ...(patch.url !== undefined ? { url: await checkedUrl(patch.url) } : {}),
         ...(patch.events !== undefined ? { events: patch.events } : {}),
       };
       updated = stillThere(await repositories.webhookEndpoints.update(endpoint.company_id, endpoint.id, changes), endpoint.id);
