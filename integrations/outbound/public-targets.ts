@@ -13,7 +13,9 @@ export const publicOnlyLookup: LookupFunction = (hostname, options, callback) =>
     const list = addresses as dns.LookupAddress[];
     const blocked = list.find((entry) => !isPublicAddress(entry.address));
     if (blocked) {
-      return callback(Object.assign(new Error(`${hostname} resolves to a non-public address (${blocked.address})`), { code: 'ETARGETBLOCKED' }), '', 0);
+      // The address is not named: the message becomes the delivery's last_error, which the tenant
+      // reads, and would tell them what an internal name (or a rebound one) resolves to.
+      return callback(Object.assign(new Error(`${hostname} resolves to a non-public address`), { code: 'ETARGETBLOCKED' }), '', 0);
     }
     if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, list);
     return callback(null, list[0].address, list[0].family);

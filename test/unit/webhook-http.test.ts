@@ -1,4 +1,5 @@
 import test from 'ava';
+import dns from 'node:dns';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { postWebhook } from '../../activities/webhook-http';
@@ -30,6 +31,27 @@ test('without private targets, loopback is refused at connect time by name and b
     }
     t.is(receiver.received.length, 0);
   } finally {
+    await receiver.close();
+  }
+});
+
+test('a name that resolves to a non-public address at connect time is blocked, and last_error does not tell the address', async (t) => {
+  const receiver = await startReceiver();
+  const original = dns.lookup;
+  // An internal name (or one rebound since registration) that resolves to the receiver's loopback.
+  (dns as { lookup: unknown }).lookup = (host: string, options: unknown, callback: (...args: unknown[]) => void) => {
+    if (host !== 'internal-db.test') return (original as (...args: unknown[]) => void)(host, options, callback);
+    process.nextTick(() => callback(null, [{ address: '127.0.0.1', family: 4 }]));
+  };
+  try {
+    const port = new URL(receiver.url).port;
+    const outcome = await postWebhook(`http://internal-db.test:${port}/hooks`, headers, '{}', { timeoutMs: 2000, allowPrivateTargets: false });
+    t.like(outcome, { statusCode: null, succeeded: false });
+    t.regex(outcome.error ?? '', /^ETARGETBLOCKED: internal-db\.test resolves to a non-public address$/);
+    t.false((outcome.error ?? '').includes('127.0.0.1'));
+    t.is(receiver.received.length, 0);
+  } finally {
+    (dns as { lookup: unknown }).lookup = original;
     await receiver.close();
   }
 });
