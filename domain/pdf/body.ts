@@ -35,12 +35,32 @@ export function drawLineTable(flow: PageFlow, document: UblDocument): void {
 
 type TotalRow = { label: string; value: string; strong?: boolean };
 
+const isZero = (amount: string) => /^[+-]?0+(\.0+)?$/.test(amount);
+
+/**
+ * What stands between the total with taxes and the total to pay (Anexo Técnico 1.9,
+ * LegalMonetaryTotal: PayableAmount = TaxInclusiveAmount − AllowanceTotalAmount +
+ * ChargeTotalAmount − PrepaidAmount + PayableRoundingAmount), in that order; amounts the
+ * document does not carry, or carries as zero, are left out.
+ */
+function payableAdjustments(document: UblDocument): { label: string; amount: string }[] {
+  const adjustments = [
+    { label: '(-) Descuentos', amount: document.allowanceTotalAmount },
+    { label: '(+) Cargos', amount: document.chargeTotalAmount },
+    { label: '(-) Anticipos', amount: document.prepaidAmount },
+    { label: 'Redondeo', amount: document.payableRoundingAmount },
+  ];
+  return adjustments.filter((entry): entry is { label: string; amount: string } => entry.amount !== null && !isZero(entry.amount));
+}
+
 function totalRows(document: UblDocument): TotalRow[] {
   const money = (value: string) => formatMoney(value, document.currency);
   const rows: TotalRow[] = [{ label: 'Subtotal', value: money(document.subTotal) }];
   if (document.taxExclusiveAmount !== null) rows.push({ label: 'Base gravable', value: money(document.taxExclusiveAmount) });
   if (document.vat !== null) rows.push({ label: 'IVA', value: money(document.vat) });
   if (document.taxInclusiveAmount !== null) rows.push({ label: 'Total con impuestos', value: money(document.taxInclusiveAmount) });
+  // Without these rows a discount, a charge or an advance payment leaves the total to pay unexplained.
+  for (const { label, amount } of payableAdjustments(document)) rows.push({ label, value: money(amount) });
   rows.push({ label: 'Total a pagar', value: money(document.total), strong: true });
   return rows;
 }

@@ -120,6 +120,7 @@ export function readDocument(root: XmlElement, documentType: UblDocumentType): U
     allowanceTotalAmount: amount(text(totals, 'AllowanceTotalAmount'), `${totalsName}/AllowanceTotalAmount`),
     chargeTotalAmount: amount(text(totals, 'ChargeTotalAmount'), `${totalsName}/ChargeTotalAmount`),
     prepaidAmount: amount(text(totals, 'PrepaidAmount'), `${totalsName}/PrepaidAmount`),
+    payableRoundingAmount: amount(text(totals, 'PayableRoundingAmount'), `${totalsName}/PayableRoundingAmount`),
     prepaidPayments: readPrepaidPayments(root),
     exchangeRate: readExchangeRate(root),
     lines,

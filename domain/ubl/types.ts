@@ -146,6 +146,8 @@ export type UblDocument = {
   chargeTotalAmount: string | null;
   /** PrepaidAmount of the monetary total, when present. */
   prepaidAmount: string | null;
+  /** PayableRoundingAmount of the monetary total (the rounding added to reach PayableAmount), when present. */
+  payableRoundingAmount: string | null;
   prepaidPayments: UblPrepaidPayment[];
   exchangeRate: UblExchangeRate | null;
   lines: UblLine[];

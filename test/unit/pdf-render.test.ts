@@ -1,4 +1,6 @@
 import test from 'ava';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import QRCode from 'qrcode';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { formatPartyId } from '../../domain/pdf/format';
@@ -9,7 +11,9 @@ import { QR_QUIET_ZONE, dianQrText, qrSymbol } from '../../domain/pdf/qr';
 import { renderInvoice, renderInvoicePdf } from '../../domain/pdf/render-invoice';
 import { WINANSI_CODE_POINTS, toWinAnsi } from '../../domain/pdf/text-safety';
 import { NO_ACCOUNTING_EXTRAS } from '../../domain/ubl/accounting';
+import { parseUbl } from '../../domain/ubl/parse';
 import type { UblDocument, UblLine } from '../../domain/ubl/types';
+import { FIXTURES } from '../support/ingestion';
 import { collapse, pdfInfo, pdfPagesText, pdfWords, rasterize, requirePoppler, squeeze, type PdfPageBox } from '../support/pdf-text';
 
 // invoice-signed-setp.xml (see /work/shared/fixtures/dian/expected.json); the lines are invented.
@@ -281,6 +285,30 @@ test('rendering is deterministic for a given generatedAt', async (t) => {
   const second = await renderInvoicePdf(setpInvoice(), { generatedAt: GENERATED_AT });
   t.deepEqual(Buffer.from(first), Buffer.from(second));
   t.is(Buffer.from(first.subarray(0, 5)).toString('latin1'), '%PDF-');
+});
+
+test('the totals show the discounts, charges, advance payments and rounding between the total with taxes and the total to pay', async (t) => {
+  // invoice-signed-setp.xml itself: TaxInclusiveAmount 15024.07 − PrepaidAmount 1000.00 = PayableAmount 14024.07.
+  const fixture = parseUbl(readFileSync(path.join(FIXTURES, 'invoice-signed-setp.xml'))).document;
+  t.is(fixture.prepaidAmount, '1000.00');
+  t.is(fixture.payableRoundingAmount, null);
+  const [fixturePage] = await pdfPagesText(await renderInvoicePdf(fixture, { generatedAt: GENERATED_AT }));
+  const fixtureText = collapse(fixturePage);
+  t.regex(fixtureText, /Total con impuestos \$ 15\.024,07 COP.*\(-\) Anticipos \$ 1\.000,00 COP.*Total a pagar \$ 14\.024,07 COP/, fixtureText);
+  t.false(fixtureText.includes('Descuentos') || fixtureText.includes('Cargos') || fixtureText.includes('Redondeo'), 'absent amounts get no row');
+
+  // 15024.07 − 50.00 + 20.00 − 1000.00 − 0.07 = 13994.00
+  const adjusted = setpInvoice({ allowanceTotalAmount: '50.00', chargeTotalAmount: '20.00', prepaidAmount: '1000.00', payableRoundingAmount: '-0.07', total: '13994.00' });
+  const [page] = await pdfPagesText(await renderInvoicePdf(adjusted, { generatedAt: GENERATED_AT }));
+  const text = collapse(page);
+  // The labels in the formula's order; each value is checked on its own (pdftotext may read a label and
+  // its value apart when the next row is set in a larger font).
+  t.regex(text, /Total con impuestos .*\(-\) Descuentos .*\(\+\) Cargos .*\(-\) Anticipos .*Redondeo .*Total a pagar /, text);
+  for (const value of ['$ 50,00 COP', '$ 20,00 COP', '$ 1.000,00 COP', '-$ 0,07 COP', '$ 13.994,00 COP']) t.true(text.includes(value), value);
+  const zeros = setpInvoice({ allowanceTotalAmount: '0.00', chargeTotalAmount: '0', prepaidAmount: '0.00', payableRoundingAmount: '0.00' });
+  const zerosText = collapse((await pdfPagesText(await renderInvoicePdf(zeros, { generatedAt: GENERATED_AT })))[0]);
+  t.false(/Descuentos|Cargos|Anticipos|Redondeo/.test(zerosText), 'zero amounts get no row');
+  assertCleanLayout(t, await pdfWords(await renderInvoicePdf(adjusted, { generatedAt: GENERATED_AT })));
 });
 
 test('money is formatted from the decimal string, Colombian style, rounding half up', (t) => {

@@ -87,6 +87,19 @@ test('shared fixtures: only document-level allowances count; prepayments and rat
   t.deepEqual(support.withholdings.map((entry) => [entry.type, entry.taxAmount]), [['rete_fuente', '40000.00'], ['rete_ica', '9660.00']]);
 });
 
+test('PayableRoundingAmount is read as written; a document without one has null', (t) => {
+  const setpXml = readFileSync(path.join(FIXTURES, 'invoice-signed-setp.xml'), 'utf8');
+  t.is(parseUbl(setpXml).document.payableRoundingAmount, null);
+  const rounded = setpXml.replace(
+    '<cbc:PayableAmount currencyID="COP">14024.07</cbc:PayableAmount>',
+    '<cbc:PayableRoundingAmount currencyID="COP">-0.07</cbc:PayableRoundingAmount><cbc:PayableAmount currencyID="COP">14024.00</cbc:PayableAmount>',
+  );
+  t.not(rounded, setpXml);
+  t.is(parseUbl(rounded).document.payableRoundingAmount, '-0.07');
+  const error = t.throws(() => parseUbl(rounded.replace('>-0.07<', '>-0,07<')), { instanceOf: UblParseError });
+  t.is(error.code, 'invalid_field');
+});
+
 test('a non-decimal or non-positive exchange rate is an invalid_field', (t) => {
   const xml = readFileSync(path.join(OWN_FIXTURES, 'withholdings-usd.xml'), 'utf8');
   for (const rate of ['4.012,37', '0.00', '-3']) {
