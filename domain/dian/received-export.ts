@@ -24,12 +24,27 @@ function delimiterOf(headerLine: string): string {
   return counts.sort((a, b) => b[1] - a[1])[0]![0];
 }
 
-/** 'YYYY-MM-DD' from 'YYYY-MM-DD…' or 'DD-MM-YYYY' / 'DD/MM/YYYY'; null when unreadable. */
+/**
+ * Day 0 of Excel's serial dates. Serials from 61 (1900-03-01) on count days from here; the
+ * earlier ones are off by Excel's fictitious 1900-02-29 and are no issue date of a DIAN document.
+ */
+const EXCEL_EPOCH = Date.UTC(1899, 11, 30);
+const DAY_MS = 86_400_000;
+const FIRST_EXACT_SERIAL = 61;
+
+/**
+ * 'YYYY-MM-DD' from 'YYYY-MM-DD…', 'DD-MM-YYYY' / 'DD/MM/YYYY', or an Excel serial date (a cell
+ * typed as a date holds the day number, e.g. 46331 for 2026-11-05, its fraction the time of day);
+ * null when unreadable.
+ */
 function isoDate(value: string): string | null {
   const iso = /^(\d{4})-(\d{2})-(\d{2})/.exec(value);
   if (iso) return `${iso[1]}-${iso[2]}-${iso[3]}`;
   const local = /^(\d{2})[-/](\d{2})[-/](\d{4})/.exec(value);
-  return local ? `${local[3]}-${local[2]}-${local[1]}` : null;
+  if (local) return `${local[3]}-${local[2]}-${local[1]}`;
+  const serial = /^(\d{2,6})(\.\d+)?$/.exec(value);
+  if (serial && Number(serial[1]) >= FIRST_EXACT_SERIAL) return new Date(EXCEL_EPOCH + Number(serial[1]) * DAY_MS).toISOString().slice(0, 10);
+  return null;
 }
 
 /** DIAN's type codes of a received invoice: 01 sale, 02 export, 03 and 04 contingency (all take the buyer's events). */

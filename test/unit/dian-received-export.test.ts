@@ -21,15 +21,16 @@ test('CSV: the CUFE column, filtered by type and issue date; duplicates once', (
 });
 
 /**
- * A minimal XLSX as Excel writes it: shared strings for text, the first worksheet for cells.
+ * A minimal XLSX as Excel writes it: shared strings for text, the first worksheet for cells; a
+ * number is a numeric cell (a date cell holds its serial number, styled as a date).
  * `columns` names each cell's column (default A, B, C …).
  */
-function xlsx(rows: string[][], columns: (row: number, cell: number) => string = (_row, cell) => String.fromCharCode(65 + cell)): Buffer {
+function xlsx(rows: (string | number)[][], columns: (row: number, cell: number) => string = (_row, cell) => String.fromCharCode(65 + cell)): Buffer {
   const strings: string[] = [];
   const index = (value: string) => (strings.includes(value) ? strings.indexOf(value) : strings.push(value) - 1);
-  const sheetRows = rows
-    .map((row, r) => `<row r="${r + 1}">${row.map((value, c) => `<c r="${columns(r, c)}${r + 1}" t="s"><v>${index(value)}</v></c>`).join('')}</row>`)
-    .join('');
+  const cell = (value: string | number, reference: string) =>
+    typeof value === 'number' ? `<c r="${reference}" s="1"><v>${value}</v></c>` : `<c r="${reference}" t="s"><v>${index(value)}</v></c>`;
+  const sheetRows = rows.map((row, r) => `<row r="${r + 1}">${row.map((value, c) => cell(value, `${columns(r, c)}${r + 1}`)).join('')}</row>`).join('');
   const zip = new AdmZip();
   zip.addFile('[Content_Types].xml', Buffer.from('<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"/>'));
   zip.addFile('xl/worksheets/sheet1.xml', Buffer.from(`<?xml version="1.0"?><worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>${sheetRows}</sheetData></worksheet>`));
@@ -45,6 +46,18 @@ test('XLSX: the same columns are read from the first worksheet', (t) => {
     ['Factura electrónica', C, '2026-12-01'],
   ]);
   t.deepEqual(cufesFromReceivedExport(file, filter), [A, B]);
+});
+
+test('XLSX: an issue date typed as a date (an Excel serial number) filters like one written as text', (t) => {
+  const file = xlsx([
+    ['Tipo de documento', 'CUFE/CUDE', 'Fecha Emisión'],
+    ['Factura electrónica', A, 46331], // 2026-11-05
+    ['Nota crédito electrónica', B, 46332.4375], // 2026-11-06 10:30
+    ['Factura electrónica', C, 46357], // 2026-12-01: outside the range (imported before 2026-11-25)
+  ]);
+  t.deepEqual(cufesFromReceivedExport(file, filter), [A, B]);
+  t.deepEqual(cufesFromReceivedExport(file, { ...filter, beginDate: '2026-11-06', endDate: '2026-12-01' }), [B, C]);
+  t.deepEqual(cufesFromReceivedExport(file, { ...filter, beginDate: '2024-01-01', endDate: '2024-01-01' }), []);
 });
 
 test('a file without a CUFE column, or a broken one, is refused with a clear error', (t) => {
