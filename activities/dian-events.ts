@@ -9,7 +9,7 @@ import { DianError, type DianGateway } from '../integrations/dian/port';
 import { loadDianEventRecord } from '../services/presenters/dian-event';
 import { companyDian, dianFailure, type CompanyDian, type DianActivityDependencies } from './dian-gateway';
 import { syncInvoiceEvents } from './dian-documents';
-import { eligibleForDianEvents } from '../domain/dian/event-eligibility';
+import { eligibleForDianEvents, referencedInvoiceTypeCode } from '../domain/dian/event-eligibility';
 import { expressAcceptanceWindow } from '../domain/dian/express-acceptance';
 
 /**
@@ -128,7 +128,7 @@ export function createDianEventActivities(deps: DianActivityDependencies & { blo
           sender: { name: company.name, nit: company.nit, dv: company.dv, ...(senderType ? { organizationType: senderType } : {}) },
           receiver,
           software: { ...provider, softwareId: dian.software.softwareId, pin: dian.software.pin },
-          invoice: { number: document.number, cufe: document.cufe },
+          invoice: { number: document.number, cufe: document.cufe, documentTypeCode: referencedInvoiceTypeCode(document) },
           qrCode: eventQrCode(environment, document.cufe),
           ...(event.issuer ? { issuer: event.issuer } : {}),
         });

@@ -41,3 +41,14 @@ export function eligibleForDianEvents(document: {
   if (document.code_scheme !== 'CUFE') return refuse(`identified by a ${document.code_scheme ?? 'code of unknown scheme'}, not a CUFE`);
   return { eligible: true };
 }
+
+/**
+ * cac:DocumentReference/cbc:DocumentTypeCode of an event on this invoice, which its CUDE also
+ * hashes: the invoice's own InvoiceTypeCode (02 exportación, 03 and 04 contingencia are not 01),
+ * as DIAN-authorised providers write it. An invoice whose code was never recorded (imported
+ * before it was read, backfilled as a sales invoice) is referenced as 01.
+ */
+export function referencedInvoiceTypeCode(document: { dian_type_code: string | null }): string {
+  const code = document.dian_type_code?.trim();
+  return code && EVENT_TYPE_CODES.includes(code) ? code : '01';
+}

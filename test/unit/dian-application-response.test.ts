@@ -67,6 +67,18 @@ test('030 header: version, profile, environment, CUDE and time with offset', (t)
   t.is(top('ProfileExecutionID'), uuid.getAttribute('schemeID') ?? undefined);
 });
 
+test("an event on an export invoice (02) references it as 02, in DocumentTypeCode and in the CUDE", (t) => {
+  const input = { ...ACUSE, invoice: { ...ACUSE.invoice, documentTypeCode: '02' } };
+  const doc = parse(buildApplicationResponse(input));
+  t.deepEqual(texts(doc, NS.cbc, 'DocumentTypeCode'), ['02']);
+  const expected = eventCude({
+    id: 'AR0001', issueDate: '2024-05-02', issueTime: '10:15:00-05:00', senderNit: '900108281', receiverNit: '800197268',
+    responseCode: '030', referencedDocumentId: 'SETP990000002', documentTypeCode: '02', softwarePin: '75315',
+  });
+  t.is(texts(doc, NS.cbc, 'UUID')[0], expected);
+  t.not(expected, applicationResponseCude(ACUSE));
+});
+
 test('production uses ProfileExecutionID 1', (t) => {
   const doc = parse(buildApplicationResponse({ ...ACUSE, environment: 'production' }));
   t.deepEqual(texts(doc, NS.cbc, 'ProfileExecutionID'), ['1']);

@@ -1,7 +1,7 @@
 import test from 'ava';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { eligibleForDianEvents } from '../../domain/dian/event-eligibility';
+import { eligibleForDianEvents, referencedInvoiceTypeCode } from '../../domain/dian/event-eligibility';
 import { classifyDocument, schemeOfName } from '../../domain/ubl/document-type';
 import { parseUbl } from '../../domain/ubl/parse';
 import type { CodeScheme, DianDocumentType } from '../../domain/ubl/types';
@@ -96,6 +96,16 @@ test('eligibleForDianEvents: electronic invoices of types 01–04 with a CUFE', 
   t.true(eligibleForDianEvents({ ...invoiceRow, dian_document_type: 'contingency_invoice', dian_type_code: '04' }).eligible);
   // Rows imported before the type was recorded: classified from their collection, code unknown.
   t.true(eligibleForDianEvents({ ...invoiceRow, dian_type_code: null }).eligible);
+});
+
+test("an event references the invoice by its own type code (02, 03, 04 are not 01); one never recorded as 01", (t) => {
+  t.is(referencedInvoiceTypeCode(invoiceRow), '01');
+  t.is(referencedInvoiceTypeCode({ dian_type_code: '02' }), '02');
+  t.is(referencedInvoiceTypeCode({ dian_type_code: '03' }), '03');
+  t.is(referencedInvoiceTypeCode({ dian_type_code: ' 04 ' }), '04');
+  t.is(referencedInvoiceTypeCode({ dian_type_code: null }), '01');
+  // Not an invoice type events can reference (refused by eligibleForDianEvents first): never written as such.
+  t.is(referencedInvoiceTypeCode({ dian_type_code: '20' }), '01');
 });
 
 test('eligibleForDianEvents refuses POS, support documents, notes, unknown types and non-CUFE schemes, saying why', (t) => {
