@@ -67,7 +67,7 @@ export function planImport(
     }
     const pdfs = contents.pdfs.filter((pdf) => looksLikeCompletePdf(pdf.data));
     const paired = pairPdfWithXml(documents.map(({ xml }) => xml), pdfs).map(({ pdf }, index) => ({ ...documents[index].draft, zipPdfEntry: pdf?.name ?? null }));
-    return { ok: true, fileType, drafts: oneDraftPerCufe(paired) };
+    return { ok: true, fileType, drafts: withTheOnlyPdf(oneDraftPerCufe(paired), pdfs) };
   } catch (error) {
     if (error instanceof UblParseError || error instanceof ArchiveError || error instanceof ImportRefusal) {
       return { ok: false, code: error.code, message: error.message };
@@ -128,6 +128,16 @@ function oneDraftPerCufe(drafts: DocumentDraft[]): DocumentDraft[] {
     kept[position] = { ...preferred, zipPdfEntry: preferred.zipPdfEntry ?? other.zipPdfEntry };
   }
   return kept;
+}
+
+/**
+ * A ZIP of one document and one PDF: that PDF is the document's, whatever its name, also when the
+ * document came as several XMLs (the AttachedDocument and the invoice it wraps), which pairing by
+ * name alone left without it.
+ */
+function withTheOnlyPdf(drafts: DocumentDraft[], pdfs: readonly ArchiveFile[]): DocumentDraft[] {
+  if (drafts.length !== 1 || pdfs.length !== 1 || drafts[0].zipPdfEntry !== null) return drafts;
+  return [{ ...drafts[0], zipPdfEntry: pdfs[0].name }];
 }
 
 function ublDraft(xml: Buffer, companyNit: string, zipPdfEntry: string | null): DocumentDraft {

@@ -56,6 +56,16 @@ test('the AttachedDocument and the bare invoice it wraps, in one ZIP, make one d
   }
 });
 
+test('the AttachedDocument and the bare invoice it wraps with one PDF of another name: the PDF is the document\'s', (t) => {
+  const plan = planImport(zip([['ad0901.xml', Buffer.from(attached)], ['fv0901.xml', embedded('Invoice')], ['Factura NC424.pdf', PDF]]), 'FE.zip', CUSTOMER_NIT, null);
+  if (!plan.ok) return t.fail(`${plan.code}: ${plan.message}`);
+  t.is(plan.drafts.length, 1);
+  t.is(plan.drafts[0].zipPdfEntry, 'Factura NC424.pdf');
+  // Two PDFs of other names: which one is the representation cannot be told.
+  const two = planImport(zip([['ad0901.xml', Buffer.from(attached)], ['fv0901.xml', embedded('Invoice')], ['a.pdf', PDF], ['b.pdf', PDF]]), 'FE.zip', CUSTOMER_NIT, null);
+  t.like(two, { ok: true, drafts: [{ zipPdfEntry: null }] });
+});
+
 test("an AttachedDocument whose ApplicationResponse is DIAN's rejection (04) refuses the file with dian_rejected_document, alone or in a ZIP", (t) => {
   const validated = '<cbc:ResponseCode>02</cbc:ResponseCode>\n      <cbc:Description>Documento validado por la DIAN</cbc:Description>';
   t.true(attached.includes(validated), 'the fixture carries the validation this test turns into a rejection');
