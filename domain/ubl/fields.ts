@@ -19,13 +19,25 @@ export function required(value: string | null, field: string): string {
  */
 export const MAX_AMOUNT_INTEGER_DIGITS = 16;
 
-/** A decimal amount as written (trimmed); invalid_field when it is not plain decimal text or too large to store. */
+/**
+ * UBL amounts are xsd:decimal, whose lexical space also has '.5' and '5.' (DIAN's schema
+ * validation accepts them): written here as the plain decimal text '0.5' and '5'.
+ */
+function plainDecimal(value: string): string {
+  return value.replace(/^([+-]?)\.(\d+)$/, '$10.$2').replace(/^([+-]?\d+)\.$/, '$1');
+}
+
+/**
+ * A decimal amount as written (trimmed; '.5' and '5.' as '0.5' and '5'); invalid_field when it
+ * is not decimal text or too large to store.
+ */
 export function amount(value: string | null, field: string): string | null {
   if (value === null) return null;
-  if (!isDecimal(value)) {
+  const decimal = plainDecimal(value);
+  if (!isDecimal(decimal)) {
     throw new UblParseError('invalid_field', `${field} is not a decimal amount: ${JSON.stringify(value.slice(0, 40))}`);
   }
-  return storable(value, field);
+  return storable(decimal, field);
 }
 
 /** The amount (written or summed) when it fits the amounts' storage; invalid_field otherwise. */

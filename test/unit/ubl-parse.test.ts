@@ -302,6 +302,21 @@ test('an amount that is not decimal text is an invalid_field', (t) => {
   failsWith(t, () => parseUbl(xml), 'invalid_field');
 });
 
+test("amounts written in xsd:decimal's other forms ('.50', '5.', '+5') read as plain decimals", (t) => {
+  const xml = fixture('creditnote-usd.xml')
+    .replace('14994.07</cbc:PayableAmount>', '14994.</cbc:PayableAmount>')
+    .replace('12600.06</cbc:LineExtensionAmount>', '+12600.06</cbc:LineExtensionAmount>');
+  const document = parseUbl(xml).document;
+  t.is(document.total, '14994');
+  t.is(document.subTotal, '+12600.06');
+  const fraction = parseUbl(fixture('creditnote-usd.xml').replace('14994.07</cbc:PayableAmount>', '.07</cbc:PayableAmount>')).document;
+  t.is(fraction.total, '0.07');
+  t.is(parseUbl(fixture('creditnote-usd.xml').replace('14994.07</cbc:PayableAmount>', '-.07</cbc:PayableAmount>')).document.total, '-0.07');
+  for (const bad of ['.', '-.', '1..5', '5.0.']) {
+    failsWith(t, () => parseUbl(fixture('creditnote-usd.xml').replace('14994.07</cbc:PayableAmount>', `${bad}</cbc:PayableAmount>`)), 'invalid_field');
+  }
+});
+
 test('unsupported roots are named in the error', (t) => {
   const error = failsWith(t, () => parseUbl('<?xml version="1.0"?><Order xmlns="urn:x"><ID>1</ID></Order>'), 'unsupported_document');
   t.regex(error?.message ?? '', /Order/);
