@@ -11,6 +11,7 @@ import { accessLog } from './middleware/access-log';
 import { authenticate } from './middleware/authenticate';
 import { rateLimit } from './middleware/rate-limit';
 import { jsonBody } from './middleware/json-body';
+import { idempotentRequests } from './middleware/idempotent-requests';
 import { healthRoutes } from './health';
 import { openApiRoutes } from './v1/openapi/routes';
 import { meRoutes } from './v1/me/routes';
@@ -31,7 +32,7 @@ export type RouteEntry = { method: string; path: string };
 
 /**
  * Middleware order: metrics → trace span → request id → access log → errors → routing. Authentication, rate
- * limiting and body parsing sit on the /v1 router, so they run only for routes that exist
+ * limiting, body parsing and idempotent POSTs sit on the /v1 router, so they run only for routes that exist
  * (an unknown path is a 404 whoever asks).
  */
 export function createApp(deps: ApiDependencies): { app: Koa; routes: RouteEntry[] } {
@@ -50,6 +51,7 @@ export function createApp(deps: ApiDependencies): { app: Koa; routes: RouteEntry
   v1.use(authenticate(deps.repositories.apiKeys, deps.config.authFailureLimit));
   v1.use(rateLimit(deps.config.rateLimit));
   v1.use(jsonBody(deps.config.http.bodyLimitBytes));
+  v1.use(idempotentRequests(deps.repositories.idempotentRequests, deps.secretBox));
   for (const resource of [meRoutes(deps), companiesRoutes(deps), documentsRoutes(deps), paymentClaimRoutes(deps), filesRoutes(deps), contactsRoutes(deps), webhooksRoutes(deps), integrationsRoutes(deps), exportsRoutes(deps), dianSettingsRoutes(deps), dianEventsRoutes(deps), dianImportsRoutes(deps)]) {
     v1.use(resource.routes(), resource.allowedMethods());
   }

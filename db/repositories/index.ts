@@ -16,6 +16,7 @@ import { createDianImportsRepository } from './dian-imports';
 import { createEmailMessagesRepository } from './email-messages';
 import { createDianRegisteredEventsRepository } from './dian-registered-events';
 import { createUnfinishedWorkRepository } from './unfinished-work';
+import { createIdempotentRequestsRepository } from './idempotent-requests';
 
 export function createRepositories(db: Database) {
   return {
@@ -36,6 +37,7 @@ export function createRepositories(db: Database) {
     emailMessages: createEmailMessagesRepository(db),
     dianRegisteredEvents: createDianRegisteredEventsRepository(db),
     unfinishedWork: createUnfinishedWorkRepository(db),
+    idempotentRequests: createIdempotentRequestsRepository(db),
   };
 }
 

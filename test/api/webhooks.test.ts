@@ -1,5 +1,5 @@
 import dns from 'node:dns';
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import { bearer, seedCompany, seedKey, startTestApi, type TestApi } from '../support/api';
 import { webhookAdmin } from '../support/webhook-api';
 import { NON_PUBLIC_HOSTS } from '../support/ssrf-hosts';
@@ -95,6 +95,30 @@ test('a webhook id spelt with a leading zero, a sign or a fraction is 400 naming
   }
 });
 
+/** A URL refused (400) on webhook create, on PATCH of an endpoint and on a generic_http integration; returns the create's error. */
+async function refusedEverywhere(
+  t: ExecutionContext,
+  apiUrl: string,
+  admin: Awaited<ReturnType<typeof webhookAdmin>>,
+  integrationKey: string,
+  endpointId: number,
+  url: string,
+): Promise<{ code: string; message: string }> {
+  const created = await admin.call('POST', `/v1/companies/${admin.company.id}/webhooks`, { url });
+  t.is(created.status, 400, `create ${url}`);
+  t.like(created.body!.error, { code: 'invalid_parameter', param: 'url' }, url);
+  const patched = await admin.call('PATCH', `/v1/webhooks/${endpointId}`, { url });
+  t.is(patched.status, 400, `patch ${url}`);
+  const integration = await fetch(`${apiUrl}/v1/companies/${admin.company.id}/integrations`, {
+    method: 'POST',
+    headers: { ...bearer(integrationKey), 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'erp', provider: 'generic_http', credentials: { secret: generateWebhookSecret() }, settings: { url } }),
+  });
+  t.is(integration.status, 400, `integration ${url}`);
+  t.is(((await integration.json()) as { error: { param: string } }).error.param, 'settings.url');
+  return created.body!.error;
+}
+
 test('in production only https URLs to public hosts are accepted, for webhooks and the generic HTTP integration', async (t) => {
   const production = await startTestApi({ NODE_ENV: 'production' });
   try {
@@ -113,21 +137,7 @@ test('in production only https URLs to public hosts are accepted, for webhooks a
 
     // Every non-public host form, on create and on PATCH of webhooks and on the generic HTTP integration.
     const integrationAdmin = await seedKey(production.database, { scopes: ['documents:write'], role: 'admin' });
-    for (const host of NON_PUBLIC_HOSTS) {
-      const url = `https://${host}/hooks`;
-      const created = await prodAdmin.call('POST', `/v1/companies/${prodAdmin.company.id}/webhooks`, { url });
-      t.is(created.status, 400, `create ${url}`);
-      t.is(created.body!.error.param, 'url');
-      const patched = await prodAdmin.call('PATCH', `/v1/webhooks/${ok.body!.id}`, { url });
-      t.is(patched.status, 400, `patch ${url}`);
-      const integration = await fetch(`${production.url}/v1/companies/${prodAdmin.company.id}/integrations`, {
-        method: 'POST',
-        headers: { ...bearer(integrationAdmin.key), 'content-type': 'application/json' },
-        body: JSON.stringify({ name: 'erp', provider: 'generic_http', credentials: { secret: generateWebhookSecret() }, settings: { url } }),
-      });
-      t.is(integration.status, 400, `integration ${url}`);
-      t.is(((await integration.json()) as { error: { param: string } }).error.param, 'settings.url');
-    }
+    for (const host of NON_PUBLIC_HOSTS) await refusedEverywhere(t, production.url, prodAdmin, integrationAdmin.key, ok.body!.id, `https://${host}/hooks`);
   } finally {
     await production.close();
   }
@@ -154,21 +164,9 @@ test('in production a host name that resolves to a non-public address is refused
     const ok = await prodAdmin.call('POST', `/v1/companies/${prodAdmin.company.id}/webhooks`, { url: 'https://public.test/hooks' });
     t.is(ok.status, 201, JSON.stringify(ok.body));
     for (const host of ['intranet.test', 'rebind.test', 'mapped.test']) {
-      const url = `https://${host}/hooks`;
-      const created = await prodAdmin.call('POST', `/v1/companies/${prodAdmin.company.id}/webhooks`, { url });
-      t.is(created.status, 400, `create ${url}`);
-      t.like(created.body!.error, { code: 'invalid_parameter', param: 'url' }, url);
-      t.regex(created.body!.error.message, /resolves to a non-public address/, url);
-      t.false(/10\.0\.0\.5|127\.0\.0\.1|169\.254/.test(created.body!.error.message), 'the addresses found are not told');
-      const patched = await prodAdmin.call('PATCH', `/v1/webhooks/${ok.body!.id}`, { url });
-      t.is(patched.status, 400, `patch ${url}`);
-      const integration = await fetch(`${production.url}/v1/companies/${prodAdmin.company.id}/integrations`, {
-        method: 'POST',
-        headers: { ...bearer(integrationAdmin.key), 'content-type': 'application/json' },
-        body: JSON.stringify({ name: 'erp', provider: 'generic_http', credentials: { secret: generateWebhookSecret() }, settings: { url } }),
-      });
-      t.is(integration.status, 400, `integration ${url}`);
-      t.is(((await integration.json()) as { error: { param: string } }).error.param, 'settings.url');
+      const refusal = await refusedEverywhere(t, production.url, prodAdmin, integrationAdmin.key, ok.body!.id, `https://${host}/hooks`);
+      t.regex(refusal.message, /resolves to a non-public address/, host);
+      t.false(/10\.0\.0\.5|127\.0\.0\.1|169\.254/.test(refusal.message), 'the addresses found are not told');
     }
     t.is((await prodAdmin.call('GET', `/v1/webhooks/${ok.body!.id}`)).body!.url, 'https://public.test/hooks', 'the refused PATCHes changed nothing');
     // A name that does not resolve (yet) is left to the connect-time check.

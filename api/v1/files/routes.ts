@@ -10,7 +10,8 @@ import { acceptFile, IntakeError, MAX_FILE_BYTES } from '../../../services/accep
 import { redirectToSignedUrl } from '../documents/routes';
 import { readMultipartFile } from './multipart';
 import { presentUploadedFile } from '../../../services/presenters/uploaded-file';
-import { IDEMPOTENCY_KEY, uploadFields } from './schemas';
+import { uploadFields } from './schemas';
+import { IDEMPOTENCY_KEY } from '../openapi/common';
 import { parseBody } from '../../validation';
 
 export const FILE_PAGE = { defaultLimit: 50, maxLimit: 200 };

@@ -1,15 +1,10 @@
 import { z } from 'zod';
 import { PDF_KINDS } from '../../../domain/ingestion/plan-import';
+import { idempotencyKeyHeader } from '../openapi/common';
 
-/** Idempotency-Key of POST /files: 1 to 255 printable ASCII characters (one regex for the route and the document). */
-export const IDEMPOTENCY_KEY = /^[!-~]{1,255}$/;
-
+/** Uploads take the Idempotency-Key of every POST, with rules of their own (api/v1/files/routes.ts). */
 export const uploadHeaders = z.object({
-  'Idempotency-Key': z
-    .string()
-    .regex(IDEMPOTENCY_KEY)
-    .optional()
-    .meta({ description: 'Repeating an upload with the same key returns the first file (header Idempotent-Replayed: true).' }),
+  'Idempotency-Key': idempotencyKeyHeader('Repeating an upload with the same key returns the first file (header Idempotent-Replayed: true); the same key with other bytes, another file name or another kind is a 409.'),
 });
 
 /** The text fields of POST /files' multipart body (validated by the route). */

@@ -148,6 +148,14 @@ export const errorBody = z
   })
   .meta({ id: 'Error' });
 
+/** An Idempotency-Key: 1 to 255 printable ASCII characters (one regex for the routes and the document). */
+export const IDEMPOTENCY_KEY = /^[!-~]{1,255}$/;
+
+/** The optional Idempotency-Key header of a POST (api/middleware/idempotent-requests.ts; uploads have their own rules). */
+export function idempotencyKeyHeader(description: string) {
+  return z.string().regex(IDEMPOTENCY_KEY).optional().meta({ description });
+}
+
 export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 415 | 429 | 503 | 507;
 
 const ERROR_DESCRIPTIONS: Record<ErrorStatus, string> = {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { createDocument, type ZodOpenApiPathsObject } from 'zod-openapi';
-import { errorResponse } from './common';
+import { errorResponse, idempotencyKeyHeader } from './common';
 import { healthQuery } from '../../health';
 import { meOpenApi } from '../me/openapi';
 import { companiesOpenApi } from '../companies/openapi';
@@ -108,6 +108,40 @@ function mergePaths(parts: ZodOpenApiPathsObject[]): ZodOpenApiPathsObject {
   return paths;
 }
 
+const IDEMPOTENT_POST = z.object({
+  'Idempotency-Key': idempotencyKeyHeader(
+    'Makes a retry safe: the first 2xx answer to this request with this key is kept for 24 hours (per API key) and answered again, with Idempotent-Replayed: true, without acting twice; a request that failed keeps nothing. Not applied to a multipart body (docs/api.md).',
+  ),
+});
+const IDEMPOTENCY_CONFLICTS = 'idempotency_key_reused: the Idempotency-Key was used for another request (path or body); idempotency_key_in_use: the first request with it still runs (Retry-After).';
+
+/**
+ * Every POST takes an Idempotency-Key (api/middleware/idempotent-requests.ts), hence its header
+ * and its 409s; an operation that declares the header itself (uploads) keeps its own rules.
+ */
+function withIdempotencyKeys(paths: ZodOpenApiPathsObject): ZodOpenApiPathsObject {
+  const result: ZodOpenApiPathsObject = {};
+  for (const [path, item] of Object.entries(paths)) {
+    const post = item.post;
+    const header = post?.requestParams?.header as z.ZodObject | undefined;
+    if (!post || post.security?.length === 0 || (header && 'Idempotency-Key' in header.shape)) {
+      result[path] = item;
+      continue;
+    }
+    const conflict = post.responses?.['409'];
+    const conflictDescription = conflict && 'description' in conflict ? conflict.description : undefined;
+    result[path] = {
+      ...item,
+      post: {
+        ...post,
+        requestParams: { ...post.requestParams, header: header ? header.extend(IDEMPOTENT_POST.shape) : IDEMPOTENT_POST },
+        responses: { ...post.responses, '409': errorResponse(409, conflictDescription ? `${conflictDescription} Or ${IDEMPOTENCY_CONFLICTS}` : IDEMPOTENCY_CONFLICTS) },
+      },
+    };
+  }
+  return result;
+}
+
 /** Builds the OpenAPI 3.1 document from the operations (once per process; it is pure). */
 export function buildOpenApiDocument(): OpenApiDocument {
   return createDocument({
@@ -115,7 +149,7 @@ export function buildOpenApiDocument(): OpenApiDocument {
     info: { title: 'Document Invoicing Service API', version: '1.0.0', description: DESCRIPTION },
     servers: [{ url: 'http://127.0.0.1:3000' }],
     security: [{ apiKey: [] }],
-    paths: mergePaths(OPERATIONS),
+    paths: withIdempotencyKeys(mergePaths(OPERATIONS)),
     components: {
       securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: '`<prefix>_live_<key_id>_<secret>`, shown once at creation.' } },
     },

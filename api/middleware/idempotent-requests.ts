@@ -1,0 +1,87 @@
+import { createHash } from 'node:crypto';
+import type { Middleware } from 'koa';
+import type { IdempotentRequestsRepository } from '../../db/repositories/idempotent-requests';
+import type { SecretBox } from '../../domain/secret-box';
+import { ApiError } from '../errors';
+import { IDEMPOTENCY_KEY } from '../v1/openapi/common';
+import type { AuthState } from './authenticate';
+
+const MULTIPART = /^multipart\/form-data/i;
+
+/** What is kept of a first answer, sealed: some carry secrets (a new endpoint's signing secret). */
+type StoredAnswer = { body: unknown; location?: string };
+
+/**
+ * Stripe's idempotent requests, for every POST sent with an `Idempotency-Key` (docs/api.md):
+ * the first request with a key runs and its 2xx answer is kept for 24 hours, per API key; the
+ * same request again gets that answer (`Idempotent-Replayed: true`) without acting twice, so a
+ * client can retry a POST whose answer it lost. The same key with another request (path or
+ * body) is 409 idempotency_key_reused; while the first still runs, 409 idempotency_key_in_use.
+ * A request that fails (4xx, 5xx, a lost dependency) keeps nothing: a retry runs it again.
+ * Uploads (multipart) hold their key with the file itself (api/v1/files/routes.ts).
+ */
+export function idempotentRequests(requests: IdempotentRequestsRepository, secretBox: SecretBox): Middleware {
+  return async (ctx, next) => {
+    const sent = ctx.headers['idempotency-key'];
+    if (ctx.method !== 'POST' || sent === undefined || MULTIPART.test(ctx.get('Content-Type'))) return next();
+    if (typeof sent !== 'string' || !IDEMPOTENCY_KEY.test(sent)) {
+      throw new ApiError(400, 'invalid_parameter', 'Idempotency-Key must be given once, as 1 to 255 printable ASCII characters.', 'Idempotency-Key');
+    }
+    const apiKeyId = (ctx.state as AuthState).apiKey.id;
+    const requestLine = `POST ${ctx.path}${ctx.querystring ? `?${ctx.querystring}` : ''}`;
+    const fingerprint = createHash('sha256').update(`${requestLine}\n${canonicalJson(ctx.request.body ?? {})}`).digest('hex');
+
+    const claim = await requests.claim(apiKeyId, sent, fingerprint, requestLine);
+    let claimId: number;
+    if (claim.claimed) {
+      claimId = claim.id;
+    } else {
+      const { existing } = claim;
+      if (existing.fingerprint !== fingerprint) {
+        const what = existing.request_line === requestLine ? 'with other parameters' : `for ${existing.request_line}`;
+        throw new ApiError(409, 'idempotency_key_reused', `This Idempotency-Key was used ${what}; send a new key for a new request.`, 'Idempotency-Key');
+      }
+      if (existing.response_status !== null && existing.response_sealed !== null) {
+        const answer = JSON.parse(secretBox.open(existing.response_sealed)) as StoredAnswer;
+        ctx.status = existing.response_status;
+        ctx.body = answer.body;
+        if (answer.location) ctx.set('Location', answer.location);
+        ctx.set('Idempotent-Replayed', 'true');
+        return;
+      }
+      if (!(await requests.takeOverAbandoned(apiKeyId, existing.id))) {
+        throw new ApiError(409, 'idempotency_key_in_use', 'A request with this Idempotency-Key is still running; retry once it has answered.', 'Idempotency-Key', { 'Retry-After': '1' });
+      }
+      claimId = existing.id;
+    }
+
+    let kept = false;
+    try {
+      await next();
+      const body: unknown = ctx.body;
+      if (ctx.status >= 200 && ctx.status < 300 && isJsonValue(body)) {
+        const answer: StoredAnswer = { body: body ?? null, ...(ctx.response.get('Location') ? { location: ctx.response.get('Location') } : {}) };
+        await requests.complete(apiKeyId, claimId, ctx.status, secretBox.seal(JSON.stringify(answer)));
+        kept = true;
+      }
+    } finally {
+      // Nothing to replay: a retry with the key runs the request again.
+      if (!kept) await requests.release(apiKeyId, claimId).catch(() => undefined);
+    }
+  };
+}
+
+/** JSON with object keys in order, so that `{"a":1,"b":2}` and `{"b":2,"a":1}` are one request. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.keys(value).sort().map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`);
+    return `{${entries.join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+/** A body the API answers as JSON (not a stream or a buffer), or none. */
+function isJsonValue(body: unknown): boolean {
+  return body === undefined || body === null || (typeof body === 'object' && !Buffer.isBuffer(body) && typeof (body as { pipe?: unknown }).pipe !== 'function');
+}

@@ -1,0 +1,62 @@
+import type { Database } from '../connection';
+
+export type IdempotentRequestRow = {
+  id: number;
+  fingerprint: string;
+  request_line: string;
+  response_status: number | null;
+  response_sealed: string | null;
+};
+
+type IdempotentRequestsTable = IdempotentRequestRow & { api_key_id: string; idempotency_key: string; created_at: Date; claimed_at: Date };
+
+export type IdempotentClaim = { claimed: true; id: number } | { claimed: false; existing: IdempotentRequestRow };
+
+/** How long an answer is replayed (Stripe: 24 hours), and after how long a running claim is deemed its crashed process's. */
+export const IDEMPOTENCY_WINDOW = { keepHours: 24, abandonedAfterSeconds: 60 } as const;
+
+/** The answers to POSTs sent with an Idempotency-Key (api/middleware/idempotent-requests.ts), per API key. */
+export function createIdempotentRequestsRepository(db: Database) {
+  const table = () => db<IdempotentRequestsTable>('idempotent_requests');
+  return {
+    /**
+     * Takes the key for a request about to run, or returns who holds it. The key's answers older
+     * than the window are dropped first, so a key can be used again after 24 hours.
+     */
+    async claim(apiKeyId: string, idempotencyKey: string, fingerprint: string, requestLine: string): Promise<IdempotentClaim> {
+      await table().where({ api_key_id: apiKeyId }).where('created_at', '<', db.raw(`now() - interval '${IDEMPOTENCY_WINDOW.keepHours} hours'`)).delete();
+      const inserted = await table()
+        .insert({ api_key_id: apiKeyId, idempotency_key: idempotencyKey, fingerprint, request_line: requestLine })
+        .onConflict(['api_key_id', 'idempotency_key'])
+        .ignore()
+        .returning('id');
+      if (inserted.length > 0) return { claimed: true, id: Number(inserted[0]!.id) };
+      const existing = await table()
+        .where({ api_key_id: apiKeyId, idempotency_key: idempotencyKey })
+        .first('id', 'fingerprint', 'request_line', 'response_status', 'response_sealed');
+      // Expired and dropped between the two statements by a concurrent claim: take it again.
+      return existing ? { claimed: false, existing } : this.claim(apiKeyId, idempotencyKey, fingerprint, requestLine);
+    },
+
+    /** A claim whose request never finished (its process died): taken over when older than the window's limit. */
+    async takeOverAbandoned(apiKeyId: string, id: number): Promise<boolean> {
+      const taken = await table()
+        .where({ id, api_key_id: apiKeyId })
+        .whereNull('response_status')
+        .where('claimed_at', '<', db.raw(`now() - interval '${IDEMPOTENCY_WINDOW.abandonedAfterSeconds} seconds'`))
+        .update({ claimed_at: db.fn.now() });
+      return taken === 1;
+    },
+
+    async complete(apiKeyId: string, id: number, status: number, sealedAnswer: string): Promise<void> {
+      await table().where({ id, api_key_id: apiKeyId }).update({ response_status: status, response_sealed: sealedAnswer });
+    },
+
+    /** The request failed: nothing is kept, so a retry with the key runs it again. */
+    async release(apiKeyId: string, id: number): Promise<void> {
+      await table().where({ id, api_key_id: apiKeyId }).whereNull('response_status').delete();
+    },
+  };
+}
+
+export type IdempotentRequestsRepository = ReturnType<typeof createIdempotentRequestsRepository>;

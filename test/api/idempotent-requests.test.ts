@@ -1,0 +1,138 @@
+import test from 'ava';
+import { bearer, seedCompany, seedKey, startTestApi, type TestApi } from '../support/api';
+
+// Stripe's idempotent requests on every POST with a JSON body or none (api/middleware/idempotent-requests.ts).
+let api: TestApi;
+let writer: { id: string; key: string };
+let company: { id: number };
+
+test.before(async () => {
+  api = await startTestApi();
+  company = await seedCompany(api.database);
+  writer = await seedKey(api.database, { scopes: ['documents:read', 'documents:write', 'webhooks:manage'], role: 'admin' });
+});
+test.after.always(async () => api?.close());
+
+async function post(path: string, body: unknown, idempotencyKey?: string, key = writer.key) {
+  const response = await fetch(`${api.url}/v1${path}`, {
+    method: 'POST',
+    headers: { ...bearer(key), ...(body === undefined ? {} : { 'Content-Type': 'application/json' }), ...(idempotencyKey ? { 'Idempotency-Key': idempotencyKey } : {}) },
+    body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  return { status: response.status, headers: response.headers, body: (await response.json()) as Record<string, any> };
+}
+
+const claims = () => `/companies/${company.id}/payment-claim-accounts`;
+const claimsNumbered = async (number: string) => Number((await api.database.db('documents').where({ company_id: company.id, number }).count<{ count: number }[]>('* as count'))[0].count);
+
+test('the same POST with the same key is answered again without acting twice; the order of the JSON keys does not matter', async (t) => {
+  const first = await post(claims(), { number: 'IDEM-1', issue_date: '2026-11-20', total: '100' }, 'claim-idem-1');
+  t.is(first.status, 201);
+  t.is(first.headers.get('idempotent-replayed'), null);
+  const again = await post(claims(), '{"total":"100","issue_date":"2026-11-20","number":"IDEM-1"}', 'claim-idem-1');
+  t.is(again.status, 201);
+  t.is(again.headers.get('idempotent-replayed'), 'true');
+  t.deepEqual(again.body, first.body);
+  t.is(await claimsNumbered('IDEM-1'), 1);
+  // Without a key, or with another, the same body is a new request.
+  t.is((await post(claims(), { number: 'IDEM-1', issue_date: '2026-11-20', total: '100' }, 'claim-idem-1b')).status, 201);
+  t.is(await claimsNumbered('IDEM-1'), 2);
+});
+
+test('the same key with another body or path is 409 idempotency_key_reused, naming what differs', async (t) => {
+  t.is((await post(claims(), { number: 'IDEM-2', issue_date: '2026-11-20', total: '100' }, 'claim-idem-2')).status, 201);
+  const otherBody = await post(claims(), { number: 'IDEM-2', issue_date: '2026-11-20', total: '200' }, 'claim-idem-2');
+  t.is(otherBody.status, 409);
+  t.like(otherBody.body.error, { code: 'idempotency_key_reused', param: 'Idempotency-Key' });
+  t.regex(otherBody.body.error.message, /with other parameters/);
+  const otherPath = await post(`/companies/${company.id}/webhooks`, { url: 'https://example.com/idem', events: ['document.imported'] }, 'claim-idem-2');
+  t.is(otherPath.status, 409);
+  t.regex(otherPath.body.error.message, new RegExp(`for POST /v1/companies/${company.id}/payment-claim-accounts`));
+  t.is(await claimsNumbered('IDEM-2'), 1);
+});
+
+test('a request that fails keeps nothing: the key runs the corrected request', async (t) => {
+  const refused = await post(claims(), { number: 'IDEM-3', issue_date: 'not a date', total: '100' }, 'claim-idem-3');
+  t.is(refused.status, 400);
+  const corrected = await post(claims(), { number: 'IDEM-3', issue_date: '2026-11-20', total: '100' }, 'claim-idem-3');
+  t.is(corrected.status, 201);
+  t.is(corrected.headers.get('idempotent-replayed'), null);
+});
+
+test('simultaneous requests with one key: one acts, the others get 409 idempotency_key_in_use or its answer', async (t) => {
+  const body = { number: 'IDEM-4', issue_date: '2026-11-20', total: '100' };
+  const answers = await Promise.all(Array.from({ length: 8 }, () => post(claims(), body, 'claim-idem-4')));
+  const created = answers.filter((answer) => answer.status === 201);
+  const busy = answers.filter((answer) => answer.status === 409);
+  t.is(created.length + busy.length, 8, answers.map((answer) => answer.status).join(','));
+  t.true(created.length >= 1);
+  t.is(new Set(created.map((answer) => answer.body.id)).size, 1, 'every 201 is the one document');
+  for (const answer of busy) {
+    t.is(answer.body.error.code, 'idempotency_key_in_use');
+    t.is(answer.headers.get('retry-after'), '1');
+  }
+  t.is(await claimsNumbered('IDEM-4'), 1);
+  const later = await post(claims(), body, 'claim-idem-4');
+  t.is(later.body.id, created[0]!.body.id);
+});
+
+test('keys belong to the API key: another API key with the same Idempotency-Key makes its own request', async (t) => {
+  const other = await seedKey(api.database, { scopes: ['documents:write'] });
+  const body = { number: 'IDEM-5', issue_date: '2026-11-20', total: '100' };
+  const mine = await post(claims(), body, 'shared-key');
+  const theirs = await post(claims(), body, 'shared-key', other.key);
+  t.is(mine.status, 201);
+  t.is(theirs.status, 201);
+  t.not(mine.body.id, theirs.body.id);
+});
+
+test('a new endpoint and a rotation are replayed with their secret, which is stored sealed', async (t) => {
+  const created = await post(`/companies/${company.id}/webhooks`, { url: 'https://example.com/idem-secret', events: ['document.imported'] }, 'endpoint-idem-1');
+  t.is(created.status, 201);
+  const again = await post(`/companies/${company.id}/webhooks`, { url: 'https://example.com/idem-secret', events: ['document.imported'] }, 'endpoint-idem-1');
+  t.deepEqual(again.body, created.body);
+  t.is((await api.database.db('webhook_endpoints').where({ url: 'https://example.com/idem-secret' })).length, 1);
+
+  const rotated = await post(`/webhooks/${created.body.id}/rotate-secret`, undefined, 'rotate-idem-1');
+  t.is(rotated.status, 200);
+  const rotatedAgain = await post(`/webhooks/${created.body.id}/rotate-secret`, undefined, 'rotate-idem-1');
+  t.is(rotatedAgain.headers.get('idempotent-replayed'), 'true');
+  t.deepEqual(rotatedAgain.body, rotated.body, 'one rotation: the retry gets its secret');
+  const endpoint = await api.database.db('webhook_endpoints').where({ id: created.body.id }).first();
+  t.is(endpoint.secrets.length, 2, 'rotated once');
+
+  const stored = await api.database.db('idempotent_requests').where({ api_key_id: writer.id }).whereIn('idempotency_key', ['endpoint-idem-1', 'rotate-idem-1']);
+  t.is(stored.length, 2);
+  const secrets = [created.body.secret, rotated.body.secret];
+  t.true(secrets.every((secret) => typeof secret === 'string' && secret.length > 20));
+  for (const row of stored) t.false(secrets.some((secret) => JSON.stringify(row).includes(secret)), 'no secret in the clear');
+});
+
+test('a claim left by a crashed process is taken over after a minute; an answer older than 24 hours is not replayed', async (t) => {
+  const body = { number: 'IDEM-6', issue_date: '2026-11-20', total: '100' };
+  const first = await post(claims(), body, 'claim-idem-6');
+  // As if the process had died while running it: no answer, claimed two minutes ago.
+  await api.database.db('idempotent_requests').where({ api_key_id: writer.id, idempotency_key: 'claim-idem-6' })
+    .update({ response_status: null, response_sealed: null, claimed_at: api.database.db.raw("now() - interval '2 minutes'") });
+  const rerun = await post(claims(), body, 'claim-idem-6');
+  t.is(rerun.status, 201);
+  t.not(rerun.body.id, first.body.id, 'the request ran again');
+
+  await api.database.db('idempotent_requests').where({ api_key_id: writer.id, idempotency_key: 'claim-idem-6' }).update({ created_at: api.database.db.raw("now() - interval '25 hours'") });
+  const expired = await post(claims(), { ...body, total: '300' }, 'claim-idem-6');
+  t.is(expired.status, 201, 'the key is free again after 24 hours');
+});
+
+test('a malformed Idempotency-Key is 400 naming it', async (t) => {
+  for (const key of ['has space', 'x'.repeat(256), 'ñ']) {
+    const answer = await fetch(`${api.url}/v1${claims()}`, {
+      method: 'POST',
+      headers: { ...bearer(writer.key), 'Content-Type': 'application/json', 'Idempotency-Key': key },
+      body: JSON.stringify({ number: 'IDEM-7', issue_date: '2026-11-20', total: '1' }),
+    }).catch(() => null);
+    if (!answer) continue; // fetch refuses a non-Latin-1 header value itself
+    t.is(answer.status, 400, key);
+    t.like(((await answer.json()) as { error: object }).error, { code: 'invalid_parameter', param: 'Idempotency-Key' });
+  }
+  t.is(await claimsNumbered('IDEM-7'), 0);
+});
