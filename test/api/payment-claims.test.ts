@@ -64,3 +64,14 @@ test('validation names the offending field; documents:write is required', async 
   const reader = (await seedKey(api.database, { scopes: ['documents:read'] })).key;
   t.is((await create({ number: 'x', issue_date: '2026-11-20', total: '1' }, reader)).status, 403);
 });
+
+test('a cuenta de cobro with VAT and no sub_total: the sub_total is the total without the VAT; VAT above the total is refused', async (t) => {
+  const withVat = await create({ number: 'CC-VAT-1', issue_date: '2026-11-20', total: '119000.50', vat: '19000.25' });
+  t.is(withVat.status, 201);
+  t.like(withVat.body, { sub_total: '100000.25', vat: '19000.25', total: '119000.50' });
+  const given = await create({ number: 'CC-VAT-2', issue_date: '2026-11-20', total: '119', vat: '19', sub_total: '90' });
+  t.like(given.body, { sub_total: '90.00', vat: '19.00', total: '119.00' }, 'a sub_total given is kept as given');
+  const tooMuch = await create({ number: 'CC-VAT-3', issue_date: '2026-11-20', total: '10', vat: '19' });
+  t.is(tooMuch.status, 400);
+  t.like(tooMuch.body.error, { code: 'invalid_parameter', param: 'vat' });
+});

@@ -20,6 +20,7 @@ OPAQUE_CONTENT = {
     (400, "invalid_parameter", "file"): "an uploaded DIAN export must be a readable CSV or XLSX with the expected columns",
     (400, "invalid_parameter", "end_date"): "end_date must not be before begin_date, nor a listed range over ten years: JSON Schema cannot compare two fields",
     (400, "invalid_parameter", "since"): "since must be within the last 30 days (the delivery history): relative to the current time",
+    (400, "invalid_parameter", "vat"): "a payment claim's vat must not exceed its total: JSON Schema cannot compare two fields",
 }
 
 

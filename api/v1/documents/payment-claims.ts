@@ -8,6 +8,7 @@ import { ApiError } from '../../errors';
 import { calendarDate, id, text } from '../openapi/common';
 import { parseBody } from '../../validation';
 import { presentDocument } from './present';
+import { sumDecimals } from '../../../domain/ubl/amounts';
 
 /**
  * A non-negative amount with at most 2 decimals: a decimal string, or a JSON integer (binary
@@ -31,7 +32,7 @@ export const paymentClaimIn = z
     issue_date: calendarDate('issue_date'),
     due_date: calendarDate('due_date').optional(),
     contact_id: id.optional().meta({ description: 'A contact of the same company; another id is 404.' }),
-    sub_total: amount('sub_total').optional().meta({ description: 'Defaults to total.' }),
+    sub_total: amount('sub_total').optional().meta({ description: 'Defaults to total minus vat.' }),
     vat: amount('vat').optional().meta({ description: 'Defaults to 0.00.' }),
     total: amount('total'),
     currency: z.string({ error: 'currency must be a string.' }).regex(/^[A-Z]{3}$/, 'currency must be an ISO 4217 code such as COP.').default('COP'),
@@ -44,6 +45,10 @@ export function paymentClaimRoutes({ repositories }: ApiDependencies): Router {
     const { company } = ctx.state as CompanyState;
     const input = parseBody(paymentClaimIn, ctx.request.body);
     const issuedAt = new Date(`${input.issue_date}T12:00:00-05:00`);
+    const vat = input.vat ?? '0.00';
+    // The base the VAT was charged on: what the total holds besides the VAT, unless given.
+    const subTotal = input.sub_total ?? sumDecimals([input.total, `-${vat}`]);
+    if (subTotal.startsWith('-')) throw new ApiError(400, 'invalid_parameter', 'vat must not exceed total.', 'vat');
     if (input.contact_id !== undefined) {
       const contact = await repositories.contacts.findVisible({ allCompanies: false, companyIds: [company.id] }, input.contact_id);
       if (!contact) throw new ApiError(404, 'not_found', `Contact ${input.contact_id} was not found in this company.`, 'contact_id');
@@ -56,8 +61,8 @@ export function paymentClaimRoutes({ repositories }: ApiDependencies): Router {
       issued_at: issuedAt,
       due_date: input.due_date ?? null,
       contact_id: input.contact_id ?? null,
-      sub_total: input.sub_total ?? input.total,
-      vat: input.vat ?? '0.00',
+      sub_total: subTotal,
+      vat,
       total: input.total,
       currency: input.currency,
     });
