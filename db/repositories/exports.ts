@@ -177,22 +177,34 @@ export function createExportsRepository(db: Database) {
     },
 
     /** An export done by hand: only the document changes (no export record, no posting, no event). */
+    /**
+     * Records a reference made outside the service, unless an export of the document is pending
+     * (its posting would make a second entry) or, without force, the document already has one;
+     * one statement, so a concurrent export cannot slip in between the check and the write.
+     */
     async markDocumentExportedManually(
       companyId: number,
       documentId: number,
       reference: { integration: string; externalId: string; externalNumber: string; externalName: string | null },
-    ): Promise<void> {
-      await db('documents').where({ company_id: companyId, id: documentId }).update({
-        export_integration: reference.integration,
-        export_external_id: reference.externalId,
-        export_external_number: reference.externalNumber,
-        export_external_name: reference.externalName,
-        exported_at: db.fn.now(),
-        export_marked_manually: true,
-        synced: true,
-        synced_at: db.fn.now(),
-        updated_at: db.fn.now(),
-      });
+      force: boolean,
+    ): Promise<'marked' | 'export_in_progress' | 'already_exported'> {
+      const marked = await db('documents')
+        .where({ company_id: companyId, id: documentId })
+        .modify((query) => (force ? query : query.whereNull('export_integration')))
+        .whereNotExists(db('exports').where({ company_id: companyId, document_id: documentId, status: 'pending' }).select(db.raw('1')))
+        .update({
+          export_integration: reference.integration,
+          export_external_id: reference.externalId,
+          export_external_number: reference.externalNumber,
+          export_external_name: reference.externalName,
+          exported_at: db.fn.now(),
+          export_marked_manually: true,
+          synced: true,
+          synced_at: db.fn.now(),
+          updated_at: db.fn.now(),
+        });
+      if (marked === 1) return 'marked';
+      return (await this.pendingIdForDocument(companyId, documentId)) !== undefined ? 'export_in_progress' : 'already_exported';
     },
   };
 }

@@ -182,8 +182,14 @@ test.serial('one pending export per document: 409 export_in_progress', async (t)
   const refused = await call('POST', `/v1/companies/${company.id}/invoices/${id}/export`, { integration: 'alegra', force: true });
   t.is(refused.status, 409);
   t.is(refused.body.error.code, 'export_in_progress');
+  // Nor by hand: the pending posting would make a second entry in the ERP.
+  const manual = await call('POST', `/v1/companies/${company.id}/invoices/${id}/export/manual`, { integration: 'alegra', external_id: 'M-1', external_number: 'M-1', force: true });
+  t.is(manual.status, 409);
+  t.is(manual.body.error.code, 'export_in_progress');
   // That pending row had no workflow: the 409 started it. Let it end, so its posting cannot land in a later test's count.
   await eventFor(Number(pending.id));
+  const invoice = await api.database.db('documents').where({ id }).first();
+  t.not(invoice.export_external_id, 'M-1', 'the refused manual reference was not written');
 });
 
 test.serial('bad requests: unknown integration, not an electronic invoice, bad body', async (t) => {
@@ -215,6 +221,13 @@ test.serial('a manual export records the reference without posting and without a
   await new Promise((resolve) => setTimeout(resolve, 2000));
   t.false(exportEvents().some((event) => event.data.document?.id === id));
   t.is((await call('POST', `/v1/companies/${company.id}/invoices/${id}/export`, { integration: 'alegra' })).body.error.code, 'already_exported');
+  // A second reference by hand replaces the first only with force, as an automatic export does.
+  const again = await call('POST', `/v1/companies/${company.id}/invoices/${id}/export/manual`, { integration: 'erp', external_id: 'E-1', external_number: 'E-1' });
+  t.is(again.status, 409);
+  t.is(again.body.error.code, 'already_exported');
+  const forced = await call('POST', `/v1/companies/${company.id}/invoices/${id}/export/manual`, { integration: 'erp', external_id: 'E-1', external_number: 'E-1', force: true });
+  t.is(forced.status, 200);
+  t.like(forced.body.export, { integration: 'erp', external_id: 'E-1', marked_manually: true });
 });
 
 test.serial('bulk export: accepted documents start, refused ones are listed with their code', async (t) => {

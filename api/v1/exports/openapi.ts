@@ -31,7 +31,7 @@ export const exportsOpenApi: ZodOpenApiPathsObject = {
       path: pathIds('company_id', 'document_id'),
       body: manualExportIn,
       success: { status: 200, description: 'The invoice with its export.', schema: documentOut },
-      errors: unknownIntegration,
+      errors: { ...unknownIntegration, 409: 'already_exported (send force: true to replace the reference) or export_in_progress (an export of the invoice is pending).' },
     }),
   },
   '/v1/companies/{company_id}/exports': {

@@ -115,12 +115,19 @@ export function exportsRoutes(deps: ApiDependencies): Router {
     await requireIntegration(owner.id, input.integration);
     const document = await repositories.documents.find(owner.id, 'electronic_invoice', documentId);
     if (!document) throw notFound(`Document ${documentId}`);
-    await repositories.exports.markDocumentExportedManually(owner.id, documentId, {
-      integration: input.integration,
-      externalId: input.external_id,
-      externalNumber: input.external_number,
-      externalName: input.external_name ?? null,
-    });
+    const outcome = await repositories.exports.markDocumentExportedManually(
+      owner.id,
+      documentId,
+      { integration: input.integration, externalId: input.external_id, externalNumber: input.external_number, externalName: input.external_name ?? null },
+      input.force,
+    );
+    if (outcome === 'export_in_progress') {
+      await resumeStrandedExport(owner.id, documentId);
+      throw new ApiError(409, 'export_in_progress', `Document ${documentId} has an export in progress; mark it by hand once that one has ended.`);
+    }
+    if (outcome === 'already_exported') {
+      throw new ApiError(409, 'already_exported', `Document ${documentId} was already exported to ${document.export_integration ?? "an integration"}; send force: true to replace its reference.`);
+    }
     ctx.body = presentDocument((await repositories.documents.find(owner.id, 'electronic_invoice', documentId))!);
   });
 

@@ -28,6 +28,7 @@ export const manualExportIn = z
     external_id: text('external_id', 200),
     external_number: text('external_number', 200),
     external_name: text('external_name', 200).nullable().optional(),
+    force: force.meta({ description: 'Replace the reference of a document already exported (automatically or by hand).' }),
   })
   .meta({ id: 'ManualExportIn' });
 
