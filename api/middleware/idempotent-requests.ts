@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Middleware } from 'koa';
+import type { Logger } from 'pino';
 import type { IdempotentRequestsRepository } from '../../db/repositories/idempotent-requests';
 import type { SecretBox } from '../../domain/secret-box';
 import { ApiError } from '../errors';
@@ -20,7 +21,7 @@ type StoredAnswer = { body: unknown; location?: string };
  * A request that fails (4xx, 5xx, a lost dependency) keeps nothing: a retry runs it again.
  * Uploads (multipart) hold their key with the file itself (api/v1/files/routes.ts).
  */
-export function idempotentRequests(requests: IdempotentRequestsRepository, secretBox: SecretBox): Middleware {
+export function idempotentRequests(requests: IdempotentRequestsRepository, secretBox: SecretBox, logger: Logger): Middleware {
   return async (ctx, next) => {
     const sent = ctx.headers['idempotency-key'];
     if (ctx.method !== 'POST' || sent === undefined || MULTIPART.test(ctx.get('Content-Type'))) return next();
@@ -61,8 +62,12 @@ export function idempotentRequests(requests: IdempotentRequestsRepository, secre
       const body: unknown = ctx.body;
       if (ctx.status >= 200 && ctx.status < 300 && isJsonValue(body)) {
         const answer: StoredAnswer = { body: body ?? null, ...(ctx.response.get('Location') ? { location: ctx.response.get('Location') } : {}) };
-        await requests.complete(apiKeyId, claimId, ctx.status, secretBox.seal(JSON.stringify(answer)));
         kept = true;
+        // The request has acted: its answer goes out even if it cannot be kept (the claim then
+        // stays open, and a retry within the minute is told the key is in use).
+        await requests.complete(apiKeyId, claimId, ctx.status, secretBox.seal(JSON.stringify(answer))).catch((error: Error) => {
+          logger.warn({ err: error, requestId: ctx.state.requestId, path: ctx.path }, 'the answer to an idempotent request could not be kept');
+        });
       }
     } finally {
       // Nothing to replay: a retry with the key runs the request again.
