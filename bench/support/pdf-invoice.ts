@@ -23,7 +23,7 @@ export function benchInvoice(lineCount: number): UblDocument {
   const party = { dv: null, idType: '31', email: 'facturacion@example.co', phone: '6011234567', address: 'Av. Jiménez #7 - 13', city: 'Bogotá, D.C.', countryCode: 'CO' };
   return {
     documentType: 'Invoice', number: 'SETP990000002', cufe: CUFE, cufeAlgorithm: 'CUFE-SHA384', typeCode: '01',
-    dianDocumentType: 'electronic_invoice', codeScheme: 'CUFE', ...NO_ACCOUNTING_EXTRAS,
+    dianDocumentType: 'electronic_invoice', codeScheme: 'CUFE', dianEnvironment: 'production', ...NO_ACCOUNTING_EXTRAS,
     issueDate: '2019-06-20', issueTime: '09:15:23-05:00', issuedAt: '2019-06-20T14:15:23.000Z', dueDate: '2019-06-30', currency: 'COP',
     supplier: { ...party, idNumber: '800197268', name: 'DIAN' },
     customer: { ...party, idNumber: '900108281', name: 'OPTICAS GMO COLOMBIA S A S' },

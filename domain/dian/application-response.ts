@@ -7,6 +7,7 @@
  */
 import { nitCheckDigit } from '../nit';
 import { eventCude, softwareSecurityCode, type BuyerEventCode } from './cude';
+import { dianDocumentSearchUrl, type DianEnvironment } from './catalogue';
 
 export const NS = {
   applicationResponse: 'urn:oasis:names:specification:ubl:schema:xsd:ApplicationResponse-2',
@@ -38,9 +39,8 @@ const DESCRIPTIONS: Record<string, string> = {
  * sts:QRCode of an event: DIAN's catalogue page of the referenced invoice (habilitación's
  * catalogo-vpfe-hab for testing, catalogo-vpfe for production), keyed by its CUFE.
  */
-export function eventQrCode(environment: 'production' | 'testing', cufe: string): string {
-  const host = environment === 'production' ? 'catalogo-vpfe.dian.gov.co' : 'catalogo-vpfe-hab.dian.gov.co';
-  return `https://${host}/document/searchqr?documentkey=${cufe}`;
+export function eventQrCode(environment: DianEnvironment, cufe: string): string {
+  return dianDocumentSearchUrl(environment, cufe);
 }
 
 /**

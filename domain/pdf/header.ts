@@ -11,6 +11,7 @@ import {
   type BlockInput, type PageFlow,
 } from './layout';
 import { dianQrText, drawQr, type QrPlacement, type QrSymbol } from './qr';
+import { dianCatalogueHost } from '../dian/catalogue';
 
 /** Where the QR goes on the first page: the top-right corner, 100 pt square (quiet zone included). */
 export const QR_PLACEMENT: QrPlacement = {
@@ -63,7 +64,7 @@ function detailInputs(document: UblDocument): BlockInput[] {
 export function drawDocumentHeader(flow: PageFlow, document: UblDocument): QrSymbol {
   const { fonts, page } = flow;
   const top = flow.y;
-  const qr = drawQr(page, dianQrText(document.cufe), QR_PLACEMENT);
+  const qr = drawQr(page, dianQrText(document.cufe, document.dianEnvironment), QR_PLACEMENT);
 
   const supplierWidth = 220;
   const infoX = flow.left + supplierWidth + GAP;
@@ -98,7 +99,8 @@ function drawUniqueCode(flow: PageFlow, document: UblDocument): void {
   drawBlocks(page, fonts, layoutBlocks(fonts, [{ text: label, style: { size: 8, bold: true } }], labelWidth), flow.left, flow.y, labelWidth);
   flow.y -= drawBlocks(page, fonts, codeBlocks, flow.left + labelWidth, flow.y, flow.width - labelWidth);
   const algorithm = document.cufeAlgorithm ? `Algoritmo: ${document.cufeAlgorithm}. ` : '';
-  const note = `${algorithm}Verifique este documento con el código QR o en catalogo-vpfe.dian.gov.co.`;
+  const testing = document.dianEnvironment === 'testing' ? 'Documento del ambiente de habilitación (pruebas) de la DIAN. ' : '';
+  const note = `${testing}${algorithm}Verifique este documento con el código QR o en ${dianCatalogueHost(document.dianEnvironment ?? 'production')}.`;
   const noteBlocks = layoutBlocks(fonts, [{ text: note, style: { size: 7, color: MUTED }, maxLines: 2 }], flow.width);
   flow.y -= drawBlocks(page, fonts, noteBlocks, flow.left, flow.y - 1, flow.width) + 1;
   flow.y -= 4;

@@ -5,15 +5,18 @@
  */
 import QRCode from 'qrcode';
 import { rgb, type PDFPage } from 'pdf-lib';
+import { dianDocumentSearchUrl, type DianEnvironment } from '../dian/catalogue';
 
-export const DIAN_QR_BASE_URL = 'https://catalogo-vpfe.dian.gov.co/document/searchqr?documentkey=';
 
 /** Modules of white border the QR specification asks for around the symbol. */
 export const QR_QUIET_ZONE = 4;
 
-/** The text the QR encodes: DIAN's document lookup for the CUFE/CUDE. */
-export function dianQrText(cufe: string): string {
-  return `${DIAN_QR_BASE_URL}${encodeURIComponent(cufe.trim())}`;
+/**
+ * The text the QR encodes: DIAN's document lookup for the CUFE/CUDE, in the catalogue of the
+ * document's environment (production unless its ProfileExecutionID says testing).
+ */
+export function dianQrText(cufe: string, environment: DianEnvironment | null = null): string {
+  return dianDocumentSearchUrl(environment ?? 'production', encodeURIComponent(cufe.trim()));
 }
 
 /** A horizontal run of `length` dark modules starting at (`row`, `col`); row 0 is the top. */

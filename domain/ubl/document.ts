@@ -16,6 +16,7 @@ import {
   type UblReference,
 } from './types';
 import { all, attribute, child, children, first, text, type XmlElement } from './xml-tree';
+import { dianEnvironmentOf } from '../dian/catalogue';
 
 export const DOCUMENT_TYPES: readonly UblDocumentType[] = ['Invoice', 'CreditNote', 'DebitNote'];
 
@@ -102,6 +103,7 @@ export function readDocument(root: XmlElement, documentType: UblDocumentType): U
     cufeAlgorithm,
     typeCode,
     ...classifyDocument(documentType, typeCode, cufeAlgorithm),
+    dianEnvironment: dianEnvironmentOf(text(root, 'ProfileExecutionID')),
     issueDate,
     issueTime,
     issuedAt: toUtcInstant(issueDate, issueTime),

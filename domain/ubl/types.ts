@@ -1,3 +1,4 @@
+import type { DianEnvironment } from '../dian/catalogue';
 /**
  * What the UBL 2.1 parser extracts from a DIAN electronic document. Amounts are the literal
  * decimal text of the XML (never floats); the API formats them with 2 decimals.
@@ -116,6 +117,8 @@ export type UblDocument = {
   dianDocumentType: DianDocumentType;
   /** CUFE / CUDE / CUDS, from the UUID's schemeName, else from the document type. */
   codeScheme: CodeScheme;
+  /** Which DIAN environment validated it (cbc:ProfileExecutionID 1 production, 2 testing); null when absent. */
+  dianEnvironment: DianEnvironment | null;
   /** YYYY-MM-DD as written. */
   issueDate: string;
   /** HH:MM:SS with its offset as written (e.g. '09:15:23-05:00'); null when absent. */

@@ -43,6 +43,7 @@ function setpInvoice(overrides: Partial<UblDocument> = {}): UblDocument {
     typeCode: '01',
     dianDocumentType: 'electronic_invoice',
     codeScheme: 'CUFE',
+    dianEnvironment: 'production',
     ...NO_ACCOUNTING_EXTRAS,
     issueDate: '2019-06-20',
     issueTime: '09:15:23-05:00',
@@ -149,6 +150,19 @@ test('a 1-page invoice: number, full CUFE, NITs with check digit, dates and tota
   t.true(text.includes('Página 1 de 1'));
   t.true(text.includes('Generada el 02/05/2024 10:30:00'));
   assertCleanLayout(t, await pdfWords(pdf));
+});
+
+test("a document of DIAN's habilitación environment says so, and its QR and lookup point at habilitación's catalogue, which holds it", async (t) => {
+  t.is(dianQrText(CUFE, 'testing'), `https://catalogo-vpfe-hab.dian.gov.co/document/searchqr?documentkey=${CUFE}`);
+  const rendered = await renderInvoice(setpInvoice({ dianEnvironment: 'testing' }), { generatedAt: GENERATED_AT });
+  const [page] = await pdfPagesText(rendered.pdf);
+  const text = collapse(page);
+  t.true(text.includes('Documento del ambiente de habilitación (pruebas) de la DIAN.'), text);
+  t.true(text.includes('catalogo-vpfe-hab.dian.gov.co'));
+  t.deepEqual(rendered.qr, qrSymbol(dianQrText(CUFE, 'testing')), 'the QR encodes the habilitación lookup');
+  const [production] = await pdfPagesText(await renderInvoicePdf(setpInvoice(), { generatedAt: GENERATED_AT }));
+  t.false(collapse(production).includes('ambiente de habilitación'));
+  t.false(collapse(production).includes('catalogo-vpfe-hab'));
 });
 
 test('a documento soporte is titled as one, with its CUDS; the footer names it with its article (it was a "Factura electrónica de venta" with a CUFE)', async (t) => {

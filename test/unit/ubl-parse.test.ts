@@ -62,6 +62,13 @@ for (const expected of EXPECTED) {
   });
 }
 
+test("the DIAN environment comes from ProfileExecutionID: 1 production, 2 habilitación (testing), none when absent", (t) => {
+  t.is(parseUbl(fixture('invoice-signed-setp.xml')).document.dianEnvironment, 'testing');
+  t.is(parseUbl(fixture('attached-document-volt.xml')).document.dianEnvironment, 'production');
+  const xml = fixture('creditnote-usd.xml');
+  t.is(parseUbl(Buffer.from(xml.replace(/<cbc:ProfileExecutionID>2<\/cbc:ProfileExecutionID>/, ''))).document.dianEnvironment, null);
+});
+
 test('issuedAt converts the -05:00 offset to UTC', (t) => {
   t.is(parseUbl(fixture('creditnote-usd.xml')).document.issuedAt, '2019-06-21T14:15:23.000Z');
 });
