@@ -106,7 +106,9 @@ export function drawTaxesAndTotals(flow: PageFlow, document: UblDocument): void 
     { header: 'Base gravable', width: 80, align: 'right' },
     { header: 'Valor impuesto', width: 80, align: 'right' },
   ];
-  const rows = document.taxes.map((tax) => [
+  // Withholdings (ReteFuente/ReteRenta, ReteIVA, ReteICA) follow the taxes: what the buyer
+  // withholds is part of what the document says, though not of its PayableAmount.
+  const rows = [...document.taxes, ...document.withholdings].map((tax) => [
     formatTaxScheme(tax.schemeId, tax.schemeName),
     formatPercent(tax.percent),
     formatAmount(tax.taxableAmount),
@@ -117,7 +119,8 @@ export function drawTaxesAndTotals(flow: PageFlow, document: UblDocument): void 
   // Keep the title, the totals and (when it can fit on one page at all) the whole tax table together.
   const together = titleHeight + Math.max(totalsHeight, taxesHeight <= flow.usableHeight - titleHeight ? taxesHeight : 0);
   flow.ensure(together);
-  flow.sectionTitle(rows.length > 0 ? `IMPUESTOS Y TOTALES (${document.currency.trim()})` : 'TOTALES', 0);
+  const heading = document.withholdings.length > 0 ? 'IMPUESTOS, RETENCIONES Y TOTALES' : 'IMPUESTOS Y TOTALES';
+  flow.sectionTitle(rows.length > 0 ? `${heading} (${document.currency.trim()})` : 'TOTALES', 0);
 
   const top = flow.y;
   const totalsPage = flow.page;

@@ -165,6 +165,20 @@ test("a document of DIAN's habilitación environment says so, and its QR and loo
   t.false(collapse(production).includes('catalogo-vpfe-hab'));
 });
 
+test('withholdings are listed after the taxes (they were nowhere on the page); the total to pay is unchanged', async (t) => {
+  const withheld = setpInvoice({
+    withholdings: [
+      { type: 'rete_fuente', schemeId: '06', schemeName: 'ReteRenta', percent: '2.50', taxableAmount: '12600.06', taxAmount: '315.00' },
+      { type: 'rete_iva', schemeId: '05', schemeName: null, percent: '15.00', taxableAmount: '2424.01', taxAmount: '363.60' },
+    ],
+  });
+  const text = collapse((await pdfPagesText(await renderInvoicePdf(withheld, { generatedAt: GENERATED_AT })))[0]);
+  t.true(text.includes('IMPUESTOS, RETENCIONES Y TOTALES (COP)'), text);
+  t.true(text.includes('ReteRenta (06) 2,5% 12.600,06 315,00'), text);
+  t.true(text.includes('ReteIVA (05) 15% 2.424,01 363,60'), text);
+  t.regex(text, /Total a pagar \$ 14\.024,07/);
+});
+
 test('a documento soporte is titled as one, with its CUDS; the footer names it with its article (it was a "Factura electrónica de venta" with a CUFE)', async (t) => {
   const CUDS = 'ab'.repeat(48);
   const support = setpInvoice({ number: 'DSE9001', typeCode: '05', dianDocumentType: 'support_document', codeScheme: 'CUDS', cufe: CUDS, cufeAlgorithm: 'CUDS-SHA384' });
