@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { DocumentRow, DocumentsRepository } from '../db/repositories/documents';
 import { filesObject, type OriginalFile } from '../domain/documents/files-object';
-import type { BlobStore } from '../storage/blob-store';
+import { BlobNotFoundError, type BlobStore } from '../storage/blob-store';
 
 /**
  * Produces the bytes of an on-demand PDF from a document's original (the PDF inside its ZIP,
@@ -55,18 +55,33 @@ export function createDocumentFiles(deps: {
       return deps.blobStore.signedDownloadUrl(pdfKey(document), { fileName: pdfName(document), contentType: 'application/pdf' });
     },
 
+    /**
+     * Produces and stores the on-demand PDF; false when it cannot be produced from this original
+     * (the producer refused or failed on it, or the original is gone), which the API answers 404
+     * file_not_available: retrying would give the same. A failure of the file store or the
+     * database (unreachable, full) is thrown, not turned into that 404: a retry can succeed, so
+     * it is answered as what it is (503, 507, 500).
+     */
     async produce(document: DocumentRow): Promise<boolean> {
+      let original: Buffer;
       try {
-        const original = await deps.blobStore.get(document.original_blob_key!);
-        const bytes = await deps.producePdf(document, original);
-        if (!bytes) return false;
-        await deps.blobStore.put(pdfKey(document), bytes, 'application/pdf');
-        await deps.documents.setPdfBlobKey(document.id, pdfKey(document));
-        return true;
+        original = await deps.blobStore.get(document.original_blob_key!);
+      } catch (error) {
+        if (!(error instanceof BlobNotFoundError)) throw error;
+        deps.logger.warn({ err: error, documentId: document.id }, 'on-demand PDF could not be produced: the original is missing from the file store');
+        return false;
+      }
+      let bytes: Buffer | null;
+      try {
+        bytes = await deps.producePdf(document, original);
       } catch (error) {
         deps.logger.warn({ err: error, documentId: document.id }, 'on-demand PDF could not be produced');
         return false;
       }
+      if (!bytes) return false;
+      await deps.blobStore.put(pdfKey(document), bytes, 'application/pdf');
+      await deps.documents.setPdfBlobKey(document.id, pdfKey(document));
+      return true;
     },
   };
 }
