@@ -107,6 +107,8 @@ test('original: 302 to a signed URL that serves the exact bytes without Authoriz
   const redirect = await get(`/v1/companies/${companyA.id}/payment-claim-accounts/${demoA.paymentClaim}/original`);
   t.is(redirect.status, 302);
   t.is(redirect.headers.get('cache-control'), 'no-store');
+  t.is(redirect.headers.get('content-type'), null, 'no "Redirecting to" text or HTML');
+  t.is(redirect.body, '');
   const location = redirect.headers.get('location')!;
   t.regex(location, /\/blobs\/companies\/\d+\/uploads\/.+\?expires=\d+&name=.+&signature=/);
   const expires = Number(new URL(location).searchParams.get('expires'));

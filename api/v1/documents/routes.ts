@@ -15,10 +15,16 @@ export const DOCUMENT_PAGE = { defaultLimit: 50, maxLimit: 200 };
 export const fileNotAvailable = () =>
   new ApiError(404, 'file_not_available', 'This file variant does not exist for the document (or could not be produced); retrying will not help.');
 
-/** Answers with a redirect to a signed URL that must not be cached or stored. */
+/**
+ * Answers with a redirect to a signed URL that must not be cached or stored. No body: Koa's
+ * "Redirecting to …" text or HTML would be the API's only non-JSON answer; Location says it all.
+ */
 export function redirectToSignedUrl(ctx: Context, url: string): void {
   ctx.set('Cache-Control', 'no-store');
   ctx.redirect(url);
+  // (null would turn the status into 204.)
+  ctx.body = '';
+  ctx.remove('Content-Type');
 }
 
 /**
