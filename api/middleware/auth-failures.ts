@@ -46,6 +46,11 @@ export class AuthFailureGuard {
     this.verified.set(key.id, { prefix: key.prefix, secretHash: key.secretHash });
   }
 
+  /** The key could not be checked (its lookup failed, e.g. Postgres unavailable): not a failure, the token goes back. */
+  undecided(address: string, tokenTaken: boolean): void {
+    if (tokenTaken) this.buckets.refund(address);
+  }
+
   /**
    * A remembered key that failed with its own secret (revoked or deleted since) loses its head
    * start. A failure with another secret under its id is someone else's guess (key ids are not

@@ -49,7 +49,11 @@ export function authenticate(apiKeys: ApiKeysRepository, failureLimit?: AuthFail
     try {
       resolved = await resolveKey(apiKeys, header, parsed, companyId);
     } catch (error) {
-      guard?.failed(parsed);
+      // Only a refused key is a failed authentication. A lost dependency (Postgres down: 503) says
+      // nothing about the key: its token is given back and a verified key keeps its head start,
+      // or an outage would turn every client of the address into 429s that outlast it.
+      if (error instanceof ApiError && error.status === 401) guard?.failed(parsed);
+      else guard?.undecided(ctx.ip, tokenTaken);
       throw error;
     }
     guard?.succeeded(ctx.ip, tokenTaken, resolved.key);
