@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Middleware } from 'koa';
 import type { Logger } from 'pino';
-import type { IdempotentRequestsRepository } from '../../db/repositories/idempotent-requests';
+import { IDEMPOTENCY_WINDOW, type IdempotentRequestsRepository } from '../../db/repositories/idempotent-requests';
 import type { SecretBox } from '../../domain/secret-box';
 import { ApiError } from '../errors';
 import { IDEMPOTENCY_KEY } from '../v1/openapi/common';
@@ -21,7 +21,13 @@ type StoredAnswer = { body: unknown; location?: string };
  * A request that fails (4xx, 5xx, a lost dependency) keeps nothing: a retry runs it again.
  * Uploads (multipart) hold their key with the file itself (api/v1/files/routes.ts).
  */
-export function idempotentRequests(requests: IdempotentRequestsRepository, secretBox: SecretBox, logger: Logger): Middleware {
+export function idempotentRequests(
+  requests: IdempotentRequestsRepository,
+  secretBox: SecretBox,
+  logger: Logger,
+  options: { renewEveryMs?: number } = {},
+): Middleware {
+  const renewEveryMs = options.renewEveryMs ?? IDEMPOTENCY_WINDOW.renewEverySeconds * 1000;
   return async (ctx, next) => {
     const sent = ctx.headers['idempotency-key'];
     if (ctx.method !== 'POST' || sent === undefined || MULTIPART.test(ctx.get('Content-Type'))) return next();
@@ -56,6 +62,11 @@ export function idempotentRequests(requests: IdempotentRequestsRepository, secre
       claimId = existing.id;
     }
 
+    // While the request runs its claim is renewed, so that only a claim whose process died is taken
+    // over: a request held for over a minute (Temporal or Postgres stalled) was run a second time
+    // by a retry that took its claim over, and both acted (two events for one webhook test).
+    const renewal = setInterval(() => void requests.renew(apiKeyId, claimId).catch(() => undefined), renewEveryMs);
+    renewal.unref();
     let kept = false;
     try {
       await next();
@@ -70,6 +81,7 @@ export function idempotentRequests(requests: IdempotentRequestsRepository, secre
         });
       }
     } finally {
+      clearInterval(renewal);
       // Nothing to replay: a retry with the key runs the request again.
       if (!kept) await requests.release(apiKeyId, claimId).catch(() => undefined);
     }

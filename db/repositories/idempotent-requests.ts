@@ -12,8 +12,11 @@ type IdempotentRequestsTable = IdempotentRequestRow & { api_key_id: string; idem
 
 export type IdempotentClaim = { claimed: true; id: number } | { claimed: false; existing: IdempotentRequestRow };
 
-/** How long an answer is replayed (Stripe: 24 hours), and after how long a running claim is deemed its crashed process's. */
-export const IDEMPOTENCY_WINDOW = { keepHours: 24, abandonedAfterSeconds: 60 } as const;
+/**
+ * How long an answer is replayed (Stripe: 24 hours), after how long a claim not renewed is deemed
+ * its crashed process's, and how often a running request renews its claim (well within that).
+ */
+export const IDEMPOTENCY_WINDOW = { keepHours: 24, abandonedAfterSeconds: 60, renewEverySeconds: 15 } as const;
 
 /** The answers to POSTs sent with an Idempotency-Key (api/middleware/idempotent-requests.ts), per API key. */
 export function createIdempotentRequestsRepository(db: Database) {
@@ -46,6 +49,14 @@ export function createIdempotentRequestsRepository(db: Database) {
         .where('claimed_at', '<', db.raw(`now() - interval '${IDEMPOTENCY_WINDOW.abandonedAfterSeconds} seconds'`))
         .update({ claimed_at: db.fn.now() });
       return taken === 1;
+    },
+
+    /**
+     * The running request's process is alive: its claim is taken again, so no retry takes it
+     * over while the request runs, however long (a request held by a stalled Temporal or Postgres).
+     */
+    async renew(apiKeyId: string, id: number): Promise<void> {
+      await table().where({ id, api_key_id: apiKeyId }).whereNull('response_status').update({ claimed_at: db.fn.now() });
     },
 
     async complete(apiKeyId: string, id: number, status: number, sealedAnswer: string): Promise<void> {
