@@ -63,6 +63,12 @@ import { ExportError, type AccountingIntegration, type ExportInput, type ExportR
 export const ALEGRA_DEFAULT_BASE_URL = 'https://api.alegra.com/api/v1';
 const DEFAULT_TIMEOUT_MS = 15_000;
 const RATE_LIMIT_PERIOD_MS = 60_000;
+/**
+ * The most of one answer read into memory. Alegra's lists are paged (30 items) and a bill is a
+ * few KB; a larger answer is a broken proxy or a fault, and reading it whole could exhaust the
+ * worker's heap (128 MB), killing every activity the worker runs, attempt after attempt.
+ */
+export const ALEGRA_MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
 /** Alegra codes that mean "this bill already exists". 11108 is documented (UUID already on another bill). */
 export const ALEGRA_DUPLICATE_CODES: ReadonlySet<string> = new Set(['11108']);
 const DUPLICATE_MESSAGE = /ya existe|duplicad|already exists/i;
@@ -144,11 +150,12 @@ export function createAlegraIntegration(settings: AlegraSettings): AccountingInt
             redirect: 'manual',
             signal: AbortSignal.timeout(timeoutMs),
           });
-          return { response: answer, text: await answer.text() };
+          return { response: answer, text: await readCapped(answer, method, path) };
         },
         (answer) => ({ status: answer.response.status }),
       ));
     } catch (error) {
+      if (error instanceof ExportError) throw error;
       throw networkError(error, method, path, timeoutMs);
     }
     if (response.status < 200 || response.status > 299) {
@@ -408,6 +415,34 @@ export function colombianDate(issuedAt: string): string {
   const time = Date.parse(issuedAt);
   if (Number.isNaN(time)) throw new ExportError('validation_failed', `issuedAt ${JSON.stringify(issuedAt)} is not a date.`);
   return new Date(time + COLOMBIA_OFFSET_MS).toISOString().slice(0, 10);
+}
+
+/**
+ * The answer's body as text, at most ALEGRA_MAX_RESPONSE_BYTES: a 2xx beyond it is an
+ * unexpected_response (nothing to use), an error answer is cut there (its first words are enough
+ * for the message). The rest is never read: the connection is dropped.
+ */
+async function readCapped(response: Response, method: string, path: string): Promise<string> {
+  if (!response.body) return '';
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let received = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    received += value.byteLength;
+    if (received > ALEGRA_MAX_RESPONSE_BYTES) {
+      await reader.cancel().catch(() => undefined);
+      if (response.ok) {
+        throw new ExportError('unexpected_response', `Alegra answered ${method} ${path} with more than ${ALEGRA_MAX_RESPONSE_BYTES} bytes.`, {
+          status: response.status,
+        });
+      }
+      break;
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 function parseJson(text: string): unknown {

@@ -388,3 +388,29 @@ test('the registry validates Alegra credentials and settings and builds a workin
     await fake.close();
   }
 });
+
+test('an answer larger than 4 MiB is not read into memory: the export fails unexpected_response', async (t) => {
+  const http = await import('node:http');
+  let sentBytes = 0;
+  const server = http.createServer((req, res) => {
+    // GET /contacts (the first call) answers 200 with 512 MiB of JSON.
+    res.writeHead(req.method === 'GET' ? 200 : 500, { 'content-type': 'application/json' });
+    res.write('{"message":"huge answer", "padding":"');
+    const chunk = Buffer.alloc(64 * 1024, 0x61);
+    const pump = () => {
+      while (!res.destroyed && sentBytes < 512 * 1024 * 1024 && res.write(chunk)) sentBytes += chunk.length;
+      if (!res.destroyed && sentBytes < 512 * 1024 * 1024) res.once('drain', pump);
+    };
+    res.on('close', () => (sentBytes = Infinity));
+    pump();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  const { port } = server.address() as import('node:net').AddressInfo;
+  const alegra = createAlegraIntegration({ baseUrl: `http://127.0.0.1:${port}`, email: FAKE_ALEGRA_EMAIL, token: FAKE_ALEGRA_TOKEN, categoryId: FAKE_CATEGORY_ID, timeoutMs: 10_000 });
+  const heapBefore = process.memoryUsage().heapUsed;
+  const error = await exportError(alegra.exportPurchase(purchase(), { idempotencyKey: 'exp_huge' }));
+  t.is(error.code, 'unexpected_response');
+  t.regex(error.message, /more than 4194304 bytes/);
+  t.true(process.memoryUsage().heapUsed - heapBefore < 64 * 1024 * 1024);
+});
