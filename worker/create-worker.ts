@@ -6,7 +6,8 @@ import type { OpenTelemetrySinks } from '@temporalio/interceptors-opentelemetry/
 import { createActivities, type ActivityDependencies } from '../activities';
 import type { Tracing } from '../config/tracing';
 import { activityInterceptors } from './activity-interceptors';
-import { workerTuning } from './tuning';
+import { webhookAttemptWorkerTuning, workerTuning } from './tuning';
+import { webhookAttemptQueueOf } from '../workflows/messages';
 import { importFilesMemoryBudget } from '../services/file-memory-budget';
 
 export const workflowsPath = path.resolve(__dirname, '../workflows/index.ts');
@@ -21,10 +22,60 @@ export type WorkerSetup = {
   /** On (startTracing), workflows' and activities' spans go to its span processor. */
   tracing?: Tracing;
   overrides?: Partial<WorkerOptions>;
+  /** Where the tuning is read (worker/tuning.ts); the process's environment unless given. */
+  env?: NodeJS.ProcessEnv;
 };
 
+/** The service's workers in one process: the main one, and the one of webhook attempts. */
+export type ServiceWorkers = {
+  main: Worker;
+  webhookAttempts: Worker;
+  /** Runs both until shutdown(); when one stops with an error, the other is stopped too. */
+  run(): Promise<void>;
+  shutdown(): void;
+};
+
+/**
+ * The main worker (createWorker) and, next to it, the one that polls the webhook attempts' own
+ * queue (webhookAttemptQueueOf) with slots of its own (TEMPORAL_MAX_WEBHOOK_ATTEMPTS): a
+ * tenant's receivers that hang for their 10 s hold those slots, never the main worker's, which
+ * imports, exports, DIAN events and the health check need.
+ */
+export async function createWorkers(setup: WorkerSetup): Promise<ServiceWorkers> {
+  // One set of activities for both (one keep-alive agent per receiver, one inline share).
+  const activities = createActivities(setup.dependencies);
+  const main = await createWorker(setup, activities);
+  const webhookAttempts = await Worker.create({
+    connection: setup.connection,
+    namespace: setup.namespace,
+    taskQueue: webhookAttemptQueueOf(setup.taskQueue),
+    activities: { deliverAttempt: activities.deliverAttempt },
+    interceptors: { activity: activityInterceptors(setup.tracing) },
+    ...webhookAttemptWorkerTuning(setup.env),
+  });
+  const workers = [main, webhookAttempts];
+  const shutdown = () => {
+    for (const worker of workers) if (worker.getState() === 'RUNNING') worker.shutdown();
+  };
+  return {
+    main,
+    webhookAttempts,
+    shutdown,
+    async run() {
+      const runs = workers.map((worker) => worker.run());
+      try {
+        await Promise.all(runs);
+      } catch (error) {
+        shutdown();
+        await Promise.allSettled(runs);
+        throw error;
+      }
+    },
+  };
+}
+
 /** One worker that runs every workflow and activity; new capabilities plug into workflows/ and activities/. */
-export function createWorker(setup: WorkerSetup): Promise<Worker> {
+export function createWorker(setup: WorkerSetup, activities = createActivities(setup.dependencies)): Promise<Worker> {
   // Sized from the environment now, so a bad IMPORT_FILES_MEMORY_MB stops the start, not the first import.
   importFilesMemoryBudget();
   const workflowSource = setup.workflowBundlePath
@@ -34,13 +85,13 @@ export function createWorker(setup: WorkerSetup): Promise<Worker> {
     connection: setup.connection,
     namespace: setup.namespace,
     taskQueue: setup.taskQueue,
-    activities: createActivities(setup.dependencies),
+    activities,
     ...workflowSource,
     // workflowModules only matter when the worker bundles; a prebuilt bundle includes them
     // (scripts/bundle-workflows.ts), and the SDK warns at every start when both are given.
     interceptors: { ...(setup.workflowBundlePath ? {} : { workflowModules: [workflowsPath] }), activity: activityInterceptors(setup.tracing) },
     sinks: workflowSpanSinks(setup.tracing),
-    ...workerTuning(),
+    ...workerTuning(setup.env),
     ...setup.overrides,
   });
 }

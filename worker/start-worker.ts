@@ -7,7 +7,7 @@ import { connectDatabase } from '../db/connection';
 import { createRepositories } from '../db/repositories';
 import { SecretBox } from '../domain/secret-box';
 import type { ActivityDependencies } from '../activities';
-import { createWorker } from './create-worker';
+import { createWorkers } from './create-worker';
 import { inlineWebhookAttempts } from './tuning';
 import { ensureSchedules } from './schedules';
 import { startMetricsServer } from '../config/metrics';
@@ -37,7 +37,7 @@ export async function startWorker(options: {
   const registered = await registerSearchAttributes(client, config.temporal.namespace);
   if (registered.length) logger.info({ searchAttributes: registered }, 'search attributes registered');
   await ensureSchedules(client, config.temporal.taskQueue);
-  const worker = await createWorker({
+  const workers = await createWorkers({
     connection,
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
@@ -47,7 +47,7 @@ export async function startWorker(options: {
   });
   const metrics = await startMetricsServer({ port: config.metrics.workerPort, host: config.http.host });
   if (metrics) logger.info({ url: metrics.url }, 'worker metrics');
-  const done = worker
+  const done = workers
     .run()
     .catch((error: unknown) => {
       logger.error({ err: error }, 'worker stopped with an error');
@@ -61,7 +61,7 @@ export async function startWorker(options: {
   return {
     done,
     async shutdown() {
-      if (worker.getState() === 'RUNNING') worker.shutdown();
+      workers.shutdown();
       await done.catch(() => undefined);
     },
   };

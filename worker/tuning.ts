@@ -27,6 +27,11 @@ const tuningSchema = z.object({
    * supervisor's 25 s SIGKILL.
    */
   TEMPORAL_SHUTDOWN_FORCE_SECONDS: z.coerce.number().positive().max(3_600).default(20),
+  /**
+   * Webhook attempts made as activity tasks at once, on their own queue and worker (retries, and
+   * first attempts beyond the inline share): receivers that hang hold these slots only.
+   */
+  TEMPORAL_MAX_WEBHOOK_ATTEMPTS: count(10),
   /** Webhook attempts run inline at once (decision 0020); absent: half the workflow-task slots. 0: none. */
   TEMPORAL_INLINE_WEBHOOK_ATTEMPTS: z.coerce.number().int().min(0).max(10_000).optional(),
 });
@@ -40,6 +45,19 @@ export function workerTuning(env: NodeJS.ProcessEnv = process.env): Partial<Work
     maxConcurrentWorkflowTaskExecutions: tuning.TEMPORAL_MAX_WORKFLOW_TASKS,
     maxConcurrentActivityTaskExecutions: tuning.TEMPORAL_MAX_ACTIVITIES,
     maxConcurrentLocalActivityExecutions: tuning.TEMPORAL_MAX_LOCAL_ACTIVITIES,
+    shutdownForceTime: tuning.TEMPORAL_SHUTDOWN_FORCE_SECONDS * 1000,
+  };
+}
+
+/**
+ * The webhook-attempt worker's options (worker/create-worker.ts): activity slots of its own, one
+ * poller (an attempt waits on its receiver, not on the CPU), the same drain limit.
+ */
+export function webhookAttemptWorkerTuning(env: NodeJS.ProcessEnv = process.env): Partial<WorkerOptions> {
+  const tuning = tuningSchema.parse(setVariables(env));
+  return {
+    activityTaskPollerBehavior: { type: 'simple-maximum', maximum: 1 },
+    maxConcurrentActivityTaskExecutions: tuning.TEMPORAL_MAX_WEBHOOK_ATTEMPTS,
     shutdownForceTime: tuning.TEMPORAL_SHUTDOWN_FORCE_SECONDS * 1000,
   };
 }

@@ -88,6 +88,16 @@ export function workflowIdsFor(taskQueue: string) {
   };
 }
 
+/**
+ * The task queue of webhook attempts made as activity tasks (retries, and first attempts beyond
+ * the worker's inline share): a worker of their own, with its own slots, polls it
+ * (worker/create-worker.ts), so receivers that hang hold only those slots, never the ones
+ * imports, exports, DIAN events and the health check need.
+ */
+export function webhookAttemptQueueOf(taskQueue: string): string {
+  return `${taskQueue}-webhook-attempts`;
+}
+
 /** Recurring jobs (one schedule per task queue, see worker/schedules.ts). */
 export const scheduleIds = {
   purgeWebhookHistory: (taskQueue: string) => `purge-webhook-history-${taskQueue}`,

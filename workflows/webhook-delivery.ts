@@ -1,7 +1,7 @@
-import { ActivityFailure, ApplicationFailure, isCancellation, patched, proxyActivities, proxyLocalActivities, sleep, TemporalFailure, TimeoutFailure } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, isCancellation, patched, proxyActivities, proxyLocalActivities, sleep, TemporalFailure, TimeoutFailure, workflowInfo } from '@temporalio/workflow';
 import type { AttemptRequest, AttemptResult, createWebhookActivities } from '../activities/webhooks';
 import { delayBeforeAttempt, MAX_ATTEMPTS } from '../domain/webhooks/retry-schedule';
-import { COUNT_FAILED_DELIVERIES_PATCH, LOCAL_BOOKKEEPING_PATCH, type DeliveryInput } from './messages';
+import { COUNT_FAILED_DELIVERIES_PATCH, LOCAL_BOOKKEEPING_PATCH, webhookAttemptQueueOf, type DeliveryInput } from './messages';
 import { settleIfCancelled, type SettlesOnCancellation } from './settle-on-cancellation';
 
 type WebhookActivities = ReturnType<typeof createWebhookActivities>;
@@ -51,9 +51,19 @@ export async function webhookDeliveryWorkflowV3(input: DeliveryInput): Promise<'
  * receiver failed or timed out before, so it is the likeliest to hold a workflow-task slot.
  */
 async function attemptInlineWhenRoom(request: AttemptRequest): Promise<AttemptResult> {
-  if (request.attempt > 1) return deliverAttempt(request);
+  if (request.attempt > 1) return queuedAttempt(request);
   const inline = await deliverAttemptInline(request);
-  return inline.kind === 'deferred' ? deliverAttempt(request) : inline;
+  return inline.kind === 'deferred' ? queuedAttempt(request) : inline;
+}
+
+/**
+ * deliverAttempt as an activity task on the attempts' own queue (webhookAttemptQueueOf), named
+ * from this run's queue: hanging receivers then hold the attempt worker's slots only. (Runs of
+ * the older types keep scheduling theirs on the main queue, whose worker still has it.)
+ */
+function queuedAttempt(request: AttemptRequest): Promise<AttemptResult> {
+  const { deliverAttempt: onAttemptQueue } = proxyActivities<WebhookActivities>({ ...attemptOptions, taskQueue: webhookAttemptQueueOf(workflowInfo().taskQueue) });
+  return onAttemptQueue(request);
 }
 
 /**

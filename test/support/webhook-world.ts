@@ -14,6 +14,7 @@ import { publishEventWorkflow } from '../../workflows/publish-event';
 import { createTestDatabase, testTemporalAddress, type TestDatabase } from './database';
 import { createTimeSkippingEnvironment } from './time-skipping';
 import { serviceWorkflows } from './workflow-bundle';
+import { createWebhookAttemptWorker } from './webhook-attempt-worker';
 
 /**
  * The webhook engine under the time-skipping server (or, for tests that need no timers, the
@@ -33,13 +34,15 @@ export async function startWebhookWorld(extraEnv: Record<string, string> = {}, e
     TEMPORAL_TASK_QUEUE: taskQueue,
     ...extraEnv,
   });
+  const activities = createActivities(buildActivityDependencies(config, database.db, env.client, { ...process.env, ...extraEnv }));
   const worker = await Worker.create({
     connection: env.nativeConnection,
     taskQueue,
     ...serviceWorkflows(),
-    activities: createActivities(buildActivityDependencies(config, database.db, env.client, { ...process.env, ...extraEnv })),
+    activities,
   });
-  const running = worker.run();
+  const attemptWorker = await createWebhookAttemptWorker(env.nativeConnection, taskQueue, activities.deliverAttempt);
+  const running = Promise.all([worker.run(), attemptWorker.run()]);
 
   const { app } = createApp(buildApiDependencies(config, database.db, { connection: env.connection, client: env.client }, pino({ level: 'silent' }), () => apiUrl));
   const server = createHttpServer(app, pino({ level: 'silent' }));
@@ -126,6 +129,7 @@ export async function startWebhookWorld(extraEnv: Record<string, string> = {}, e
       server.closeAllConnections();
       server.close();
       worker.shutdown();
+      attemptWorker.shutdown();
       await running;
       await env.teardown();
       await database.drop();

@@ -2,7 +2,7 @@ import { Client } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
 import type { AppConfig } from '../../config';
 import { tracingClientInterceptors, type Tracing } from '../../config/tracing';
-import { createWorker } from '../../worker/create-worker';
+import { createWorkers } from '../../worker/create-worker';
 import { buildActivityDependencies } from '../../worker/start-worker';
 import { registerSearchAttributes } from '../../temporal/register-search-attributes';
 import type { TestDatabase } from './database';
@@ -35,7 +35,7 @@ export type TestWorker = {
  * queue of the given config (startTestApi gives each test file a queue of its own); with
  * `tracing`, traced as worker/start-worker.ts does it.
  */
-export async function startTestWorker(database: TestDatabase, config: AppConfig, options: { tracing?: Tracing } = {}): Promise<TestWorker> {
+export async function startTestWorker(database: TestDatabase, config: AppConfig, options: { tracing?: Tracing; env?: NodeJS.ProcessEnv } = {}): Promise<TestWorker> {
   quietTemporalRuntime();
   const address = testTemporalAddress();
   const connection = await NativeConnection.connect({ address });
@@ -43,21 +43,22 @@ export async function startTestWorker(database: TestDatabase, config: AppConfig,
   const client = new Client({ connection, namespace: config.temporal.namespace, interceptors: tracingClientInterceptors(options.tracing) });
   const taskQueue = config.temporal.taskQueue;
   await registerSearchAttributes(client, config.temporal.namespace);
-  const worker = await createWorker({
+  const workers = await createWorkers({
     connection,
     namespace: config.temporal.namespace,
     taskQueue,
-    dependencies: buildActivityDependencies(config, database.db, client),
+    dependencies: buildActivityDependencies(config, database.db, client, options.env),
+    env: options.env,
     workflowBundlePath: sharedWorkflowBundle,
     tracing: options.tracing,
   });
-  const running = worker.run();
+  const running = workers.run();
   return {
-    worker,
+    worker: workers.main,
     taskQueue,
     connection,
     async stop() {
-      if (worker.getState() === 'RUNNING') worker.shutdown();
+      workers.shutdown();
       await running;
       await connection.close();
     },

@@ -9,6 +9,7 @@ import { startReceiver } from '../support/receiver';
 import { webhookAdmin } from '../support/webhook-api';
 import { startWebhookWorld, type WebhookWorld } from '../support/webhook-world';
 import { serviceWorkflows } from '../support/workflow-bundle';
+import { createWebhookAttemptWorker } from '../support/webhook-attempt-worker';
 
 // webhookDeliveryWorkflowV3 makes a delivery's first attempt inline, a local activity inside the
 // workflow task that decides it (decision 0020), unless the worker already runs its share of
@@ -35,12 +36,18 @@ async function runDelivery(env: Env, activities: FakeActivities, name: string) {
   const taskQueue = `webhook-inline-${name}`;
   const workflowId = `webhook-inline-${name}-${Date.now()}`;
   const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, ...serviceWorkflows(), activities });
+  // Attempts made as activity tasks go to their own queue and worker (createWorkers).
+  const attemptWorker = await createWebhookAttemptWorker(env.nativeConnection, taskQueue, activities.deliverAttempt ?? (async () => {
+    throw new Error('this test gives no deliverAttempt');
+  }));
   const outcome = await worker.runUntil(
-    env.client.workflow.execute<typeof webhookDeliveryWorkflowV3>('webhookDeliveryWorkflowV3', {
-      args: [{ deliveryId: 1, endpointId: 1, eventId: `evt_${name}` }],
-      taskQueue,
-      workflowId,
-    }),
+    attemptWorker.runUntil(
+      env.client.workflow.execute<typeof webhookDeliveryWorkflowV3>('webhookDeliveryWorkflowV3', {
+        args: [{ deliveryId: 1, endpointId: 1, eventId: `evt_${name}` }],
+        taskQueue,
+        workflowId,
+      }),
+    ),
   );
   const history = await env.client.workflow.getHandle(workflowId).fetchHistory();
   return { outcome, events: history.events ?? [] };
