@@ -76,7 +76,7 @@ export function idempotentRequests(
         kept = true;
         // The request has acted: its answer goes out even if it cannot be kept (the claim then
         // stays open, and a retry within the minute is told the key is in use).
-        await requests.complete(apiKeyId, claimId, ctx.status, secretBox.seal(JSON.stringify(answer))).catch((error: Error) => {
+        await requests.complete(apiKeyId, claimId, ctx.status, secretBox.seal(JSON.stringify(answer)), createdIdOf(ctx.status, body)).catch((error: Error) => {
           logger.warn({ err: error, requestId: ctx.state.requestId, path: ctx.path }, 'the answer to an idempotent request could not be kept');
         });
       }
@@ -86,6 +86,18 @@ export function idempotentRequests(
       if (!kept) await requests.release(apiKeyId, claimId).catch(() => undefined);
     }
   };
+}
+
+/** The request line of a creation in a collection (its kept answers are forgotten when what it created is deleted). */
+export function creationRequestLine(collectionPath: string): string {
+  return `POST /v1${collectionPath}`;
+}
+
+/** The id a 201 answer's body names: what the request created. */
+function createdIdOf(status: number, body: unknown): string | null {
+  if (status !== 201 || body === null || typeof body !== 'object') return null;
+  const id = (body as { id?: unknown }).id;
+  return typeof id === 'number' || typeof id === 'string' ? String(id) : null;
 }
 
 /** JSON with object keys in order, so that `{"a":1,"b":2}` and `{"b":2,"a":1}` are one request. */

@@ -8,7 +8,7 @@ export type IdempotentRequestRow = {
   response_sealed: string | null;
 };
 
-type IdempotentRequestsTable = IdempotentRequestRow & { api_key_id: string; idempotency_key: string; created_at: Date; claimed_at: Date };
+type IdempotentRequestsTable = IdempotentRequestRow & { api_key_id: string; idempotency_key: string; created_at: Date; claimed_at: Date; created_id: string | null };
 
 export type IdempotentClaim = { claimed: true; id: number } | { claimed: false; existing: IdempotentRequestRow };
 
@@ -59,8 +59,18 @@ export function createIdempotentRequestsRepository(db: Database) {
       await table().where({ id, api_key_id: apiKeyId }).whereNull('response_status').update({ claimed_at: db.fn.now() });
     },
 
-    async complete(apiKeyId: string, id: number, status: number, sealedAnswer: string): Promise<void> {
-      await table().where({ id, api_key_id: apiKeyId }).update({ response_status: status, response_sealed: sealedAnswer });
+    /** Keeps the answer; createdId: the id of what a 201 created, for forgetCreation. */
+    async complete(apiKeyId: string, id: number, status: number, sealedAnswer: string, createdId: string | null): Promise<void> {
+      await table().where({ id, api_key_id: apiKeyId }).update({ response_status: status, response_sealed: sealedAnswer, created_id: createdId });
+    },
+
+    /**
+     * The resource `createdId` made by `requestLine` (`POST /v1/…`) was deleted: the answers that
+     * created it are forgotten, whichever API key sent them (each could see it), so a retry with
+     * one of their keys creates anew instead of answering with an id that no longer exists.
+     */
+    async forgetCreation(requestLine: string, createdId: string): Promise<void> {
+      await table().where({ request_line: requestLine, created_id: createdId }).delete();
     },
 
     /** The request failed: nothing is kept, so a retry with the key runs it again. */

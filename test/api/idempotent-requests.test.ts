@@ -1,5 +1,6 @@
 import test from 'ava';
 import { bearer, seedCompany, seedKey, startTestApi, type TestApi } from '../support/api';
+import { generateWebhookSecret } from '../../domain/webhooks/signature';
 
 // Stripe's idempotent requests on every POST with a JSON body or none (api/middleware/idempotent-requests.ts).
 let api: TestApi;
@@ -135,4 +136,27 @@ test('a malformed Idempotency-Key is 400 naming it', async (t) => {
     t.like(((await answer.json()) as { error: object }).error, { code: 'invalid_parameter', param: 'Idempotency-Key' });
   }
   t.is(await claimsNumbered('IDEM-7'), 0);
+});
+
+test('deleting what a kept answer created forgets it: the same request with the key creates anew, never an id that is gone', async (t) => {
+  const del = (path: string) => fetch(`${api.url}/v1${path}`, { method: 'DELETE', headers: bearer(writer.key) });
+  const get = (path: string) => fetch(`${api.url}/v1${path}`, { headers: bearer(writer.key) });
+  const integration = { name: 'erp-idem', provider: 'generic_http', credentials: { secret: generateWebhookSecret() }, settings: { url: 'https://erp.example.com/invoices' } };
+  const first = await post(`/companies/${company.id}/integrations`, integration, 'integration-idem-1');
+  t.is(first.status, 201, JSON.stringify(first.body));
+  t.is((await del(`/companies/${company.id}/integrations/${first.body.id}`)).status, 204);
+  const again = await post(`/companies/${company.id}/integrations`, integration, 'integration-idem-1');
+  t.is(again.status, 201);
+  t.is(again.headers.get('idempotent-replayed'), null);
+  t.not(again.body.id, first.body.id);
+  const listed = (await (await get(`/companies/${company.id}/integrations`)).json()) as { data: { id: number }[] };
+  t.deepEqual(listed.data.filter((entry) => entry.id === first.body.id || entry.id === again.body.id).map((entry) => entry.id), [again.body.id]);
+
+  const endpoint = { url: 'https://example.com/idem-deleted', events: ['document.imported'] };
+  const created = await post(`/companies/${company.id}/webhooks`, endpoint, 'endpoint-idem-deleted');
+  t.is((await del(`/webhooks/${created.body.id}`)).status, 204);
+  const recreated = await post(`/companies/${company.id}/webhooks`, endpoint, 'endpoint-idem-deleted');
+  t.is(recreated.status, 201);
+  t.not(recreated.body.id, created.body.id);
+  t.is((await get(`/webhooks/${recreated.body.id}`)).status, 200);
 });

@@ -11,6 +11,7 @@ import { createIntegration, IntegrationConfigError, type IntegrationProvider } f
 import { resolvesToNonPublic, RESOLVES_TO_NON_PUBLIC } from '../../../integrations/outbound/public-targets';
 import { integrationIn } from './schemas';
 import { presentIntegration } from './present';
+import { creationRequestLine } from '../../middleware/idempotent-requests';
 
 export const INTEGRATION_PAGE = { defaultLimit: 20, maxLimit: 100 };
 
@@ -72,6 +73,7 @@ export function integrationsRoutes(deps: ApiDependencies): Router {
     const { company } = ctx.state as CompanyState;
     const id = parseIdParam(ctx.params.integration_id, 'integration_id');
     if (!(await repositories.integrations.delete(company.id, id))) throw notFound(`Integration ${id}`);
+    await repositories.idempotentRequests.forgetCreation(creationRequestLine(`/companies/${company.id}/integrations`), String(id));
     ctx.status = 204;
   });
 

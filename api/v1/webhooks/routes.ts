@@ -21,6 +21,7 @@ import { resendFailedDeliveries } from '../../../services/webhook-resends';
 import { endpointIn, endpointPatch, recoverIn } from './schemas';
 import { presentDelivery, presentDeliveryDetail, presentEndpoint } from './present';
 import { deliveryFilterQuery, parseSince, readDeliveryFilters } from './delivery-filters';
+import { creationRequestLine } from '../../middleware/idempotent-requests';
 
 type EndpointState = AuthState & { endpoint: WebhookEndpointRow };
 
@@ -137,6 +138,7 @@ export function webhooksRoutes(deps: ApiDependencies): Router {
   router.delete('/webhooks/:webhook_id', ...manage, loadEndpoint, async (ctx) => {
     const { endpoint } = ctx.state as EndpointState;
     await repositories.webhookEndpoints.softDelete(endpoint.company_id, endpoint.id);
+    await repositories.idempotentRequests.forgetCreation(creationRequestLine(`/companies/${endpoint.company_id}/webhooks`), String(endpoint.id));
     await endPendingDeliveries({ repositories, temporal }, endpoint.id, 'endpoint deleted');
     try {
       await deps.temporal.client.workflow.getHandle(workflowIdsFor(temporal.taskQueue).endpoint(endpoint.id)).signal(endpointDeletedSignal);
