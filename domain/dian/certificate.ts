@@ -90,7 +90,10 @@ function parsePfx(p12: Buffer, password: string): forge.pkcs12.Pkcs12Pfx {
     if (/password|MAC/i.test(message)) {
       throw new CertificateError('wrong_password', 'the certificate password is wrong (the PKCS#12 integrity check failed)');
     }
-    if (/decrypt/i.test(message) && /[^\x00-\x7f]/.test(password)) return withUtf8Pbes2Password(asn1, password);
+    // Decrypted with the wrong bytes, AES-CBC usually fails its padding check ("decrypt"), but
+    // about once in 256 the padding passes and the garbage fails as ASN.1 instead ("Unparsed DER
+    // bytes remain"): with the MAC verified, any failure of a non-ASCII password gets the UTF-8 try.
+    if (/[^\x00-\x7f]/.test(password)) return withUtf8Pbes2Password(asn1, password);
     throw new CertificateError('invalid_pkcs12', `the PKCS#12 container cannot be read: ${message}`);
   }
 }
