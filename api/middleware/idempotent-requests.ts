@@ -6,6 +6,7 @@ import type { SecretBox } from '../../domain/secret-box';
 import { ApiError } from '../errors';
 import { IDEMPOTENCY_KEY } from '../v1/openapi/common';
 import type { AuthState } from './authenticate';
+import { routeAcceptsMultipart } from './json-body';
 
 const MULTIPART = /^multipart\/form-data/i;
 
@@ -30,10 +31,12 @@ export function idempotentRequests(
   const renewEveryMs = options.renewEveryMs ?? IDEMPOTENCY_WINDOW.renewEverySeconds * 1000;
   return async (ctx, next) => {
     const sent = ctx.headers['idempotency-key'];
-    if (ctx.method !== 'POST' || sent === undefined || MULTIPART.test(ctx.get('Content-Type'))) return next();
+    if (ctx.method !== 'POST' || sent === undefined) return next();
     if (typeof sent !== 'string' || !IDEMPOTENCY_KEY.test(sent)) {
       throw new ApiError(400, 'invalid_parameter', 'Idempotency-Key must be given once, as 1 to 255 printable ASCII characters.', 'Idempotency-Key');
     }
+    // An upload's body is read by its route, which holds the key with the file (uploads).
+    if (MULTIPART.test(ctx.get('Content-Type')) && routeAcceptsMultipart(ctx)) return next();
     const apiKeyId = (ctx.state as AuthState).apiKey.id;
     const requestLine = `POST ${ctx.path}${ctx.querystring ? `?${ctx.querystring}` : ''}`;
     const fingerprint = createHash('sha256').update(`${requestLine}\n${canonicalJson(ctx.request.body ?? {})}`).digest('hex');

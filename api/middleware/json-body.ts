@@ -23,7 +23,8 @@ const MULTIPART = /^multipart\/form-data/i;
  */
 export const acceptsMultipart: Middleware = (ctx, next) => (MULTIPART.test(ctx.get('Content-Type')) ? withinUploadMemory(ctx, next) : next());
 
-function routeAcceptsMultipart(ctx: Context): boolean {
+/** Whether the matched route reads a multipart body itself (it is marked acceptsMultipart). */
+export function routeAcceptsMultipart(ctx: Context): boolean {
   const matched = (ctx as unknown as RouterContext).matched ?? [];
   return matched.some((layer) => layer.methods.includes(ctx.method) && layer.stack.includes(acceptsMultipart));
 }

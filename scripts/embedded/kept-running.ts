@@ -56,6 +56,8 @@ export async function keepRunning<S extends WatchedService>(
   };
 
   const scheduleRestart = (why: string, dead: S) => {
+    // A restart that failed while npm start was stopping: nothing more to start.
+    if (stopping) return;
     const delay = restartDelayMs(policy, attempt);
     attempt += 1;
     events.log(`${why}; restarting it in ${delay / 1000} s (restart ${attempt})`);
