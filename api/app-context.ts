@@ -21,6 +21,8 @@ export type ApiDependencies = {
   secretBox: SecretBox;
   /** Signs pagination cursors. */
   cursorKey: Buffer;
+  /** Keys the fingerprints of idempotent requests (api/middleware/idempotent-requests.ts). */
+  requestFingerprintKey: Buffer;
   blobStore: BlobStore;
   documentFiles: DocumentFiles;
 };
@@ -44,6 +46,7 @@ export function buildApiDependencies(
     logger,
     secretBox: new SecretBox(masterKey),
     cursorKey: deriveKey(masterKey, 'pagination-cursor/v1'),
+    requestFingerprintKey: deriveKey(masterKey, 'idempotent-request/v1'),
     blobStore,
     documentFiles: createDocumentFiles({ blobStore, documents: repositories.documents, producePdf: producePdfInPool, logger }),
   };

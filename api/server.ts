@@ -51,7 +51,7 @@ export function createApp(deps: ApiDependencies): { app: Koa; routes: RouteEntry
   v1.use(authenticate(deps.repositories.apiKeys, deps.config.authFailureLimit));
   v1.use(rateLimit(deps.config.rateLimit));
   v1.use(jsonBody(deps.config.http.bodyLimitBytes));
-  v1.use(idempotentRequests(deps.repositories.idempotentRequests, deps.secretBox, deps.logger));
+  v1.use(idempotentRequests({ requests: deps.repositories.idempotentRequests, secretBox: deps.secretBox, fingerprintKey: deps.requestFingerprintKey, logger: deps.logger }));
   for (const resource of [meRoutes(deps), companiesRoutes(deps), documentsRoutes(deps), paymentClaimRoutes(deps), filesRoutes(deps), contactsRoutes(deps), webhooksRoutes(deps), integrationsRoutes(deps), exportsRoutes(deps), dianSettingsRoutes(deps), dianEventsRoutes(deps), dianImportsRoutes(deps)]) {
     v1.use(resource.routes(), resource.allowedMethods());
   }

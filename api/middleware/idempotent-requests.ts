@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 import type { Middleware } from 'koa';
 import type { Logger } from 'pino';
 import { IDEMPOTENCY_WINDOW, type IdempotentRequestsRepository } from '../../db/repositories/idempotent-requests';
@@ -23,11 +23,17 @@ type StoredAnswer = { body: unknown; location?: string };
  * Uploads (multipart) hold their key with the file itself (api/v1/files/routes.ts).
  */
 export function idempotentRequests(
-  requests: IdempotentRequestsRepository,
-  secretBox: SecretBox,
-  logger: Logger,
+  deps: {
+    requests: IdempotentRequestsRepository;
+    /** Seals the kept answers. */
+    secretBox: SecretBox;
+    /** Keys the fingerprints (HMAC): a body's hash kept in the clear would let guesses of its secrets be checked. */
+    fingerprintKey: Buffer;
+    logger: Logger;
+  },
   options: { renewEveryMs?: number } = {},
 ): Middleware {
+  const { requests, secretBox, fingerprintKey, logger } = deps;
   const renewEveryMs = options.renewEveryMs ?? IDEMPOTENCY_WINDOW.renewEverySeconds * 1000;
   return async (ctx, next) => {
     const sent = ctx.headers['idempotency-key'];
@@ -38,8 +44,9 @@ export function idempotentRequests(
     // An upload's body is read by its route, which holds the key with the file (uploads).
     if (MULTIPART.test(ctx.get('Content-Type')) && routeAcceptsMultipart(ctx)) return next();
     const apiKeyId = (ctx.state as AuthState).apiKey.id;
-    const requestLine = `POST ${ctx.path}${ctx.querystring ? `?${ctx.querystring}` : ''}`;
-    const fingerprint = createHash('sha256').update(`${requestLine}\n${canonicalJson(ctx.request.body ?? {})}`).digest('hex');
+    // No POST reads a query string, and the router takes a trailing slash: neither makes another request.
+    const requestLine = `POST ${ctx.path.replace(/(.)\/+$/, '$1')}`;
+    const fingerprint = createHmac('sha256', fingerprintKey).update(`${requestLine}\n${canonicalJson(ctx.request.body ?? {})}`).digest('hex');
 
     const claim = await requests.claim(apiKeyId, sent, fingerprint, requestLine);
     let claimId: number;

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import test from 'ava';
 import Koa from 'koa';
 import pino from 'pino';
@@ -17,6 +17,7 @@ import { createTestDatabase, type TestDatabase } from '../support/database';
 // The running request now renews its claim; only a claim nobody renews is taken over.
 
 let database: TestDatabase;
+const FINGERPRINT_KEY = randomBytes(32);
 test.before(async () => {
   database = await createTestDatabase();
 });
@@ -29,7 +30,7 @@ async function serve(keyId: string, handler: () => Promise<unknown>) {
     ctx.state.apiKey = { id: keyId };
     await next();
   });
-  app.use(idempotentRequests(database.repositories.idempotentRequests, new SecretBox(randomBytes(32)), pino({ level: 'silent' }), { renewEveryMs: 100 }));
+  app.use(idempotentRequests({ requests: database.repositories.idempotentRequests, secretBox: new SecretBox(randomBytes(32)), fingerprintKey: FINGERPRINT_KEY, logger: pino({ level: 'silent' }) }, { renewEveryMs: 100 }));
   app.use(async (ctx) => {
     ctx.status = 202;
     ctx.body = await handler();
@@ -83,7 +84,7 @@ test('a claim nobody renews (its process died) is still taken over after a minut
   await database.db('idempotent_requests').insert({
     api_key_id: keyId,
     idempotency_key: 'dead-1',
-    fingerprint: (await import('node:crypto')).createHash('sha256').update('POST /v1/act\n{}').digest('hex'),
+    fingerprint: createHmac('sha256', FINGERPRINT_KEY).update('POST /v1/act\n{}').digest('hex'),
     request_line: 'POST /v1/act',
     claimed_at: database.db.raw("now() - interval '2 minutes'"),
   });

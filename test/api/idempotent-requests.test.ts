@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import test from 'ava';
 import { bearer, seedCompany, seedKey, startTestApi, type TestApi } from '../support/api';
 import { generateWebhookSecret } from '../../domain/webhooks/signature';
@@ -159,4 +160,28 @@ test('deleting what a kept answer created forgets it: the same request with the 
   t.is(recreated.status, 201);
   t.not(recreated.body.id, created.body.id);
   t.is((await get(`/webhooks/${recreated.body.id}`)).status, 200);
+});
+
+test('a trailing slash or a query string makes no other request; the fingerprint kept is keyed, not a plain hash of the body', async (t) => {
+  const body = { number: 'IDEM-9', issue_date: '2026-11-20', total: '100' };
+  const first = await post(claims(), body, 'claim-idem-9');
+  t.is(first.status, 201);
+  const slashed = await post(`${claims()}/`, body, 'claim-idem-9');
+  t.is(slashed.headers.get('idempotent-replayed'), 'true');
+  const queried = await post(`${claims()}?via=retry`, body, 'claim-idem-9');
+  t.is(queried.headers.get('idempotent-replayed'), 'true');
+  t.is(await claimsNumbered('IDEM-9'), 1);
+  const row = await api.database.db('idempotent_requests').where({ api_key_id: writer.id, idempotency_key: 'claim-idem-9' }).first();
+  t.is(row.request_line, `POST /v1${claims()}`);
+  const plain = createHash('sha256').update(`POST /v1${claims()}\n{"issue_date":"2026-11-20","number":"IDEM-9","total":"100"}`).digest('hex');
+  t.not(row.fingerprint, plain);
+  t.regex(row.fingerprint, /^[0-9a-f]{64}$/);
+
+  // Created through a path with a trailing slash, forgotten all the same when deleted.
+  const endpoint = { url: 'https://example.com/idem-slash', events: ['document.imported'] };
+  const created = await post(`/companies/${company.id}/webhooks/`, endpoint, 'endpoint-idem-slash');
+  t.is(created.status, 201);
+  t.is((await fetch(`${api.url}/v1/webhooks/${created.body.id}`, { method: 'DELETE', headers: bearer(writer.key) })).status, 204);
+  const recreated = await post(`/companies/${company.id}/webhooks`, endpoint, 'endpoint-idem-slash');
+  t.not(recreated.body.id, created.body.id);
 });
