@@ -78,24 +78,45 @@ export function idempotentRequests(
     const renewal = setInterval(() => void requests.renew(apiKeyId, claimId).catch(() => undefined), renewEveryMs);
     renewal.unref();
     let kept = false;
+    let keptLater: Promise<void> | null = null;
     try {
       await next();
       const body: unknown = ctx.body;
       if (ctx.status >= 200 && ctx.status < 300 && isJsonValue(body)) {
         const answer: StoredAnswer = { body: body ?? null, ...(ctx.response.get('Location') ? { location: ctx.response.get('Location') } : {}) };
         kept = true;
-        // The request has acted: its answer goes out even if it cannot be kept (the claim then
-        // stays open, and a retry within the minute is told the key is in use).
-        await requests.complete(apiKeyId, claimId, ctx.status, secretBox.seal(JSON.stringify(answer)), createdIdOf(ctx.status, body)).catch((error: Error) => {
-          logger.warn({ err: error, requestId: ctx.state.requestId, path: ctx.path }, 'the answer to an idempotent request could not be kept');
-        });
+        const keep = () => requests.complete(apiKeyId, claimId, ctx.status, secretBox.seal(JSON.stringify(answer)), createdIdOf(ctx.status, body));
+        try {
+          await keep();
+        } catch (error) {
+          // The request has acted: its answer goes out all the same, and is kept once Postgres
+          // answers again; meanwhile the claim is still renewed, so a retry is told the key is in
+          // use instead of taking the claim over and acting twice.
+          logger.warn({ err: error, requestId: ctx.state.requestId, path: ctx.path }, 'the answer to an idempotent request could not be kept yet; retrying');
+          keptLater = keepWithRetries(keep).catch((lasting: unknown) =>
+            logger.error({ err: lasting, requestId: ctx.state.requestId, path: ctx.path }, 'the answer to an idempotent request could not be kept; its key is taken over after a minute'),
+          );
+        }
       }
     } finally {
-      clearInterval(renewal);
+      if (keptLater) void keptLater.finally(() => clearInterval(renewal));
+      else clearInterval(renewal);
       // Nothing to replay: a retry with the key runs the request again.
       if (!kept) await requests.release(apiKeyId, claimId).catch(() => undefined);
     }
   };
+}
+
+/** Keeping an answer after a failure: 1 s doubling to 30 s, for about 10 minutes. */
+async function keepWithRetries(keep: () => Promise<void>): Promise<void> {
+  for (let delayMs = 1_000, waited = 0; ; waited += delayMs, delayMs = Math.min(30_000, delayMs * 2)) {
+    await new Promise((resolve) => setTimeout(resolve, delayMs).unref());
+    try {
+      return await keep();
+    } catch (error) {
+      if (waited >= 600_000) throw error;
+    }
+  }
 }
 
 /** The request line of a creation in a collection (its kept answers are forgotten when what it created is deleted). */

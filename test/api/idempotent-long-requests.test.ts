@@ -23,14 +23,14 @@ test.before(async () => {
 });
 test.after.always(async () => database?.drop());
 
-async function serve(keyId: string, handler: () => Promise<unknown>) {
+async function serve(keyId: string, handler: () => Promise<unknown>, requests = database.repositories.idempotentRequests) {
   const app = new Koa();
   app.use(errorHandler(pino({ level: 'silent' })));
   app.use(async (ctx, next) => {
     ctx.state.apiKey = { id: keyId };
     await next();
   });
-  app.use(idempotentRequests({ requests: database.repositories.idempotentRequests, secretBox: new SecretBox(randomBytes(32)), fingerprintKey: FINGERPRINT_KEY, logger: pino({ level: 'silent' }) }, { renewEveryMs: 100 }));
+  app.use(idempotentRequests({ requests, secretBox: new SecretBox(randomBytes(32)), fingerprintKey: FINGERPRINT_KEY, logger: pino({ level: 'silent' }) }, { renewEveryMs: 100 }));
   app.use(async (ctx) => {
     ctx.status = 202;
     ctx.body = await handler();
@@ -91,4 +91,33 @@ test('a claim nobody renews (its process died) is still taken over after a minut
   const answer = await post(server.url, 'dead-1');
   t.is(answer.status, 202);
   t.deepEqual(answer.body, { run: 1 });
+});
+
+test('an answer that could not be kept at once (Postgres lost after the request acted) is kept later; meanwhile a retry is told the key is in use', async (t) => {
+  const { id: keyId } = await seedKey(database);
+  let runs = 0;
+  let failures = 0;
+  const flaky = {
+    ...database.repositories.idempotentRequests,
+    async complete(...args: Parameters<typeof database.repositories.idempotentRequests.complete>) {
+      if (failures++ === 0) throw new Error('Connection terminated unexpectedly');
+      return database.repositories.idempotentRequests.complete(...args);
+    },
+  };
+  const server = await serve(keyId, async () => ({ run: (runs += 1) }), flaky);
+  t.teardown(server.close);
+
+  t.deepEqual((await post(server.url, 'unkept-1')).body, { run: 1 }, 'the answer went out');
+  // The claim is still renewed while the answer waits to be kept: as old as "two minutes", it
+  // is renewed again before a retry could take it over.
+  await database.db('idempotent_requests').where({ api_key_id: keyId, idempotency_key: 'unkept-1' }).update({ claimed_at: database.db.raw("now() - interval '2 minutes'") });
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  const meanwhile = await post(server.url, 'unkept-1');
+  t.true(meanwhile.status === 409 || meanwhile.replayed === 'true', JSON.stringify(meanwhile));
+  if (meanwhile.status === 409) t.is(meanwhile.body.error.code, 'idempotency_key_in_use');
+  await new Promise((resolve) => setTimeout(resolve, 1_500));
+  const later = await post(server.url, 'unkept-1');
+  t.is(later.replayed, 'true');
+  t.deepEqual(later.body, { run: 1 });
+  t.is(runs, 1, 'the request acted once');
 });
