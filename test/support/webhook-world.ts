@@ -128,8 +128,7 @@ export async function startWebhookWorld(extraEnv: Record<string, string> = {}, e
     async close() {
       server.closeAllConnections();
       server.close();
-      worker.shutdown();
-      attemptWorker.shutdown();
+      for (const each of [worker, attemptWorker]) if (each.getState() === 'RUNNING') each.shutdown();
       await running;
       await env.teardown();
       await database.drop();
