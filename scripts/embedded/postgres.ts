@@ -1,6 +1,6 @@
 import { execFile, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { chmod, chown, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { existsSync, readFileSync } from 'node:fs';
+import { chmod, chown, mkdir, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -141,22 +141,18 @@ export async function stopEmbeddedPostgres(dataDir: string): Promise<void> {
  * server runs there. unwatch() ends the watch, leaving the promise pending.
  */
 export function watchPostmaster(dataDir: string, intervalMs = 1_000): { stopped: Promise<void>; unwatch(): void } {
+  const pid = postmasterPid(dataDir);
   let timer: NodeJS.Timeout | undefined;
   let watching = true;
-  const stopped = (async () => {
-    const pid = Number((await readFile(path.join(dataDir, 'postmaster.pid'), 'utf8').catch(() => '')).split('\n', 1)[0]);
-    if (!watching) return new Promise<void>(() => undefined);
-    if (!Number.isInteger(pid) || pid <= 0) return;
-    await new Promise<void>((resolve) => {
-      const look = () => {
-        if (!watching) return;
-        if (!isAlive(pid)) return resolve();
-        timer = setTimeout(look, intervalMs);
-        timer.unref();
-      };
-      look();
-    });
-  })();
+  const stopped = new Promise<void>((resolve) => {
+    const look = () => {
+      if (!watching) return;
+      if (pid === null || !isAlive(pid)) return resolve();
+      timer = setTimeout(look, intervalMs);
+      timer.unref();
+    };
+    look();
+  });
   return {
     stopped,
     unwatch() {
@@ -164,6 +160,16 @@ export function watchPostmaster(dataDir: string, intervalMs = 1_000): { stopped:
       clearTimeout(timer);
     },
   };
+}
+
+/** The pid in dataDir's postmaster.pid (its first line), whether or not that process still runs; null without one. */
+export function postmasterPid(dataDir: string): number | null {
+  try {
+    const pid = Number(readFileSync(path.join(dataDir, 'postmaster.pid'), 'utf8').split('\n', 1)[0]);
+    return Number.isInteger(pid) && pid > 0 ? pid : null;
+  } catch {
+    return null;
+  }
 }
 
 export async function createDatabaseIfMissing(adminUrl: string, database: string): Promise<void> {

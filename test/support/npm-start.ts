@@ -4,7 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { freePort, freePortBetween } from '../../scripts/embedded/ports';
-import { stopEmbeddedPostgres } from '../../scripts/embedded/postgres';
+import { postmasterPid, stopEmbeddedPostgres } from '../../scripts/embedded/postgres';
 import { isAlive, readRunRecord, type RunRecord } from '../../scripts/embedded/run-record';
 
 const root = path.resolve(__dirname, '../..');
@@ -119,12 +119,8 @@ export function signalLikeATerminal(supervisorPid: number, signal: NodeJS.Signal
 
 /** The pid of the embedded Postgres of a DATA_DIR (first line of postmaster.pid), if it runs. */
 export function postgresPid(dataDir: string): number | null {
-  try {
-    const pid = Number(readFileSync(path.join(dataDir, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[0]);
-    return isAlive(pid) ? pid : null;
-  } catch {
-    return null;
-  }
+  const pid = postmasterPid(path.join(dataDir, 'postgres'));
+  return pid !== null && isAlive(pid) ? pid : null;
 }
 
 export async function waitUntil(condition: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {

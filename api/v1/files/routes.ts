@@ -4,14 +4,13 @@ import type { ApiDependencies } from '../../app-context';
 import { requireScope } from '../../middleware/authenticate';
 import { acceptsMultipart } from '../../middleware/json-body';
 import { loadCompany, parseIdParam, type CompanyState } from '../../middleware/company-scope';
-import { ApiError, invalidParameter, notFound } from '../../errors';
+import { ApiError, notFound } from '../../errors';
 import { buildPage, readPageRequest } from '../../pagination';
 import { acceptFile, IntakeError, MAX_FILE_BYTES } from '../../../services/accept-file';
 import { redirectToSignedUrl } from '../documents/routes';
 import { readMultipartFile } from './multipart';
 import { presentUploadedFile } from '../../../services/presenters/uploaded-file';
 import { uploadFields } from './schemas';
-import { IDEMPOTENCY_KEY } from '../openapi/common';
 import { parseBody } from '../../validation';
 
 export const FILE_PAGE = { defaultLimit: 50, maxLimit: 200 };
@@ -28,12 +27,9 @@ export function filesRoutes(deps: ApiDependencies): Router {
 
   router.post('/companies/:company_id/files', requireScope('documents:write'), acceptsMultipart, company, async (ctx) => {
     const { company: owner } = ctx.state as CompanyState;
-    // ctx.get answers '' for an absent header too; a header sent empty is a bad key, not no key.
+    // Checked by the idempotent-requests middleware, which leaves an upload's key to this route.
     const sentKey = ctx.headers['idempotency-key'];
     const idempotencyKey = typeof sentKey === 'string' ? sentKey : null;
-    if (idempotencyKey !== null && !IDEMPOTENCY_KEY.test(idempotencyKey)) {
-      throw invalidParameter('Idempotency-Key', 'Idempotency-Key must be 1 to 255 printable ASCII characters.');
-    }
     const upload = await readMultipartFile(ctx.req, ctx.get('Content-Type'), MAX_FILE_BYTES);
     const kind = parseBody(uploadFields, upload.fields).kind ?? null;
     try {
