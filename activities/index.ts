@@ -6,6 +6,7 @@ import { createExportActivities, type ExportActivityDependencies } from './expor
 import { createDianActivities, type DianActivityDependencies } from './dian';
 import { createMailActivities } from './mail';
 import { createSteeringActivities } from './steering';
+import { createIdempotentRequestActivities } from './idempotent-requests';
 
 /** Everything activities need from the outside world, built once by the worker. */
 export type ActivityDependencies = { db: Database } & WebhookActivityDependencies & IngestionActivityDependencies & ExportActivityDependencies & DianActivityDependencies;
@@ -19,6 +20,7 @@ export function createActivities(deps: ActivityDependencies) {
     ...createDianActivities(deps),
     ...createMailActivities(deps),
     ...createSteeringActivities(deps),
+    ...createIdempotentRequestActivities(deps),
   };
 }
 

@@ -3,6 +3,7 @@ import { resumeUnfinishedImportsWorkflow } from '../workflows/import-file';
 import { scheduleIds } from '../workflows/messages';
 import { purgeWebhookHistoryWorkflow } from '../workflows/purge-webhook-history';
 import { purgeUnimportableMailWorkflow } from '../workflows/purge-unimportable-mail';
+import { purgeIdempotentRequestsWorkflow } from '../workflows/purge-idempotent-requests';
 import { recountUncountedFailuresWorkflow } from '../workflows/recount-uncounted-failures';
 import { repairUnstartedDeliveriesWorkflow } from '../workflows/repair-unstarted-deliveries';
 
@@ -12,6 +13,7 @@ const RECURRING_JOBS = [
   { scheduleId: scheduleIds.purgeUnimportableMail, workflow: purgeUnimportableMailWorkflow, every: '1 hour' },
   { scheduleId: scheduleIds.repairUnstartedDeliveries, workflow: repairUnstartedDeliveriesWorkflow, every: '1 minute' },
   { scheduleId: scheduleIds.recountUncountedFailures, workflow: recountUncountedFailuresWorkflow, every: '10 minutes' },
+  { scheduleId: scheduleIds.purgeIdempotentRequests, workflow: purgeIdempotentRequestsWorkflow, every: '1 hour' },
 ] as const;
 
 /** Recurring jobs, created once per namespace and task queue; an existing schedule is left as it is. */

@@ -7,6 +7,7 @@ export { purgeWebhookHistoryWorkflow } from './purge-webhook-history';
 export { repairUnstartedDeliveriesWorkflow } from './repair-unstarted-deliveries';
 export { recountUncountedFailuresWorkflow } from './recount-uncounted-failures';
 export { purgeUnimportableMailWorkflow } from './purge-unimportable-mail';
+export { purgeIdempotentRequestsWorkflow } from './purge-idempotent-requests';
 export { importFileWorkflow, importFileWorkflowV2, importFileWorkflowV3, resumeUnfinishedImportsWorkflow } from './import-file';
 export { exportDocumentWorkflow, exportDocumentWorkflowV2 } from './export-document';
 export { dianEventWorkflow } from './dian-event';

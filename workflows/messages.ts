@@ -105,4 +105,5 @@ export const scheduleIds = {
   purgeUnimportableMail: (taskQueue: string) => `purge-unimportable-mail-${taskQueue}`,
   repairUnstartedDeliveries: (taskQueue: string) => `repair-unstarted-deliveries-${taskQueue}`,
   recountUncountedFailures: (taskQueue: string) => `recount-uncounted-failures-${taskQueue}`,
+  purgeIdempotentRequests: (taskQueue: string) => `purge-idempotent-requests-${taskQueue}`,
 };

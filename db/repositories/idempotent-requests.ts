@@ -1,4 +1,5 @@
 import type { Database } from '../connection';
+import { deleteOlderThan } from '../retention';
 
 export type IdempotentRequestRow = {
   id: number;
@@ -71,6 +72,15 @@ export function createIdempotentRequestsRepository(db: Database) {
      */
     async forgetCreation(requestLine: string, createdId: string): Promise<void> {
       await table().where({ request_line: requestLine, created_id: createdId }).delete();
+    },
+
+    /**
+     * Retention: answers past the window, whichever API key they belong to, in bounded batches.
+     * A key's own expired answers also go when it is used again (claim); this drops those of
+     * keys that are not, with the credentials some answers carry.
+     */
+    async purgeExpired(batchSize = 5000): Promise<number> {
+      return deleteOlderThan(db, 'idempotent_requests', `${IDEMPOTENCY_WINDOW.keepHours} hours`, batchSize);
     },
 
     /** The request failed: nothing is kept, so a retry with the key runs it again. */

@@ -3,6 +3,7 @@ import type { WebhookEndpointRow } from './webhook-endpoints';
 import { countDelivery, countDeliveryAttempt } from '../../config/outcome-metrics';
 import { DELIVERY_RETENTION_DAYS } from '../../domain/webhooks/retry-schedule';
 import { PREPARED } from '../prepared-statement';
+import { deleteOlderThan } from '../retention';
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
 
@@ -270,16 +271,7 @@ export function createWebhookDeliveriesRepository(db: Database) {
 
     /** Retention: deliveries (and their attempts) older than 30 days, in bounded batches. */
     async purgeExpired(batchSize = 5000): Promise<number> {
-      let total = 0;
-      for (;;) {
-        const deleted = await db.raw<{ rowCount: number }>(
-          `DELETE FROM webhook_deliveries WHERE id IN (
-             SELECT id FROM webhook_deliveries WHERE created_at < now() - interval '${DELIVERY_RETENTION_DAYS} days' LIMIT ?)`,
-          [batchSize],
-        );
-        total += deleted.rowCount;
-        if (deleted.rowCount < batchSize) return total;
-      }
+      return deleteOlderThan(db, 'webhook_deliveries', `${DELIVERY_RETENTION_DAYS} days`, batchSize);
     },
   };
 }
