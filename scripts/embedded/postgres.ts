@@ -4,7 +4,7 @@ import { chmod, chown, mkdir, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { isAlive } from './run-record';
+import { isAlive, processLooksLike } from './run-record';
 
 const run = promisify(execFile);
 
@@ -79,6 +79,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     }
   }
 
+  if (await removeStaleLockFile(dataDir)) options.log?.(`removed ${dataDir}/postmaster.pid: its pid now runs another program`);
   let running = await isRunning(bin, dataDir, spawnAs);
   if (running && options.takeOver) {
     await exec(path.join(bin, 'pg_ctl'), ['stop', '-w', '-m', 'fast', '-D', dataDir], spawnAs);
@@ -147,7 +148,7 @@ export function watchPostmaster(dataDir: string, intervalMs = 1_000): { stopped:
   const stopped = new Promise<void>((resolve) => {
     const look = () => {
       if (!watching) return;
-      if (pid === null || !isAlive(pid)) return resolve();
+      if (pid === null || !isPostmasterOf(dataDir, pid)) return resolve();
       timer = setTimeout(look, intervalMs);
       timer.unref();
     };
@@ -170,6 +171,29 @@ export function postmasterPid(dataDir: string): number | null {
   } catch {
     return null;
   }
+}
+
+/**
+ * Whether pid is dataDir's postmaster: alive, and (where /proc tells) started with that data
+ * directory (`postgres -D <dataDir> …`, the command line pg_ctl gives it). A pid that outlived its
+ * postmaster (a reboot, a restarted container, a kill -9) may run another program since.
+ */
+function isPostmasterOf(dataDir: string, pid: number): boolean {
+  return processLooksLike(pid, dataDir);
+}
+
+/**
+ * A postmaster.pid whose pid now runs another program is stale: pg_ctl status would call the
+ * cluster running (it only asks whether the pid exists), and Postgres itself refuses to start
+ * over a lock file naming a live process. Removed, so the cluster starts; true when it was. One
+ * naming a dead pid is left to Postgres, which then checks that no orphaned backend still uses
+ * the old shared memory (the file records its key) before it starts.
+ */
+async function removeStaleLockFile(dataDir: string): Promise<boolean> {
+  const pid = postmasterPid(dataDir);
+  if (pid === null || !isAlive(pid) || isPostmasterOf(dataDir, pid)) return false;
+  await rm(path.join(dataDir, 'postmaster.pid'), { force: true });
+  return true;
 }
 
 export async function createDatabaseIfMissing(adminUrl: string, database: string): Promise<void> {
