@@ -74,6 +74,14 @@ export function exportInputOf(document: DocumentForExport): ExportInput {
       subTotal: document.sub_total ?? document.total ?? '0.00',
       vat: document.vat ?? '0.00',
       total: document.total ?? '0.00',
+      taxes: accounting.taxes.map((entry) => ({
+        taxSchemeId: entry.schemeId,
+        taxSchemeName: entry.schemeName,
+        percent: entry.percent,
+        taxableAmount: entry.taxableAmount,
+        amount: entry.taxAmount,
+      })),
+      taxTotal: accounting.taxTotal,
       lines: (document.lines ?? []).map((line) => {
         const vat = line.taxes.find((tax) => tax.schemeId === '01' && tax.percent !== null) ?? line.taxes.find((tax) => tax.percent !== null);
         return {
@@ -105,6 +113,7 @@ export function exportInputOf(document: DocumentForExport): ExportInput {
         baseAmount: entry.baseAmount,
       })),
       prepaidAmount: accounting.prepaidAmount,
+      payableRounding: accounting.payableRounding,
       exchangeRate: accounting.exchangeRate,
       copEquivalents: accounting.cop,
     },

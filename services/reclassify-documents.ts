@@ -14,10 +14,11 @@ function documentsIn(original: Buffer, contentType: string | null): UblDocument[
 
 /**
  * Documents imported before their DIAN type and accounting fields were recorded (migration
- * 20261123080000 classified them from their collection: invoices as electronic_invoice/CUFE)
- * are re-read from their stored originals: a POS ticket or support document then gets its real
- * type — and stops being eligible for DIAN events — and every one its withholdings, allowances,
- * prepayments and exchange rate. Idempotent; an original that cannot be read or parsed is
+ * 20261123080000 classified them from their collection: invoices as electronic_invoice/CUFE;
+ * 20261125120000 left their tax breakdown NULL) are re-read from their stored originals: a POS
+ * ticket or support document then gets its real type — and stops being eligible for DIAN
+ * events — and every one its taxes, withholdings, allowances, prepayments, rounding and
+ * exchange rate. Idempotent; an original that cannot be read or parsed is
  * reported and left as it was. `invoicing documents reclassify` runs it.
  */
 export async function reclassifyFromOriginals(

@@ -71,6 +71,7 @@ export function dianColumns(ubl: UblDocument) {
     dian_document_type: ubl.dianDocumentType,
     dian_type_code: ubl.typeCode,
     code_scheme: ubl.codeScheme,
+    taxes: JSON.stringify(ubl.taxes.map((t) => ({ ...t, taxableAmount: money(t.taxableAmount), taxAmount: money(t.taxAmount) }))),
     withholdings: JSON.stringify(ubl.withholdings.map((w) => ({ ...w, taxableAmount: money(w.taxableAmount), taxAmount: money(w.taxAmount) }))),
     allowance_charges: JSON.stringify(
       ubl.allowanceCharges.map((a) => ({ ...a, amount: money(a.amount), baseAmount: a.baseAmount === null ? null : money(a.baseAmount) })),
@@ -79,6 +80,7 @@ export function dianColumns(ubl: UblDocument) {
     prepaid_amount: ubl.prepaidAmount,
     allowance_total: ubl.allowanceTotalAmount,
     charge_total: ubl.chargeTotalAmount,
+    payable_rounding_amount: ubl.payableRoundingAmount,
     exchange_rate: ubl.exchangeRate?.rate ?? null,
     exchange_source_currency: ubl.exchangeRate?.sourceCurrency ?? null,
     exchange_target_currency: ubl.exchangeRate?.targetCurrency ?? null,
@@ -126,8 +128,9 @@ export function createDocumentsRepository(db: Database) {
     },
 
     /**
-     * DIAN documents whose type code was never recorded (imported before migration
-     * 20261123080000, classified from their collection) and whose original is stored, by id.
+     * DIAN documents whose original has not been read by this version of the parser and is
+     * stored, by id: imported before migration 20261125120000 (their tax breakdown, NULL, was
+     * never recorded; those imported before 20261123080000 lack their type code too).
      */
     unclassified(afterId: number, limit: number, companyId?: number): Promise<UnclassifiedDocument[]> {
       return db('documents')
@@ -135,7 +138,7 @@ export function createDocumentsRepository(db: Database) {
           if (companyId !== undefined) query.where({ company_id: companyId });
         })
         .whereNotNull('cufe')
-        .whereNull('dian_type_code')
+        .whereNull('taxes')
         .whereNotNull('original_blob_key')
         .where('id', '>', afterId)
         .orderBy('id')

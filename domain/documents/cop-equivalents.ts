@@ -29,6 +29,8 @@ export type CopEquivalents = {
   rate: string;
   subTotal: string;
   vat: string;
+  /** All the document-level taxes in COP; null when they are not known. */
+  taxTotal: string | null;
   total: string;
   /** One per withholding, in order. */
   withholdings: string[];
@@ -42,6 +44,7 @@ export function copEquivalents(document: {
   exchangeRate: ExchangeRate | null;
   subTotal: string;
   vat: string;
+  taxTotal: string | null;
   total: string;
   withholdingAmounts: readonly string[];
 }): CopEquivalents | null {
@@ -52,6 +55,7 @@ export function copEquivalents(document: {
     rate,
     subTotal: toCop(document.subTotal, rate),
     vat: toCop(document.vat, rate),
+    taxTotal: document.taxTotal === null ? null : toCop(document.taxTotal, rate),
     total: toCop(document.total, rate),
     withholdings,
     withholdingTotal: sumDecimals(withholdings),

@@ -18,6 +18,10 @@ export type ExportInput = {
     subTotal: string;
     vat: string;
     total: string;
+    /** Every document-level tax subtotal (IVA, INC, ICA, IC, ICUI, INC bolsas …) as the supplier declared it; vat is the IVA among them. */
+    taxes: { taxSchemeId: string; taxSchemeName: string | null; percent: string | null; taxableAmount: string; amount: string }[];
+    /** Their sum; null for a document imported before they were read (invoicing documents reclassify). */
+    taxTotal: string | null;
     lines: { description: string; quantity: string; unitPrice: string; lineTotal: string; taxPercent: string | null }[];
     /** DIAN's type (electronic_invoice, support_document, pos_equivalent, …) and code scheme (CUFE/CUDE/CUDS); null for a bare PDF. */
     documentType: string | null;
@@ -37,10 +41,12 @@ export type ExportInput = {
     allowanceCharges: { charge: boolean; reasonCode: string | null; reason: string | null; percent: string | null; amount: string; baseAmount: string | null }[];
     /** Prepayments (anticipos) already deducted from total. */
     prepaidAmount: string;
+    /** PayableRoundingAmount, already added to total. */
+    payableRounding: string;
     /** The document's PaymentExchangeRate, the rate as written. */
     exchangeRate: { sourceCurrency: string; targetCurrency: string; rate: string; date: string | null } | null;
     /** COP equivalents (amount × rate, half-up to 2 places) of a foreign-currency document; null for COP or without a rate to COP. */
-    copEquivalents: { subTotal: string; vat: string; total: string; withholdingTotal: string } | null;
+    copEquivalents: { subTotal: string; vat: string; taxTotal: string | null; total: string; withholdingTotal: string } | null;
   };
   /** idType is the DIAN identification type code ('31' = NIT, '13' = C.C., ...). */
   supplier: { idType: string; idNumber: string; dv: string | null; name: string; email: string | null };

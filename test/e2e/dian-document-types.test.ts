@@ -6,6 +6,7 @@ import { eventually } from '../support/eventually';
 import { FAKE_ALEGRA_EMAIL, FAKE_ALEGRA_TOKEN, FAKE_CATEGORY_ID, startFakeAlegra, type FakeAlegra } from '../../testing/fake-accounting/alegra';
 import { startFakeErp, type FakeErp } from '../../testing/fake-accounting/generic-erp';
 import { OWN_FIXTURES, upload, waitForImport } from '../support/ingestion';
+import { collapse, pdfPagesText } from '../support/pdf-text';
 import { startReceiver, verifiedEvents } from '../support/receiver';
 import { startTestWorker, type TestWorker } from '../support/worker';
 import { reclassifyFromOriginals } from '../../services/reclassify-documents';
@@ -45,7 +46,7 @@ test.before(async () => {
   company = await seedCompany(api.database, 'Opticas GMO Colombia S.A.S.', '900108281');
   key = (await seedKey(api.database, { scopes: ['documents:read', 'documents:write', 'webhooks:manage'], role: 'admin' })).key;
   secret = (await call('POST', `/v1/companies/${company.id}/webhooks`, { url: receiver.url, events: [] })).body.secret;
-  for (const name of ['pos-equivalent.xml', 'support-document.xml', 'withholdings-usd.xml']) {
+  for (const name of ['pos-equivalent.xml', 'support-document.xml', 'withholdings-usd.xml', 'attached-contingency-inc.xml']) {
     const accepted = await upload(api.url, key, company.id, { name, bytes: readFileSync(path.join(OWN_FIXTURES, name)) });
     files[name] = await waitForImport(api.url, key, company.id, accepted.body.id);
   }
@@ -107,7 +108,7 @@ test.serial('the USD invoice shows withholdings, allowances and charges, prepaym
     { id: 'ANT-2026-014', amount: '100.00', received_date: '2026-01-25', paid_date: '2026-01-25', instruction: 'Anticipo recibido por transferencia' },
   ]);
   t.deepEqual(body.exchange_rate, { source_currency: 'USD', target_currency: 'COP', rate: '4012.37', date: '2026-02-10' });
-  t.deepEqual(body.cop_equivalents, { sub_total: '4012370.00', vat: '762350.30', total: '4253112.20', withholding_total: '253421.29' });
+  t.deepEqual(body.cop_equivalents, { sub_total: '4012370.00', vat: '762350.30', tax_total: '762350.30', total: '4253112.20', withholding_total: '253421.29' });
 
   const support = await invoice('support-document.xml');
   t.deepEqual(support.withholdings.map((entry: { type: string; amount: string; amount_cop: string | null }) => [entry.type, entry.amount, entry.amount_cop]), [
@@ -116,6 +117,30 @@ test.serial('the USD invoice shows withholdings, allowances and charges, prepaym
   ]);
   t.is(support.cop_equivalents, null, 'a COP document needs no COP equivalents');
   t.is(support.exchange_rate, null);
+});
+
+test.serial('every tributo and the rounding reach the API and the PDF, so the total adds up as DIAN computes it', async (t) => {
+  // A contingency invoice (03) in an AttachedDocument with IVA 19 %, IVA 5 %, INC 8 %, a discount, a charge, an advance and a rounding.
+  const file = files['attached-contingency-inc.xml'];
+  t.is(file.status, 'DONE', JSON.stringify(file.error));
+  t.like(file.documents[0], { document_type: 'contingency_invoice', code_scheme: 'CUFE' });
+  const body = await invoice('attached-contingency-inc.xml');
+  t.like(body, { document_type_code: '03', sub_total: '700000.00', vat: '90500.00', tax_total: '100100.00', total: '709100.00', payable_rounding_amount: '2.00' });
+  t.deepEqual(body.taxes, [
+    { tax_scheme_id: '01', tax_scheme_name: 'IVA', percent: '19.00', taxable_amount: '450000.00', amount: '85500.00' },
+    { tax_scheme_id: '01', tax_scheme_name: 'IVA', percent: '5.00', taxable_amount: '100000.00', amount: '5000.00' },
+    { tax_scheme_id: '04', tax_scheme_name: 'INC', percent: '8.00', taxable_amount: '120000.00', amount: '9600.00' },
+  ]);
+  const cents = (amount: string) => Math.round(Number(amount) * 100);
+  t.is(
+    cents(body.sub_total) + cents(body.tax_total) - cents(body.allowance_total) + cents(body.charge_total) - cents(body.prepaid_amount) + cents(body.payable_rounding_amount),
+    cents(body.total),
+    'PayableAmount = LineExtensionAmount + taxes − allowances + charges − prepayments + rounding',
+  );
+  const pdf = await fetch(`${api.url}/v1/companies/${company.id}/invoices/${body.id}/pdf`, { headers: bearer(key), redirect: 'manual' });
+  t.is(pdf.status, 302);
+  const text = collapse((await pdfPagesText(new Uint8Array(await (await fetch(pdf.headers.get('location')!)).arrayBuffer()))).join(' '));
+  for (const expected of ['INC (04)', '9.600,00', 'Redondeo', '$ 2,00', '$ 709.100,00']) t.true(text.includes(expected), expected);
 });
 
 test.serial('both exports carry what accountants book: the generic ERP gets it all, Alegra gets retentions and the exchange rate', async (t) => {
@@ -129,7 +154,7 @@ test.serial('both exports carry what accountants book: the generic ERP gets it a
   const sent = [...erp.state.documents.values()].at(-1)!.payload.document as Record<string, any>;
   t.like(sent, { documentType: 'electronic_invoice', codeScheme: 'CUFE', currency: 'USD', total: '1060.00', prepaidAmount: '100.00', withholdingTotal: '63.16' });
   t.deepEqual(sent.exchangeRate, { sourceCurrency: 'USD', targetCurrency: 'COP', rate: '4012.37', date: '2026-02-10' });
-  t.deepEqual(sent.copEquivalents, { subTotal: '4012370.00', vat: '762350.30', total: '4253112.20', withholdingTotal: '253421.29' });
+  t.deepEqual(sent.copEquivalents, { subTotal: '4012370.00', vat: '762350.30', taxTotal: '762350.30', total: '4253112.20', withholdingTotal: '253421.29' });
   t.deepEqual(sent.withholdings.map((entry: { type: string; amountCop: string }) => [entry.type, entry.amountCop]), [
     ['rete_fuente', '100309.25'], ['rete_iva', '114352.55'], ['rete_ica', '38759.49'],
   ]);
@@ -148,8 +173,8 @@ test.serial('both exports carry what accountants book: the generic ERP gets it a
 });
 
 test.serial('documents imported before the type was recorded are reclassified from their stored originals', async (t) => {
-  // What migration 20261123080000 left on rows imported before it: invoices as electronic_invoice/CUFE, no type code, no extras.
-  const legacy = { dian_document_type: 'electronic_invoice', code_scheme: 'CUFE', dian_type_code: null, withholdings: null, allowance_charges: null, prepaid_payments: null, prepaid_amount: null, exchange_rate: null, exchange_source_currency: null, exchange_target_currency: null, exchange_rate_date: null };
+  // What migrations 20261123080000 and 20261125120000 left on rows imported before them: invoices as electronic_invoice/CUFE, no type code, no extras.
+  const legacy = { dian_document_type: 'electronic_invoice', code_scheme: 'CUFE', dian_type_code: null, taxes: null, payable_rounding_amount: null, withholdings: null, allowance_charges: null, prepaid_payments: null, prepaid_amount: null, exchange_rate: null, exchange_source_currency: null, exchange_target_currency: null, exchange_rate_date: null };
   const ids = ['pos-equivalent.xml', 'support-document.xml', 'withholdings-usd.xml'].map((name) => files[name].documents[0].id as number);
   await api.database.db('documents').whereIn('id', ids).update(legacy);
   const [broken] = await api.database.db('documents')

@@ -150,7 +150,7 @@ const USD_EXTRAS: Partial<ExportInput['document']> = {
   ],
   prepaidAmount: '100.00',
   exchangeRate: { sourceCurrency: 'USD', targetCurrency: 'COP', rate: '4012.37', date: '2026-02-10' },
-  copEquivalents: { subTotal: '4012370.00', vat: '762350.30', total: '4253112.20', withholdingTotal: '253421.29' },
+  copEquivalents: { subTotal: '4012370.00', vat: '762350.30', taxTotal: null, total: '4253112.20', withholdingTotal: '253421.29' },
 };
 
 test('withholdings become the bill retentions, charges become lines, the exchange rate goes with the currency', async (t) => {

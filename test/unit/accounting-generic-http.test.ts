@@ -45,7 +45,7 @@ test('the document carries its DIAN type, withholdings, allowances, prepayment, 
         allowanceCharges: [{ charge: false, reasonCode: '11', reason: 'Pronto pago', percent: '5.00', amount: '50.00', baseAmount: '1000.00' }],
         prepaidAmount: '100.00',
         exchangeRate: { sourceCurrency: 'USD', targetCurrency: 'COP', rate: '4012.370000', date: '2026-02-10' },
-        copEquivalents: { subTotal: '4012370.00', vat: '762350.30', total: '4774720.30', withholdingTotal: '114352.55' },
+        copEquivalents: { subTotal: '4012370.00', vat: '762350.30', taxTotal: null, total: '4774720.30', withholdingTotal: '114352.55' },
       },
     };
     await integration(erp).exportPurchase(usd, { idempotencyKey: 'usd-1' });

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { documentAccounting, type StoredAccounting } from '../../domain/documents/accounting';
 import { copEquivalents, rateToCop, toCop } from '../../domain/documents/cop-equivalents';
 import { withholdingType } from '../../domain/ubl/accounting';
-import { multiplyDecimals, roundDecimal } from '../../domain/ubl/amounts';
+import { multiplyDecimals, roundDecimal, sumDecimals } from '../../domain/ubl/amounts';
 import { parseUbl } from '../../domain/ubl/parse';
 import { UblParseError } from '../../domain/ubl/types';
 import { FIXTURES, OWN_FIXTURES } from '../support/ingestion';
@@ -117,11 +117,12 @@ test('COP equivalents: only for a foreign-currency document whose rate converts 
   t.is(rateToCop('USD', null), null);
   t.is(toCop('1060.00', '4012.37'), '4253112.20');
   t.deepEqual(
-    copEquivalents({ currency: 'USD', exchangeRate: usd, subTotal: '1000.00', vat: '190.00', total: '1060.00', withholdingAmounts: ['25.00', '28.50', '9.66'] }),
+    copEquivalents({ currency: 'USD', exchangeRate: usd, subTotal: '1000.00', vat: '190.00', taxTotal: '190.00', total: '1060.00', withholdingAmounts: ['25.00', '28.50', '9.66'] }),
     {
       rate: '4012.37',
       subTotal: '4012370.00',
       vat: '762350.30',
+      taxTotal: '762350.30',
       total: '4253112.20',
       withholdings: ['100309.25', '114352.55', '38759.49'],
       withholdingTotal: '253421.29',
@@ -136,12 +137,14 @@ test('documentAccounting reads the stored columns back, with COP equivalents and
     sub_total: '1000.00',
     vat: '190.00',
     total: '1060.00',
+    taxes: document.taxes,
     withholdings: document.withholdings,
     allowance_charges: document.allowanceCharges,
     prepaid_payments: document.prepaidPayments,
     prepaid_amount: '100.00',
     allowance_total: null,
     charge_total: null,
+    payable_rounding_amount: null,
     exchange_rate: '4012.37',
     exchange_source_currency: 'USD',
     exchange_target_currency: 'COP',
@@ -153,14 +156,42 @@ test('documentAccounting reads the stored columns back, with COP equivalents and
   t.is(accounting.allowanceTotal, '50.00', 'summed from the list when the total is absent');
   t.is(accounting.chargeTotal, '20.00');
   t.is(accounting.prepaidAmount, '100.00');
-  t.deepEqual(accounting.cop, { subTotal: '4012370.00', vat: '762350.30', total: '4253112.20', withholdingTotal: '253421.29' });
+  t.deepEqual(accounting.cop, { subTotal: '4012370.00', vat: '762350.30', taxTotal: '762350.30', total: '4253112.20', withholdingTotal: '253421.29' });
 
   const empty = documentAccounting({
-    ...row, currency: 'COP', withholdings: null, allowance_charges: null, prepaid_payments: null, prepaid_amount: null,
+    ...row, currency: 'COP', taxes: null, withholdings: null, allowance_charges: null, prepaid_payments: null, prepaid_amount: null,
     exchange_rate: null, exchange_source_currency: null, exchange_target_currency: null, exchange_rate_date: null,
   });
   t.deepEqual(
     { ...empty, withholdings: empty.withholdings.length },
-    { withholdings: 0, withholdingTotal: '0.00', allowanceCharges: [], allowanceTotal: '0.00', chargeTotal: '0.00', prepaidAmount: '0.00', prepaidPayments: [], exchangeRate: null, cop: null },
+    { taxes: [], taxTotal: null, withholdings: 0, withholdingTotal: '0.00', allowanceCharges: [], allowanceTotal: '0.00', chargeTotal: '0.00', prepaidAmount: '0.00', prepaidPayments: [], payableRounding: '0.00', exchangeRate: null, cop: null },
   );
+});
+
+test('a contingency invoice in an AttachedDocument: every tributo, the rounding, and a total that adds up from them', (t) => {
+  // BOM, CRLF, cac/cbc under JAXB's ns2/ns3 prefixes, the invoice's own CDATA note splitting the wrapper's CDATA.
+  const parsed = parseUbl(readFileSync(path.join(OWN_FIXTURES, 'attached-contingency-inc.xml')));
+  const document = parsed.document;
+  t.is(parsed.container, 'AttachedDocument');
+  t.like(parsed.validation, { responseCode: '02' });
+  t.like(document, { dianDocumentType: 'contingency_invoice', typeCode: '03', number: 'CONT7731', subTotal: '700000.00', vat: '90500.00', total: '709100.00' });
+  t.deepEqual(document.notes[1], 'Entrega en bodega <principal> & muelle 3');
+  t.deepEqual(
+    document.taxes.map((tax) => [tax.schemeId, tax.percent, tax.taxableAmount, tax.taxAmount]),
+    [['01', '19.00', '450000.00', '85500.00'], ['01', '5.00', '100000.00', '5000.00'], ['04', '8.00', '120000.00', '9600.00']],
+  );
+  const row: StoredAccounting = {
+    currency: 'COP', sub_total: document.subTotal, vat: document.vat, total: document.total, taxes: document.taxes,
+    withholdings: document.withholdings, allowance_charges: document.allowanceCharges, prepaid_payments: document.prepaidPayments,
+    prepaid_amount: document.prepaidAmount, allowance_total: document.allowanceTotalAmount, charge_total: document.chargeTotalAmount,
+    payable_rounding_amount: document.payableRoundingAmount,
+    exchange_rate: null, exchange_source_currency: null, exchange_target_currency: null, exchange_rate_date: null,
+  };
+  const accounting = documentAccounting(row);
+  t.is(accounting.taxTotal, '100100.00', 'IVA 19 % + IVA 5 % + INC 8 %; vat alone is 90500.00');
+  t.is(accounting.payableRounding, '2.00');
+  // Anexo 1.9, LegalMonetaryTotal: PayableAmount = LineExtension + taxes − allowances + charges − prepayments + rounding.
+  const payable = sumDecimals([row.sub_total!, accounting.taxTotal!, `-${accounting.allowanceTotal}`, accounting.chargeTotal, `-${accounting.prepaidAmount}`, accounting.payableRounding]);
+  t.is(payable, document.total);
+  t.is(accounting.withholdingTotal, '37087.00', 'withholdings stay outside PayableAmount');
 });

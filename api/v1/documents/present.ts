@@ -57,9 +57,17 @@ function presentDianType(row: DocumentRow) {
   return { document_type: row.dian_document_type, document_type_code: row.dian_type_code, code_scheme: row.code_scheme };
 }
 
-/** Withholdings, allowances/charges, prepayments, exchange rate and COP equivalents (docs/ingestion.md). */
+/** Taxes, withholdings, allowances/charges, prepayments, rounding, exchange rate and COP equivalents (docs/ingestion.md). */
 export function presentAccounting(accounting: DocumentAccounting): z.infer<typeof accountingOut> {
   return {
+    taxes: accounting.taxes.map((entry) => ({
+      tax_scheme_id: entry.schemeId,
+      tax_scheme_name: entry.schemeName,
+      percent: entry.percent,
+      taxable_amount: entry.taxableAmount,
+      amount: entry.taxAmount,
+    })),
+    tax_total: accounting.taxTotal,
     withholdings: accounting.withholdings.map((entry) => ({
       type: entry.type,
       tax_scheme_id: entry.schemeId,
@@ -88,6 +96,7 @@ export function presentAccounting(accounting: DocumentAccounting): z.infer<typeo
       paid_date: entry.paidDate,
       instruction: entry.instruction,
     })),
+    payable_rounding_amount: accounting.payableRounding,
     exchange_rate: accounting.exchangeRate
       ? {
           source_currency: accounting.exchangeRate.sourceCurrency,
@@ -97,7 +106,7 @@ export function presentAccounting(accounting: DocumentAccounting): z.infer<typeo
         }
       : null,
     cop_equivalents: accounting.cop
-      ? { sub_total: accounting.cop.subTotal, vat: accounting.cop.vat, total: accounting.cop.total, withholding_total: accounting.cop.withholdingTotal }
+      ? { sub_total: accounting.cop.subTotal, vat: accounting.cop.vat, tax_total: accounting.cop.taxTotal, total: accounting.cop.total, withholding_total: accounting.cop.withholdingTotal }
       : null,
   };
 }

@@ -15,8 +15,12 @@ export const filesOut = z
 
 const decimal = z.string().meta({ description: 'A decimal amount as written in the document.' });
 
-/** Withholdings, allowances/charges, prepayments, exchange rate and COP equivalents (docs/ingestion.md). */
+/** Taxes, withholdings, allowances/charges, prepayments, rounding, exchange rate and COP equivalents (docs/ingestion.md). */
 export const accountingOut = z.object({
+  taxes: z.array(
+    z.object({ tax_scheme_id: z.string(), tax_scheme_name: z.string().nullable(), percent: decimal.nullable(), taxable_amount: decimal, amount: decimal }),
+  ),
+  tax_total: decimal.nullable(),
   withholdings: z.array(
     z.object({
       type: z.enum(['rete_fuente', 'rete_iva', 'rete_ica', 'other']),
@@ -38,8 +42,9 @@ export const accountingOut = z.object({
   prepaid_payments: z.array(
     z.object({ id: z.string().nullable(), amount: decimal, received_date: z.string().nullable(), paid_date: z.string().nullable(), instruction: z.string().nullable() }),
   ),
+  payable_rounding_amount: decimal,
   exchange_rate: z.object({ source_currency: z.string(), target_currency: z.string(), rate: decimal, date: z.string().nullable() }).nullable(),
-  cop_equivalents: z.object({ sub_total: decimal, vat: decimal, total: decimal, withholding_total: decimal }).nullable(),
+  cop_equivalents: z.object({ sub_total: decimal, vat: decimal, tax_total: decimal.nullable(), total: decimal, withholding_total: decimal }).nullable(),
 });
 
 /** The spec's Invoice object; every kind shares it (referenced_document only on credit and debit notes). */
