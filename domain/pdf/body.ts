@@ -2,6 +2,7 @@
  * The flowing part of the graphic representation: the line table, the tax breakdown with the
  * totals beside it, and the notes. Each piece moves to a new page when it does not fit.
  */
+import { rateToCop, toCop, COP } from '../documents/cop-equivalents';
 import type { UblDocument } from '../ubl/types';
 import { formatTaxScheme } from './format';
 import { SHADE, baselineOffset, drawLine, lineHeight, wrapText, type PageFlow, type TextStyle } from './layout';
@@ -62,6 +63,9 @@ function totalRows(document: UblDocument): TotalRow[] {
   // Without these rows a discount, a charge or an advance payment leaves the total to pay unexplained.
   for (const { label, amount } of payableAdjustments(document)) rows.push({ label, value: money(amount) });
   rows.push({ label: 'Total a pagar', value: money(document.total), strong: true });
+  // A document in another currency: what it is in pesos at its own PaymentExchangeRate (as the API's cop_equivalents).
+  const rate = rateToCop(document.currency, document.exchangeRate);
+  if (rate !== null) rows.push({ label: 'Equivalente en pesos', value: formatMoney(toCop(document.total, rate), COP) });
   return rows;
 }
 

@@ -3,7 +3,8 @@
  * identification (NIT with its check digit), dates in Colombian time, tax scheme names.
  */
 import { isValidNit, nitCheckDigit } from '../nit';
-import type { DianDocumentType, UblDocument, UblParty } from '../ubl/types';
+import type { DianDocumentType, UblDocument, UblExchangeRate, UblParty } from '../ubl/types';
+import { formatQuantity } from './money';
 
 /**
  * The title a graphic representation carries, by DIAN's document type, not by root element: a
@@ -69,6 +70,17 @@ export function formatColombianDateTime(instant: string | Date): string | null {
   if (Number.isNaN(time)) return null;
   const iso = new Date(time + COLOMBIA_OFFSET_MS).toISOString(); // YYYY-MM-DDTHH:MM:SS.sssZ
   return `${iso.slice(8, 10)}/${iso.slice(5, 7)}/${iso.slice(0, 4)} ${iso.slice(11, 19)}`;
+}
+
+/**
+ * cac:PaymentExchangeRate as written, every digit of the rate kept: 'Tasa de cambio USD a COP:
+ * 4.015,72 (20/11/2026)'. Source and target are named as the document names them, not read as
+ * '1 source = rate target': the toolbox's own COP example names COP the source and USD the target,
+ * rate 5000.00, for a dollar at 5,000 pesos.
+ */
+export function formatExchangeRate(rate: UblExchangeRate): string {
+  const date = rate.date ? ` (${formatDate(rate.date)})` : '';
+  return `Tasa de cambio ${rate.sourceCurrency} a ${rate.targetCurrency}: ${formatQuantity(rate.rate)}${date}`;
 }
 
 /** 'YYYY-MM-DD' as 'dd/mm/aaaa'; anything else is returned as written. */

@@ -5,7 +5,7 @@
  * bounded height whatever the input.
  */
 import type { UblDocument, UblParty, UblReference } from '../ubl/types';
-import { documentTitle, formatDate, formatIssued, formatPartyId } from './format';
+import { documentTitle, formatDate, formatExchangeRate, formatIssued, formatPartyId } from './format';
 import {
   ACCENT, MARGIN, MUTED, PAGE_HEIGHT, PAGE_WIDTH, blocksHeight, drawBlocks, layoutBlocks,
   type BlockInput, type PageFlow,
@@ -79,6 +79,8 @@ export function drawDocumentHeader(flow: PageFlow, document: UblDocument): QrSym
   if (issued.time) infoInputs.push({ text: `Hora de emisión: ${issued.time}`, style: { size: 8 }, maxLines: 2 });
   if (document.dueDate) infoInputs.push({ text: `Fecha de vencimiento: ${formatDate(document.dueDate)}`, style: { size: 8 }, maxLines: 1 });
   infoInputs.push({ text: `Moneda: ${document.currency}`, style: { size: 8 }, maxLines: 1 });
+  // DIAN requires the rate of a document in another currency (and some COP documents quote one): it is part of what was validated.
+  if (document.exchangeRate) infoInputs.push({ text: formatExchangeRate(document.exchangeRate), style: { size: 8 }, maxLines: 2 });
   const info = layoutBlocks(fonts, infoInputs, infoWidth);
 
   drawBlocks(page, fonts, supplier, flow.left, top, supplierWidth);

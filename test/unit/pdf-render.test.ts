@@ -13,7 +13,7 @@ import { WINANSI_CODE_POINTS, toWinAnsi } from '../../domain/pdf/text-safety';
 import { NO_ACCOUNTING_EXTRAS } from '../../domain/ubl/accounting';
 import { parseUbl } from '../../domain/ubl/parse';
 import type { UblDocument, UblLine } from '../../domain/ubl/types';
-import { FIXTURES } from '../support/ingestion';
+import { FIXTURES, OWN_FIXTURES } from '../support/ingestion';
 import { collapse, pdfInfo, pdfPagesText, pdfWords, rasterize, requirePoppler, squeeze, type PdfPageBox } from '../support/pdf-text';
 
 // invoice-signed-setp.xml (see /work/shared/fixtures/dian/expected.json); the lines are invented.
@@ -337,6 +337,24 @@ test('the totals show the discounts, charges, advance payments and rounding betw
   const zerosText = collapse((await pdfPagesText(await renderInvoicePdf(zeros, { generatedAt: GENERATED_AT })))[0]);
   t.false(/Descuentos|Cargos|Anticipos|Redondeo/.test(zerosText), 'zero amounts get no row');
   assertCleanLayout(t, await pdfWords(await renderInvoicePdf(adjusted, { generatedAt: GENERATED_AT })));
+});
+
+test('a document in another currency shows its exchange rate as written and the total to pay in pesos', async (t) => {
+  // withholdings-usd.xml: USD, PaymentExchangeRate USD→COP 4012.37 of 2026-02-10; 1060.00 × 4012.37 = 4253112.20 (the API's cop_equivalents.total).
+  const usd = parseUbl(readFileSync(path.join(OWN_FIXTURES, 'withholdings-usd.xml'))).document;
+  const pdf = await renderInvoicePdf(usd, { generatedAt: GENERATED_AT });
+  const text = collapse((await pdfPagesText(pdf))[0]);
+  t.true(text.includes('Tasa de cambio USD a COP: 4.012,37 (10/02/2026)'), text);
+  t.true(text.includes('Equivalente en pesos $ 4.253.112,20 COP'), text);
+  t.true(text.indexOf('Total a pagar') < text.indexOf('Equivalente en pesos'), 'after the total to pay');
+  assertCleanLayout(t, await pdfWords(pdf));
+  // The toolbox's COP invoice quoting its USD rate: the rate is shown, no conversion of a COP total.
+  const cop = parseUbl(readFileSync(path.join(FIXTURES, 'toolbox-other-currency.xml'))).document;
+  const copText = collapse((await pdfPagesText(await renderInvoicePdf(cop, { generatedAt: GENERATED_AT })))[0]);
+  t.true(copText.includes('Tasa de cambio COP a USD: 5.000 (03/05/2023)'), copText);
+  t.false(copText.includes('Equivalente en pesos'));
+  const plain = collapse((await pdfPagesText(await renderInvoicePdf(setpInvoice(), { generatedAt: GENERATED_AT })))[0]);
+  t.false(/Tasa de cambio|Equivalente en pesos/.test(plain), 'a COP document without a rate has neither');
 });
 
 test('money is formatted from the decimal string, Colombian style, rounding half up', (t) => {
