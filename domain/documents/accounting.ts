@@ -60,7 +60,7 @@ export type DocumentAccounting = {
   /** PayableRoundingAmount: what the supplier added to round the total to pay. */
   payableRounding: string;
   exchangeRate: ExchangeRate | null;
-  /** COP equivalents of sub_total, vat, total and the withholdings; null for a COP document or one without a rate to COP. */
+  /** COP equivalents of sub_total, vat, the taxes, total and the withholdings; null for a COP document or one without a rate to COP. */
   cop: { subTotal: string; vat: string; taxTotal: string | null; total: string; withholdingTotal: string } | null;
 };
 
