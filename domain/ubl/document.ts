@@ -13,6 +13,7 @@ import {
   type UblDocument,
   type UblDocumentType,
   type UblLine,
+  type UblParty,
   type UblReference,
 } from './types';
 import { all, attribute, child, children, first, text, type XmlElement } from './xml-tree';
@@ -96,7 +97,7 @@ export function readDocument(root: XmlElement, documentType: UblDocumentType): U
   const cufeAlgorithm = attribute(uuid, 'schemeName');
   const typeCode = TYPE_CODE_NAMES.map((name) => text(root, name)).find(Boolean) ?? null;
 
-  return {
+  const document: UblDocument = {
     documentType,
     number,
     cufe,
@@ -129,4 +130,45 @@ export function readDocument(root: XmlElement, documentType: UblDocumentType): U
     referencedDocument: readReference(root),
     notes: children(root, 'Note').map((note) => note.text).filter(Boolean),
   };
+  refuseOverlongIdentifyingText(document);
+  return document;
+}
+
+/**
+ * The most characters kept of one identifying text of a document: its number and codes, the
+ * parties' identification, names and contact details. Far above what DIAN's annex lets any of
+ * them hold. These values travel in events, contacts and Temporal payloads (2 MB each, and a ZIP
+ * holds up to 50 documents): a supplier name of 2.5 MB once stored its document and then failed
+ * the import at the payload limit, with no event. Notes and line descriptions are not bounded
+ * here: they stay in the document's row and its original.
+ */
+export const MAX_IDENTIFYING_TEXT_CHARS = 1_000;
+
+function refuseOverlongIdentifyingText(document: UblDocument): void {
+  const partyFields = (role: string, party: UblParty) =>
+    [
+      [`${role} id`, party.idNumber],
+      [`${role} id type`, party.idType],
+      [`${role} name`, party.name],
+      [`${role} email`, party.email],
+      [`${role} phone`, party.phone],
+      [`${role} address`, party.address],
+      [`${role} city`, party.city],
+      [`${role} country code`, party.countryCode],
+    ] as const;
+  const fields = [
+    ['number (cbc:ID)', document.number],
+    ['CUFE/CUDE (cbc:UUID)', document.cufe],
+    ['type code', document.typeCode],
+    ['currency (cbc:DocumentCurrencyCode)', document.currency],
+    ['referenced document number', document.referencedDocument?.number],
+    ['referenced document CUFE', document.referencedDocument?.cufe],
+    ...partyFields('supplier', document.supplier),
+    ...partyFields('customer', document.customer),
+  ] as const;
+  for (const [field, value] of fields) {
+    if (value && value.length > MAX_IDENTIFYING_TEXT_CHARS) {
+      throw new UblParseError('invalid_field', `the ${field} is ${value.length} characters long; at most ${MAX_IDENTIFYING_TEXT_CHARS} are accepted`);
+    }
+  }
 }

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { parseUbl } from '../../domain/ubl/parse';
 import { UblParseError } from '../../domain/ubl/types';
 import { DEFAULT_XML_LIMITS, prescanXml } from '../../domain/ubl/xml-safety';
+import { MAX_IDENTIFYING_TEXT_CHARS } from '../../domain/ubl/document';
 
 // Hostile input: each case must fail with the right code, fast (no expansion, no hang).
 
@@ -161,4 +162,15 @@ test('an amount too large to store (17 integer digits) is invalid_field, as is a
     .replace('<cbc:TaxAmount currencyID="COP">2394.01</cbc:TaxAmount>', '<cbc:TaxAmount currencyID="COP">9000000000000000.00</cbc:TaxAmount>')
     .replace('<cbc:TaxAmount currencyID="COP">30.00</cbc:TaxAmount>', '<cbc:TaxAmount currencyID="COP">1000000000000000.00</cbc:TaxAmount>');
   t.regex(failsWith(t, () => parseUbl(vatSum), 'invalid_field')?.message ?? '', /the sum of the VAT amounts .* has 17 integer digits/);
+});
+
+test('an identifying text far longer than DIAN allows (a 2.5 MB supplier name) is invalid_field, so no import stores a document it cannot announce', (t) => {
+  const original = fixture('invoice-signed-setp.xml');
+  const longest = 'N'.repeat(MAX_IDENTIFYING_TEXT_CHARS);
+  const withName = (name: string) => original.replace('<cbc:RegistrationName>DIAN</cbc:RegistrationName>', `<cbc:RegistrationName>${name}</cbc:RegistrationName>`);
+  t.is(parseUbl(withName(longest)).document.supplier.name, longest);
+  const error = failsWith(t, () => parseUbl(Buffer.from(withName('N'.repeat(2_500_000)))), 'invalid_field');
+  t.regex(error?.message ?? '', /supplier name is 2500000 characters long; at most 1000/);
+  const longNumber = original.replace(/<cbc:ID>([^<]*)<\/cbc:ID>/, `<cbc:ID>${'9'.repeat(MAX_IDENTIFYING_TEXT_CHARS + 1)}</cbc:ID>`);
+  t.regex(failsWith(t, () => parseUbl(longNumber), 'invalid_field')?.message ?? '', /number \(cbc:ID\)/);
 });
