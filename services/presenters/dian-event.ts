@@ -1,14 +1,20 @@
+import { z } from 'zod';
 import type { DianEventRow } from '../../db/repositories/dian-events';
 import type { Repositories } from '../../db/repositories';
+import { id } from './fields';
 
 /** Tax-authority event record (spec; payload of dian_event.completed / dian_event.failed). */
-export type DianEventRecord = {
-  invoice_id: number;
-  cufe: string;
-  event: string;
-  succeeded: boolean;
-  error?: { code: string; message: string };
-};
+export const dianEventRecordOut = z
+  .object({
+    invoice_id: id,
+    cufe: z.string(),
+    event: z.enum(['030', '032', '033']),
+    succeeded: z.boolean(),
+    error: z.object({ code: z.string(), message: z.string() }).optional().meta({ description: 'Only when the event failed. Codes in docs/dian.md.' }),
+  })
+  .meta({ id: 'DianEventRecord' });
+
+export type DianEventRecord = z.infer<typeof dianEventRecordOut>;
 
 export function presentDianEventRecord(event: DianEventRow, cufe: string | null): DianEventRecord {
   return {

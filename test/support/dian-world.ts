@@ -1,11 +1,10 @@
 import path from 'node:path';
-import { Webhook } from 'standardwebhooks';
 import { verifyXadesSignature } from '../../domain/dian/xades';
 import { startDianSimulator, type DianSimulator, type DianSimulatorOptions } from '../../integrations/dian/simulator/server';
 import { bearer, seedCompany, seedKey, startTestApi, type TestApi } from './api';
 import { generateTestPkcs12 } from '../../testing/dian-certificates';
 import { FIXTURES } from './ingestion';
-import { startReceiver } from './receiver';
+import { startReceiver, verifiedEvents } from './receiver';
 import { startTestWorker, type TestWorker } from './worker';
 
 /** The fixtures whose customer is NIT 900108281 (the world's company). */
@@ -51,13 +50,7 @@ export async function startDianWorld(options: { env?: Record<string, string>; si
     simulator, api, worker, receiver, company, key, call, certificate,
     /** Verified webhook events of one type, in arrival order. */
     events(type: string): { id: string; type: string; data: Record<string, any> }[] {
-      return receiver.received
-        .map((request) => new Webhook(secret).verify(request.body, {
-          'webhook-id': String(request.headers['webhook-id']),
-          'webhook-timestamp': String(request.headers['webhook-timestamp']),
-          'webhook-signature': String(request.headers['webhook-signature']),
-        }) as { id: string; type: string; data: Record<string, any> })
-        .filter((event) => event.type === type);
+      return verifiedEvents(receiver.received, secret).filter((event) => event.type === type);
     },
     async close() {
       await worker.stop();

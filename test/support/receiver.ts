@@ -1,4 +1,6 @@
 import { Webhook } from 'standardwebhooks';
+import { EVENT_BODIES } from '../../api/v1/webhooks/events-openapi';
+import { isEventType } from '../../domain/webhooks/event-types';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -55,15 +57,24 @@ export async function startReceiver(responder: Responder = () => ({ status: 200 
 
 export type VerifiedEvent = { id: string; type: string; data: Record<string, any> };
 
-/** The received webhook events whose Standard Webhooks signature verifies with `secret` (a bad one throws), in arrival order. */
+/**
+ * One received webhook, verified with the official standardwebhooks library (a bad signature
+ * throws) and checked against its type's documented body (the OpenAPI `webhooks`, a mismatch
+ * throws naming the field), as it arrived (nothing stripped).
+ */
+export function verifiedEvent(request: ReceivedRequest, secret: string): VerifiedEvent {
+  const event = new Webhook(secret).verify(request.body, {
+    'webhook-id': String(request.headers['webhook-id']),
+    'webhook-timestamp': String(request.headers['webhook-timestamp']),
+    'webhook-signature': String(request.headers['webhook-signature']),
+  }) as VerifiedEvent;
+  if (!isEventType(event.type)) throw new Error(`webhook ${event.id}: unknown event type ${event.type}`);
+  const checked = EVENT_BODIES[event.type].safeParse(event);
+  if (!checked.success) throw new Error(`webhook ${event.id} (${event.type}) is not its documented body: ${checked.error.message}`);
+  return event;
+}
+
+/** The received webhook events, each verified and checked as verifiedEvent does, in arrival order. */
 export function verifiedEvents(received: readonly ReceivedRequest[], secret: string): VerifiedEvent[] {
-  const webhook = new Webhook(secret);
-  return received.map(
-    (request) =>
-      webhook.verify(request.body, {
-        'webhook-id': String(request.headers['webhook-id']),
-        'webhook-timestamp': String(request.headers['webhook-timestamp']),
-        'webhook-signature': String(request.headers['webhook-signature']),
-      }) as VerifiedEvent,
-  );
+  return received.map((request) => verifiedEvent(request, secret));
 }

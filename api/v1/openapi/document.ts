@@ -8,6 +8,7 @@ import { contactsOpenApi } from '../contacts/openapi';
 import { documentsOpenApi } from '../documents/openapi';
 import { filesOpenApi } from '../files/openapi';
 import { webhooksOpenApi } from '../webhooks/openapi';
+import { webhookEventSchemas, webhookEventsOpenApi } from '../webhooks/events-openapi';
 import { integrationsOpenApi } from '../integrations/openapi';
 import { exportsOpenApi } from '../exports/openapi';
 import { dianSettingsOpenApi } from '../dian-settings/openapi';
@@ -150,8 +151,11 @@ export function buildOpenApiDocument(): OpenApiDocument {
     servers: [{ url: 'http://127.0.0.1:3000' }],
     security: [{ apiKey: [] }],
     paths: withIdempotencyKeys(mergePaths(OPERATIONS)),
+    // What the service sends: one delivery per event type, its headers and body (Standard Webhooks).
+    webhooks: webhookEventsOpenApi,
     components: {
       securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: '`<prefix>_live_<key_id>_<secret>`, shown once at creation.' } },
+      schemas: webhookEventSchemas,
     },
   });
 }
