@@ -3,11 +3,25 @@
  * totals beside it, and the notes. Each piece moves to a new page when it does not fit.
  */
 import { rateToCop, toCop, COP } from '../documents/cop-equivalents';
-import type { UblDocument } from '../ubl/types';
+import type { UblDocument, UblLine } from '../ubl/types';
 import { formatTaxScheme } from './format';
 import { SHADE, baselineOffset, drawLine, lineHeight, wrapText, type PageFlow, type TextStyle } from './layout';
 import { formatAmount, formatMoney, formatPercent, formatQuantity } from './money';
 import { drawTable, tableHeight, type Column } from './table';
+
+/**
+ * The line's description, then its own discounts and charges: they are already in the line's
+ * total, and without them quantity × unit value would not add up to it.
+ */
+function describeLine(line: UblLine): string {
+  const adjustments = (line.allowanceCharges ?? []).map((entry) => {
+    const label = entry.chargeIndicator ? 'Cargo' : 'Descuento';
+    const percent = entry.percent === null ? '' : ` ${formatPercent(entry.percent)}`;
+    const reason = entry.reason ? ` (${entry.reason})` : '';
+    return `${label}${percent}${reason}: ${entry.chargeIndicator ? '' : '-'}${formatAmount(entry.amount)}`;
+  });
+  return [line.description, ...adjustments].filter(Boolean).join('\n');
+}
 
 export function drawLineTable(flow: PageFlow, document: UblDocument): void {
   const currency = document.currency.trim();
@@ -20,7 +34,7 @@ export function drawLineTable(flow: PageFlow, document: UblDocument): void {
   ];
   const rows = document.lines.map((line) => [
     line.id,
-    line.description,
+    describeLine(line),
     [formatQuantity(line.quantity), line.unitCode ?? ''].join(' ').trim(),
     formatAmount(line.unitPrice),
     formatAmount(line.lineExtensionAmount),

@@ -41,11 +41,11 @@ function booleanText(value: string | null): boolean | null {
   return null;
 }
 
-/** Document-level cac:AllowanceCharge elements; one without an Amount or ChargeIndicator is not bookable and is left out. */
-export function readAllowanceCharges(root: XmlElement): UblAllowanceCharge[] {
+/** The cac:AllowanceCharge children of root (the document, or one line: `within` names it in errors); one without an Amount or ChargeIndicator is not bookable and is left out. */
+export function readAllowanceCharges(root: XmlElement, within = ''): UblAllowanceCharge[] {
   const result: UblAllowanceCharge[] = [];
   children(root, 'AllowanceCharge').forEach((element, index) => {
-    const field = `AllowanceCharge[${index + 1}]`;
+    const field = `${within}AllowanceCharge[${index + 1}]`;
     const chargeIndicator = booleanText(text(element, 'ChargeIndicator'));
     const value = amount(text(element, 'Amount'), `${field} Amount`);
     if (chargeIndicator === null || value === null) return;

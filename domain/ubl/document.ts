@@ -38,6 +38,7 @@ function readLine(line: XmlElement, index: number, documentType: UblDocumentType
     unitPrice: amount(text(line, 'Price/PriceAmount'), `${field} PriceAmount`) ?? '0.00',
     lineExtensionAmount: required(amount(text(line, 'LineExtensionAmount'), `${field} LineExtensionAmount`), `${field} LineExtensionAmount`),
     taxes: readTaxes(line, field),
+    allowanceCharges: readAllowanceCharges(line, `${field} `),
   };
 }
 

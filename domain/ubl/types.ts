@@ -43,6 +43,11 @@ export type UblLine = {
   unitPrice: string;
   lineExtensionAmount: string;
   taxes: UblTax[];
+  /**
+   * The line's own cac:AllowanceCharge (a discount or a charge already in lineExtensionAmount,
+   * which is why quantity × price can differ from it). Absent from lines stored before it was read.
+   */
+  allowanceCharges?: UblAllowanceCharge[];
 };
 
 export type UblReference = { number: string; cufe: string | null; issueDate: string | null };

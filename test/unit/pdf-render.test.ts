@@ -432,3 +432,18 @@ test('a line longer than a page is split across pages; a document without lines,
   const text = collapse((await pdfPagesText(empty)).join(' '));
   t.true(text.includes('El documento no tiene líneas.') && text.includes('$ 14.024,07 COP') && text.includes('Página 1 de 1'));
 });
+
+test("a line's own discount is shown under its description, so quantity × unit value adds up to its total", async (t) => {
+  // invoice-signed-setp.xml, line 1: 1 × 18.900,00 less 33,33 % (6.299,94) = 12.600,06.
+  const invoice = parseUbl(readFileSync(path.join(FIXTURES, 'invoice-signed-setp.xml'))).document;
+  t.deepEqual(invoice.lines[0]!.allowanceCharges?.map((entry) => [entry.chargeIndicator, entry.percent, entry.amount, entry.reason]), [
+    [false, '33.33', '6299.94', 'Descuento por cliente frecuente'],
+  ]);
+  const pdf = await renderInvoicePdf(invoice, { generatedAt: GENERATED_AT });
+  const text = collapse((await pdfPagesText(pdf))[0]);
+  t.regex(text, /Descuento 33,33% \(Descuento por cliente frecuente\): -6\.299,94/, text);
+  assertCleanLayout(t, await pdfWords(pdf));
+  // A line stored before its discounts were read (no allowanceCharges) renders as before.
+  const stored = { ...invoice, lines: invoice.lines.map(({ allowanceCharges: _, ...line }) => line) };
+  t.false(collapse((await pdfPagesText(await renderInvoicePdf(stored, { generatedAt: GENERATED_AT })))[0]).includes('Descuento 33,33%'));
+});

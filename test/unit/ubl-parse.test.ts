@@ -124,6 +124,10 @@ test('credit note: reference, parties, taxes, lines, due date', (t) => {
       unitPrice: '18900.00',
       lineExtensionAmount: '12600.06',
       taxes: [{ schemeId: '01', schemeName: 'IVA', percent: '19.00', taxableAmount: '12600.06', taxAmount: '2394.01' }],
+      // The line's own discount: 18900.00 less 33.33 % is its 12600.06.
+      allowanceCharges: [
+        { chargeIndicator: false, reasonCode: null, reason: 'Descuento por cliente frecuente', percent: '33.33', amount: '6299.94', baseAmount: '18900.00' },
+      ],
     },
   ]);
   t.is(document.notes.length, 1);
