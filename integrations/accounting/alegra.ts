@@ -191,13 +191,15 @@ export function createAlegraIntegration(settings: AlegraSettings): AccountingInt
     return list as T[];
   }
 
-  async function taxIdFor(percent: string): Promise<string | null> {
+  /** The Alegra tax for a rate: of the DIAN scheme's own Alegra type when it has one (IVA, INC), else IVA, else any. */
+  async function taxIdFor({ schemeId, percent }: RatedTax): Promise<string | null> {
     const wanted = Number(percent);
     if (!Number.isFinite(wanted)) throw new ExportError('validation_failed', `Line tax percent ${JSON.stringify(percent)} is not a number.`);
     const matches = (await settingList<AlegraTax>('/taxes')).filter(
       (tax) => tax.status !== 'inactive' && tax.percentage !== undefined && Math.abs(Number(tax.percentage) - wanted) < 1e-6,
     );
-    const chosen = matches.find((tax) => tax.type === 'IVA') ?? matches[0];
+    const schemeType = schemeId === null ? undefined : ALEGRA_TAX_TYPE_OF_SCHEME[schemeId];
+    const chosen = (schemeType && matches.find((tax) => tax.type === schemeType)) || matches.find((tax) => tax.type === 'IVA') || matches[0];
     if (chosen) return String(chosen.id);
     if (wanted === 0) return null; // 0 % (excluded/exempt) lines simply carry no tax
     throw new ExportError(
@@ -261,7 +263,8 @@ export function createAlegraIntegration(settings: AlegraSettings): AccountingInt
     provider: 'alegra',
     async exportPurchase(input: ExportInput, _options: { idempotencyKey: string }): Promise<ExportResult> {
       // Everything we can check locally fails before any request (and never retries).
-      if (!settings.categoryId) {
+      const categoryId = settings.categoryId;
+      if (!categoryId) {
         throw new ExportError('validation_failed', 'Alegra needs an expense category (ledger account) id to book purchase lines; set category_id.');
       }
       const { document } = input;
@@ -270,32 +273,41 @@ export function createAlegraIntegration(settings: AlegraSettings): AccountingInt
       }
       const date = colombianDate(document.issuedAt);
       const dueDate = document.dueDate ?? date;
-      const lines = document.lines.map((line, index) => ({ line, index, amounts: lineAmounts(line, index) }));
+      const lines = document.lines.map((line, index) => ({ line, index, amounts: lineAmounts(line, index), taxes: lineTaxes(line) }));
       const contactBody = providerContactBody(input.supplier);
 
       const taxIds = new Map<string, string | null>();
-      for (const { line } of lines) {
-        if (line.taxPercent !== null && line.taxPercent.trim() !== '' && !taxIds.has(line.taxPercent)) {
-          taxIds.set(line.taxPercent, await taxIdFor(line.taxPercent));
-        }
+      for (const { taxes } of lines) {
+        for (const tax of taxes.rated) if (!taxIds.has(ratedTaxKey(tax))) taxIds.set(ratedTaxKey(tax), await taxIdFor(tax));
       }
       const billRetentions = [];
       for (const withholding of document.withholdings) billRetentions.push(await retentionFor(withholding));
       const provider = await findOrCreateProvider(input.supplier, contactBody);
 
-      const categories = lines.map(({ line, amounts }) => {
-        const taxId = line.taxPercent === null ? null : (taxIds.get(line.taxPercent) ?? null);
+      const categories: { id: string; price: number; quantity: number; observations: string; tax?: { id: string }[] }[] = lines.map(({ line, amounts, taxes }) => {
+        const ids = [...new Set(taxes.rated.map((tax) => taxIds.get(ratedTaxKey(tax)) ?? null).filter((id): id is string => id !== null))];
         return {
-          id: settings.categoryId,
+          id: categoryId,
           price: amounts.price,
           quantity: amounts.quantity,
           observations: amounts.note ? `${line.description} (${amounts.note})` : line.description,
-          ...(taxId === null ? {} : { tax: [{ id: taxId }] }),
+          ...(ids.length === 0 ? {} : { tax: ids.map((id) => ({ id })) }),
         };
       });
+      // A tax per unit (INC bolsas…) has no rate to give Alegra: its amount is booked as a line of its own.
+      for (const { index, taxes } of lines) {
+        for (const tax of taxes.perUnit) {
+          categories.push({
+            id: categoryId,
+            price: decimal(tax.amount, `Line ${index + 1} ${tax.name} amount`),
+            quantity: 1,
+            observations: `${tax.name} de la línea ${index + 1}`,
+          });
+        }
+      }
       for (const charge of document.allowanceCharges.filter((entry) => entry.charge)) {
         categories.push({
-          id: settings.categoryId,
+          id: categoryId,
           price: decimal(charge.amount, 'Charge amount'),
           quantity: 1,
           observations: `Cargo${charge.reason ? `: ${charge.reason}` : ''}`,
@@ -399,7 +411,31 @@ function decimal(value: string, what: string): number {
  * the line), the line is sent as one unit at the line total so the bill adds up to what the
  * supplier invoiced, with the original quantity and unit price kept in the line's note.
  */
-function lineAmounts(line: ExportInput['document']['lines'][number], index: number): { price: number; quantity: number; note: string | null } {
+type ExportLine = ExportInput['document']['lines'][number];
+type RatedTax = { schemeId: string | null; percent: string };
+
+/** DIAN tax schemes (Anexo Técnico 1.9, 13.2.2) whose Alegra tax type is known: a rate shared by two types goes to the right one. */
+const ALEGRA_TAX_TYPE_OF_SCHEME: Record<string, string> = { '01': 'IVA', '04': 'INC' };
+
+const ratedTaxKey = (tax: RatedTax) => `${tax.schemeId ?? ''}|${Number(tax.percent)}`;
+
+/**
+ * A line's taxes as Alegra books them: those with a rate become the line's tax ids (all of them:
+ * IVA with ICUI or INC, not only the IVA, or the bill comes out short), those per unit (no rate,
+ * e.g. INC bolsas) lines of their own. An input without the list has only its IVA rate.
+ */
+function lineTaxes(line: ExportLine): { rated: RatedTax[]; perUnit: { name: string; amount: string }[] } {
+  const hasRate = (percent: string | null): percent is string => percent !== null && percent.trim() !== '';
+  if (!line.taxes) return { rated: hasRate(line.taxPercent) ? [{ schemeId: null, percent: line.taxPercent }] : [], perUnit: [] };
+  return {
+    rated: line.taxes.flatMap((tax) => (hasRate(tax.percent) ? [{ schemeId: tax.taxSchemeId, percent: tax.percent }] : [])),
+    perUnit: line.taxes
+      .filter((tax) => !hasRate(tax.percent) && Number(tax.amount) !== 0)
+      .map((tax) => ({ name: `Impuesto ${tax.taxSchemeName ?? tax.taxSchemeId}`, amount: tax.amount })),
+  };
+}
+
+function lineAmounts(line: ExportLine, index: number): { price: number; quantity: number; note: string | null } {
   const quantity = decimal(line.quantity, `Line ${index + 1} quantity`);
   const price = decimal(line.unitPrice, `Line ${index + 1} unit price`);
   const total = decimal(line.lineTotal, `Line ${index + 1} total`);

@@ -22,7 +22,19 @@ export type ExportInput = {
     taxes: { taxSchemeId: string; taxSchemeName: string | null; percent: string | null; taxableAmount: string; amount: string }[];
     /** Their sum; null for a document imported before they were read (invoicing documents reclassify). */
     taxTotal: string | null;
-    lines: { description: string; quantity: string; unitPrice: string; lineTotal: string; taxPercent: string | null }[];
+    lines: {
+      description: string;
+      quantity: string;
+      unitPrice: string;
+      lineTotal: string;
+      /** The line's IVA rate (else its first tax with a rate); null without one. */
+      taxPercent: string | null;
+      /**
+       * Every tax of the line (IVA, INC, ICUI, INC bolsas …): percent null for a tax per unit, whose
+       * amount is then the whole; absent from inputs built before it was passed.
+       */
+      taxes?: { taxSchemeId: string; taxSchemeName: string | null; percent: string | null; amount: string }[];
+    }[];
     /** DIAN's type (electronic_invoice, support_document, pos_equivalent, …) and code scheme (CUFE/CUDE/CUDS); null for a bare PDF. */
     documentType: string | null;
     codeScheme: string | null;

@@ -414,3 +414,51 @@ test('an answer larger than 4 MiB is not read into memory: the export fails unex
   t.regex(error.message, /more than 4194304 bytes/);
   t.true(process.memoryUsage().heapUsed - heapBefore < 64 * 1024 * 1024);
 });
+
+test("a line's every tax is booked: IVA with ICUI, INC to Alegra's INC (not an IVA of the same rate), a tax per unit as a line of its own", async (t) => {
+  const fake = await startFakeAlegra({
+    taxes: [
+      { id: '1', name: 'IVA 19%', percentage: '19.00', type: 'IVA', status: 'active' },
+      { id: '3', name: 'INC 8%', percentage: '8.00', type: 'INC', status: 'active' },
+      { id: '4', name: 'IVA 8%', percentage: '8.00', type: 'IVA', status: 'active' },
+      { id: '5', name: 'ICUI 20%', percentage: '20.00', type: 'ICUI', status: 'active' },
+    ],
+  });
+  try {
+    // 10000 × (1 + 19 % + 20 %) + 2 bags × 66.00 + 50000 × (1 + 8 %) = 13900 + 132 + 54000.
+    const input = purchase({
+      subTotal: '60000.00',
+      vat: '1900.00',
+      total: '68032.00',
+      lines: [
+        {
+          description: 'Bebida azucarada',
+          quantity: '1',
+          unitPrice: '10000.00',
+          lineTotal: '10000.00',
+          taxPercent: '19.00',
+          taxes: [
+            { taxSchemeId: '01', taxSchemeName: 'IVA', percent: '19.00', amount: '1900.00' },
+            { taxSchemeId: '35', taxSchemeName: 'ICUI', percent: '20.00', amount: '2000.00' },
+          ],
+        },
+        { description: 'Bolsa plástica', quantity: '2', unitPrice: '0.00', lineTotal: '0.00', taxPercent: null, taxes: [{ taxSchemeId: '22', taxSchemeName: 'INC Bolsas', percent: null, amount: '132.00' }] },
+        { description: 'Servicio de restaurante', quantity: '1', unitPrice: '50000.00', lineTotal: '50000.00', taxPercent: '8.00', taxes: [{ taxSchemeId: '04', taxSchemeName: 'INC', percent: '8.00', amount: '4000.00' }] },
+      ],
+    });
+    await integration(fake).exportPurchase(input, { idempotencyKey: 'exp_taxes' });
+    const [bill] = fake.state.bills;
+    t.deepEqual(
+      bill!.purchases.categories.map((line) => [line.observations, line.price, line.quantity, line.tax?.map((tax) => tax.id) ?? []]),
+      [
+        ['Bebida azucarada', 10000, 1, ['1', '5']],
+        ['Bolsa plástica', 0, 2, []],
+        ['Servicio de restaurante', 50000, 1, ['3']],
+        ['Impuesto INC Bolsas de la línea 2', 132, 1, []],
+      ],
+    );
+    t.is(bill!.total, 68032);
+  } finally {
+    await fake.close();
+  }
+});
