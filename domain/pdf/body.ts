@@ -3,7 +3,7 @@
  * totals beside it, and the notes. Each piece moves to a new page when it does not fit.
  */
 import { rateToCop, toCop, COP } from '../documents/cop-equivalents';
-import type { UblDocument, UblLine } from '../ubl/types';
+import type { UblDocument, UblLine, UblTax } from '../ubl/types';
 import { formatTaxScheme } from './format';
 import { SHADE, baselineOffset, drawLine, lineHeight, wrapText, type PageFlow, type TextStyle } from './layout';
 import { formatAmount, formatMoney, formatPercent, formatQuantity } from './money';
@@ -114,6 +114,17 @@ function drawTotals(flow: PageFlow, totals: LaidOutTotal[], top: number): number
   return top - y;
 }
 
+/**
+ * A tax's rate and base: a percentage of a taxable amount, or, for a tax per unit (INC bolsas),
+ * its amount per unit and how many units (its TaxableAmount is 0, which said nothing).
+ */
+function rateAndBase(tax: UblTax): [string, string] {
+  if (tax.percent === null && tax.perUnitAmount !== undefined) {
+    return [`${formatAmount(tax.perUnitAmount)} c/u`, tax.units ? `${formatQuantity(tax.units)} u` : '-'];
+  }
+  return [formatPercent(tax.percent), formatAmount(tax.taxableAmount)];
+}
+
 /** Tax breakdown table on the left, totals on the right, side by side when they fit on the page. */
 export function drawTaxesAndTotals(flow: PageFlow, document: UblDocument): void {
   const totals = layoutTotals(flow, document);
@@ -128,8 +139,7 @@ export function drawTaxesAndTotals(flow: PageFlow, document: UblDocument): void 
   // withholds is part of what the document says, though not of its PayableAmount.
   const rows = [...document.taxes, ...document.withholdings].map((tax) => [
     formatTaxScheme(tax.schemeId, tax.schemeName),
-    formatPercent(tax.percent),
-    formatAmount(tax.taxableAmount),
+    ...rateAndBase(tax),
     formatAmount(tax.taxAmount),
   ]);
   const taxesHeight = rows.length > 0 ? tableHeight(flow, columns, rows) : 0;

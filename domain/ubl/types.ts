@@ -33,6 +33,9 @@ export type UblTax = {
   percent: string | null;
   taxableAmount: string;
   taxAmount: string;
+  /** A tax per unit (no rate): cbc:PerUnitAmount, and the units it applies to (cbc:BaseUnitMeasure). Absent otherwise. */
+  perUnitAmount?: string;
+  units?: string | null;
 };
 
 export type UblLine = {

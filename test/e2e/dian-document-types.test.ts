@@ -127,9 +127,9 @@ test.serial('every tributo and the rounding reach the API and the PDF, so the to
   const body = await invoice('attached-contingency-inc.xml');
   t.like(body, { document_type_code: '03', sub_total: '700000.00', vat: '90500.00', tax_total: '100100.00', total: '709100.00', payable_rounding_amount: '2.00' });
   t.deepEqual(body.taxes, [
-    { tax_scheme_id: '01', tax_scheme_name: 'IVA', percent: '19.00', taxable_amount: '450000.00', amount: '85500.00' },
-    { tax_scheme_id: '01', tax_scheme_name: 'IVA', percent: '5.00', taxable_amount: '100000.00', amount: '5000.00' },
-    { tax_scheme_id: '04', tax_scheme_name: 'INC', percent: '8.00', taxable_amount: '120000.00', amount: '9600.00' },
+    { tax_scheme_id: '01', tax_scheme_name: 'IVA', percent: '19.00', taxable_amount: '450000.00', amount: '85500.00', per_unit_amount: null, units: null },
+    { tax_scheme_id: '01', tax_scheme_name: 'IVA', percent: '5.00', taxable_amount: '100000.00', amount: '5000.00', per_unit_amount: null, units: null },
+    { tax_scheme_id: '04', tax_scheme_name: 'INC', percent: '8.00', taxable_amount: '120000.00', amount: '9600.00', per_unit_amount: null, units: null },
   ]);
   const cents = (amount: string) => Math.round(Number(amount) * 100);
   t.is(

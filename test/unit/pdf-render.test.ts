@@ -447,3 +447,22 @@ test("a line's own discount is shown under its description, so quantity × unit 
   const stored = { ...invoice, lines: invoice.lines.map(({ allowanceCharges: _, ...line }) => line) };
   t.false(collapse((await pdfPagesText(await renderInvoicePdf(stored, { generatedAt: GENERATED_AT })))[0]).includes('Descuento 33,33%'));
 });
+
+test('a tax per unit (INC bolsas) shows its amount per unit and its units, not a rate "-" on a base of 0,00', async (t) => {
+  const original = readFileSync(path.join(FIXTURES, 'invoice-signed-setp.xml'), 'utf8');
+  const bags =
+    '<cac:TaxTotal><cbc:TaxAmount currencyID="COP">132.00</cbc:TaxAmount><cac:TaxSubtotal><cbc:TaxableAmount currencyID="COP">0.00</cbc:TaxableAmount>' +
+    '<cbc:TaxAmount currencyID="COP">132.00</cbc:TaxAmount><cbc:BaseUnitMeasure unitCode="NIU">2</cbc:BaseUnitMeasure><cbc:PerUnitAmount currencyID="COP">66.00</cbc:PerUnitAmount>' +
+    '<cac:TaxCategory><cac:TaxScheme><cbc:ID>22</cbc:ID><cbc:Name>INC Bolsas</cbc:Name></cac:TaxScheme></cac:TaxCategory></cac:TaxSubtotal></cac:TaxTotal>';
+  const end = original.indexOf('</cac:TaxTotal>') + '</cac:TaxTotal>'.length;
+  const invoice = parseUbl(`${original.slice(0, end)}${bags}${original.slice(end)}`).document;
+  t.like(invoice.taxes.find((tax) => tax.schemeId === '22'), { percent: null, taxableAmount: '0.00', taxAmount: '132.00', perUnitAmount: '66.00', units: '2' });
+  t.false('perUnitAmount' in invoice.taxes[0]!, 'a tax with a rate has no per-unit fields');
+  const pdf = await renderInvoicePdf(invoice, { generatedAt: GENERATED_AT });
+  const text = collapse((await pdfPagesText(pdf))[0]);
+  // Each value on its own: pdftotext may read the table's columns and the totals beside them apart.
+  t.true(text.includes('INC Bolsas (22) 66,00 c/u'), text);
+  t.regex(text, / 2 ?u /, 'its units'); // pdftotext may join a right-aligned '2 u'
+  t.true(text.includes('132,00'), text);
+  assertCleanLayout(t, await pdfWords(pdf));
+});

@@ -66,6 +66,8 @@ export function presentAccounting(accounting: DocumentAccounting): z.infer<typeo
       percent: entry.percent,
       taxable_amount: entry.taxableAmount,
       amount: entry.taxAmount,
+      per_unit_amount: entry.perUnitAmount ?? null,
+      units: entry.units ?? null,
     })),
     tax_total: accounting.taxTotal,
     withholdings: accounting.withholdings.map((entry) => ({

@@ -18,7 +18,15 @@ const decimal = z.string().meta({ description: 'A decimal amount as written in t
 /** Taxes, withholdings, allowances/charges, prepayments, rounding, exchange rate and COP equivalents (docs/ingestion.md). */
 export const accountingOut = z.object({
   taxes: z.array(
-    z.object({ tax_scheme_id: z.string(), tax_scheme_name: z.string().nullable(), percent: decimal.nullable(), taxable_amount: decimal, amount: decimal }),
+    z.object({
+      tax_scheme_id: z.string(),
+      tax_scheme_name: z.string().nullable(),
+      percent: decimal.nullable(),
+      taxable_amount: decimal,
+      amount: decimal,
+      per_unit_amount: decimal.nullable().meta({ description: 'A tax per unit (INC bolsas…), which has no percent: its amount per unit (cbc:PerUnitAmount).' }),
+      units: decimal.nullable().meta({ description: 'The units a tax per unit applies to (cbc:BaseUnitMeasure).' }),
+    }),
   ),
   tax_total: decimal.nullable(),
   withholdings: z.array(
