@@ -1,17 +1,17 @@
-import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import type { Stats } from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
 import type Router from '@koa/router';
 import { createRouter } from './router';
 import type { ApiDependencies } from './app-context';
 import { ApiError } from './errors';
-import { contentDisposition } from '../storage/blob-store';
+import { BlobStoreUnavailableError, contentDisposition } from '../storage/blob-store';
 import { FilesystemBlobStore } from '../storage/filesystem-blob-store';
 
 /**
  * GET /blobs/<key>: the filesystem blob store's downloads. No Authorization: the URL's HMAC
  * signature (key, expiry, name, type) is the credential, valid for one hour.
  */
-export function blobRoutes({ blobStore }: ApiDependencies): Router {
+export function blobRoutes({ blobStore, logger }: ApiDependencies): Router {
   const router = createRouter();
   router.get('/blobs/*key', async (ctx) => {
     if (!(blobStore instanceof FilesystemBlobStore)) throw new ApiError(404, 'not_found', 'Files are served by object storage.');
@@ -22,24 +22,44 @@ export function blobRoutes({ blobStore }: ApiDependencies): Router {
     if (typeof fileName !== 'string' || typeof contentType !== 'string' || typeof signature !== 'string' || !Number.isInteger(expires)) {
       throw new ApiError(403, 'invalid_signature', 'This download link is incomplete.');
     }
+    const size = query.size === undefined ? undefined : Number(query.size);
+    if (size !== undefined && !Number.isSafeInteger(size)) throw new ApiError(403, 'invalid_signature', 'This download link is not valid.');
     let verdict: 'ok' | 'expired' | 'invalid';
     try {
-      verdict = blobStore.verify({ key, expires, fileName, contentType }, signature);
+      verdict = blobStore.verify({ key, expires, fileName, contentType, size }, signature);
     } catch {
       verdict = 'invalid';
     }
     if (verdict === 'invalid') throw new ApiError(403, 'invalid_signature', 'This download link is not valid.');
     if (verdict === 'expired') throw new ApiError(403, 'url_expired', 'This download link has expired; ask the API for a new one.');
 
-    const file = blobStore.pathOf(key);
-    const info = await stat(file).catch(() => null);
-    if (!info?.isFile()) throw new ApiError(404, 'not_found', 'The file no longer exists.');
+    // Opened before anything is answered, so a file store that cannot open it (EMFILE, EACCES) is
+    // a JSON 503 rather than Koa's plain-text 500 from a stream failing after the headers were set.
+    let handle: FileHandle | null = null;
+    let info: Stats | null = null;
+    try {
+      handle = await open(blobStore.pathOf(key), 'r');
+      info = await handle.stat();
+    } catch (error) {
+      await handle?.close();
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== 'ENOENT' && code !== 'ENOTDIR') throw new BlobStoreUnavailableError(`The file store cannot be used right now (${code}).`, { cause: error });
+      handle = null;
+    }
+    // A stored file gone or no longer whole (deleted or truncated on disk) is lost: answered as the
+    // spec's file_not_available (retrying will not help) and logged as the data loss it is, never
+    // served short as if it were the file (a truncated original was answered 200 with its remains).
+    if (!handle || !info?.isFile() || (size !== undefined && info.size !== size)) {
+      await handle?.close();
+      logger.error({ key, expectedBytes: size ?? null, storedBytes: info?.isFile() ? info.size : null, requestId: ctx.state.requestId }, 'a stored file is missing or damaged in the file store');
+      throw new ApiError(404, 'file_not_available', info?.isFile() ? 'The stored file is damaged (it no longer has its recorded size) and cannot be served; upload it again.' : 'The file is no longer in the file store; upload it again.');
+    }
     ctx.set('Content-Type', contentType);
     ctx.set('Content-Length', String(info.size));
     ctx.set('Content-Disposition', contentDisposition(fileName));
     ctx.set('Cache-Control', 'private, max-age=3600');
     ctx.set('X-Content-Type-Options', 'nosniff');
-    ctx.body = createReadStream(file);
+    ctx.body = handle.createReadStream();
   });
   return router;
 }

@@ -1,3 +1,5 @@
+import { isBlobStoreUnavailable, isDatabaseUnavailable, isOutOfDescriptors, isStorageFull, isTemporalUnavailable } from '../services/dependency-faults';
+
 /**
  * The one error type the API raises on purpose, and the one place that turns any
  * thrown value into the JSON error body `{"error": {"code", "message", "param"?}}`.
@@ -45,41 +47,7 @@ export type MappedError = { status: number; body: ErrorBody; headers: Record<str
 /** Seconds a client should wait after a 503 service_unavailable (docs/errors.md). */
 export const SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
 
-/**
- * Postgres cannot be reached, is shutting down or restarting (SQLSTATE class 08 and 57P0x, a
- * refused or cut connection), or no pooled connection freed up within the pool's acquire
- * timeout: the request was not served and nothing of it was kept, so it can be retried.
- */
-const DATABASE_UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', '57P01', '57P02', '57P03', '08000', '08001', '08003', '08004', '08006']);
-
-export function isDatabaseUnavailable(error: unknown): boolean {
-  if (!(error instanceof Error)) return false;
-  if (error.name === 'KnexTimeoutError') return true;
-  const code = (error as NodeJS.ErrnoException).code;
-  if (typeof code === 'string' && DATABASE_UNAVAILABLE_CODES.has(code)) return true;
-  // A stopped Postgres removes its Unix socket (the embedded cluster's URL names it): ENOENT on that path.
-  if (code === 'ENOENT' && /\.s\.PGSQL\.\d+/.test(`${(error as { address?: string }).address ?? ''} ${error.message}`)) return true;
-  // knex prefixes the driver's message with the query: "select … - Connection terminated unexpectedly".
-  return /(^| - )(Connection terminated( unexpectedly| due to connection timeout)?|Client has encountered a connection error and is not queryable|Client was closed and is not queryable)$/.test(error.message);
-}
-
-/**
- * Temporal's frontend cannot be reached (gRPC UNAVAILABLE): an upload is stored but its import
- * could not be started; a retry with the same Idempotency-Key starts it.
- */
-export function isTemporalUnavailable(error: unknown): boolean {
-  for (let current: unknown = error, depth = 0; current && depth < 5; current = (current as { cause?: unknown }).cause, depth += 1) {
-    const { name, code } = current as { name?: string; code?: unknown };
-    if (name === 'ConnectionError' || (name === 'ServiceError' && code === 14) || code === 14) return true;
-  }
-  return false;
-}
-
-/** The blob store's disk (or its quota) is full: nothing of the request was kept. */
-export function isStorageFull(error: unknown): boolean {
-  const code = (error as NodeJS.ErrnoException | null)?.code;
-  return code === 'ENOSPC' || code === 'EDQUOT';
-}
+export { isDatabaseUnavailable, isTemporalUnavailable, isStorageFull, isBlobStoreUnavailable } from '../services/dependency-faults';
 
 export function mapError(error: unknown): MappedError {
   if (error instanceof ApiError) {
@@ -87,11 +55,17 @@ export function mapError(error: unknown): MappedError {
     if (error.param) body.error.param = error.param;
     return { status: error.status, body, headers: error.headers, unexpected: false };
   }
+  if (isBlobStoreUnavailable(error)) {
+    return serviceUnavailable('The service cannot use its file store right now; nothing was stored.');
+  }
   if (isDatabaseUnavailable(error)) {
     return serviceUnavailable('The service cannot reach its database right now; nothing was changed.');
   }
   if (isTemporalUnavailable(error)) {
     return serviceUnavailable('The service cannot reach its workflow engine right now; anything stored is kept, and a retry with the same Idempotency-Key completes it.');
+  }
+  if (isOutOfDescriptors(error)) {
+    return serviceUnavailable('The service has too many files and connections open right now; nothing was changed.');
   }
   if (isStorageFull(error)) {
     return {

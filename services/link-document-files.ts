@@ -9,6 +9,12 @@ import { BlobNotFoundError, type BlobStore } from '../storage/blob-store';
  */
 export type PdfProducer = (document: DocumentRow, original: Buffer) => Promise<Buffer | null>;
 
+/** The original's size as recorded at import (bigint: pg may return it as a string), when it is. */
+function recordedSize(document: DocumentRow): number | undefined {
+  const size = Number(document.original_size);
+  return document.original_size !== null && document.original_size !== undefined && Number.isSafeInteger(size) && size > 0 ? size : undefined;
+}
+
 export function originalOf(document: DocumentRow): OriginalFile {
   if (!document.original_blob_key || !document.original_content_type) return null;
   return {
@@ -38,7 +44,7 @@ export function createDocumentFiles(deps: {
     async originalUrl(document: DocumentRow): Promise<string | null> {
       const original = originalOf(document);
       if (!original || !document.original_blob_key) return null;
-      return deps.blobStore.signedDownloadUrl(document.original_blob_key, { fileName: original.fileName, contentType: original.contentType });
+      return deps.blobStore.signedDownloadUrl(document.original_blob_key, { fileName: original.fileName, contentType: original.contentType, size: recordedSize(document) });
     },
 
     /** null: no PDF exists for this document, or an on-demand one could not be produced. */
@@ -46,7 +52,7 @@ export function createDocumentFiles(deps: {
       const { pdf } = filesObject(document.document_type, originalOf(document));
       if (pdf.status === 'none' || !document.original_blob_key) return null;
       if (pdf.status === 'available') {
-        return deps.blobStore.signedDownloadUrl(document.original_blob_key, { fileName: document.original_file_name ?? pdfName(document), contentType: 'application/pdf' });
+        return deps.blobStore.signedDownloadUrl(document.original_blob_key, { fileName: document.original_file_name ?? pdfName(document), contentType: 'application/pdf', size: recordedSize(document) });
       }
       if (!document.pdf_blob_key) {
         const produced = await this.produce(document);

@@ -2,7 +2,12 @@
  * Where files live: the filesystem under the data folder (embedded default) or S3. Both give
  * clients a signed URL valid for one hour that needs no Authorization header.
  */
-export type DownloadOptions = { fileName: string; contentType: string; expiresInSeconds?: number };
+/**
+ * `size`: the bytes the stored file must have, when the caller knows them (an upload's or an
+ * original's recorded size): the filesystem store's download refuses a file that no longer has
+ * them (truncated on disk) instead of serving it as if it were whole.
+ */
+export type DownloadOptions = { fileName: string; contentType: string; expiresInSeconds?: number; size?: number };
 
 export interface BlobStore {
   readonly driver: 'filesystem' | 's3';
@@ -19,6 +24,28 @@ export interface BlobStore {
 export const SIGNED_URL_TTL_SECONDS = 3600;
 
 export class BlobNotFoundError extends Error {}
+
+/**
+ * The blob store could not do what was asked for a reason of its own, not of the key: the
+ * directory is not writable (EACCES, EPERM, EROFS), the process is out of file descriptors
+ * (EMFILE, ENFILE), the disk failed (EIO), or the object store is unreachable, slow to the point
+ * of timing out, answering 5xx or refusing our credentials. Nothing was stored; the same call can
+ * succeed once the store is back (docs/operations.md, Faults). `cause` is the store's own error.
+ */
+export class BlobStoreUnavailableError extends Error {
+  override readonly name = 'BlobStoreUnavailableError';
+  constructor(message: string, options: { cause: unknown }) {
+    super(message, options);
+  }
+}
+
+/** The blob store's disk, quota or object store is full (ENOSPC, EDQUOT, MinIO's XMinioStorageFull). */
+export class BlobStoreFullError extends Error {
+  override readonly name = 'BlobStoreFullError';
+  constructor(message: string, options: { cause: unknown }) {
+    super(message, options);
+  }
+}
 
 /** Keys are our own: lowercase path segments, no traversal, no leading slash. */
 const SAFE_KEY = /^[a-z0-9][a-z0-9._-]*(\/[a-z0-9][a-z0-9._-]*)*$/;

@@ -1,9 +1,32 @@
 import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
-import { copyFile, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { assertSafeKey, BlobNotFoundError, SIGNED_URL_TTL_SECONDS, type BlobStore, type DownloadOptions } from './blob-store';
+import {
+  assertSafeKey,
+  BlobNotFoundError,
+  BlobStoreFullError,
+  BlobStoreUnavailableError,
+  SIGNED_URL_TTL_SECONDS,
+  type BlobStore,
+  type DownloadOptions,
+} from './blob-store';
 
-export type SignedBlobRequest = { key: string; expires: number; fileName: string; contentType: string };
+/** `size`: the bytes the file must have, when the caller knows them (an original's recorded size). */
+export type SignedBlobRequest = { key: string; expires: number; fileName: string; contentType: string; size?: number };
+
+/**
+ * Where writes are made before they are renamed into place: one folder under the store's
+ * directory (same filesystem, so the rename is atomic), which no key can name (keys start with a
+ * letter or digit). A process killed mid-write (kill -9, OOM) leaves its temporary file here, and
+ * not beside the key where nothing would ever find it again.
+ */
+export const TEMPORARY_FOLDER = '.tmp';
+/** A temporary file older than this is a dead process's: no write of a 20 MB file takes an hour. */
+export const STALE_TEMPORARY_MS = 60 * 60 * 1000;
+
+/** Errors of the filesystem that say nothing about the key: the store cannot work right now. */
+const UNAVAILABLE_CODES = new Set(['EACCES', 'EPERM', 'EROFS', 'EMFILE', 'ENFILE', 'EIO', 'EAGAIN', 'EBUSY', 'ETIMEDOUT', 'ESTALE', 'ENOTCONN', 'EHOSTDOWN', 'ENODEV', 'ENXIO']);
+const FULL_CODES = new Set(['ENOSPC', 'EDQUOT']);
 
 /**
  * Files under a directory; downloads go through the API's own GET /blobs/<key>, which serves
@@ -11,6 +34,8 @@ export type SignedBlobRequest = { key: string; expires: number; fileName: string
  */
 export class FilesystemBlobStore implements BlobStore {
   readonly driver = 'filesystem' as const;
+  /** When this process last removed stale temporary files (0: not yet). */
+  private lastSweep = 0;
 
   constructor(
     private readonly directory: string,
@@ -35,19 +60,49 @@ export class FilesystemBlobStore implements BlobStore {
   /**
    * Write then rename, so a reader never sees half a file; concurrent writers of one key
    * (idempotent uploads) each have their own temporary file, and a failed write (ENOSPC)
-   * leaves nothing behind.
+   * leaves nothing behind. A write now and then also removes the temporary files of processes
+   * that died mid-write (sweepTemporaryFiles).
    */
   private async writeAtomically(key: string, write: (temporary: string) => Promise<void>): Promise<void> {
     const target = this.pathOf(key);
-    await mkdir(path.dirname(target), { recursive: true });
-    const temporary = `${target}.${randomUUID()}.tmp`;
+    const temporaryFolder = path.join(this.directory, TEMPORARY_FOLDER);
+    const temporary = path.join(temporaryFolder, `${randomUUID()}.tmp`);
     try {
-      await write(temporary);
-      await rename(temporary, target);
+      await makeFolder(path.dirname(target));
+      await makeFolder(temporaryFolder);
+      try {
+        await write(temporary);
+        await rename(temporary, target);
+      } catch (error) {
+        await rm(temporary, { force: true }).catch(() => undefined);
+        throw error;
+      }
     } catch (error) {
-      await rm(temporary, { force: true });
-      throw error;
+      throw storeError(error, `write ${key}`);
     }
+    if (this.now() - this.lastSweep > STALE_TEMPORARY_MS) {
+      this.lastSweep = this.now();
+      void this.sweepTemporaryFiles().catch(() => undefined);
+    }
+  }
+
+  /**
+   * Removes temporary files older than STALE_TEMPORARY_MS (a killed process's partial writes);
+   * returns how many. Done by the first write of each process and then at most once an hour.
+   */
+  async sweepTemporaryFiles(olderThanMs = STALE_TEMPORARY_MS): Promise<number> {
+    const folder = path.join(this.directory, TEMPORARY_FOLDER);
+    const names = await readdir(folder).catch(() => [] as string[]);
+    let removed = 0;
+    for (const name of names) {
+      const file = path.join(folder, name);
+      const info = await stat(file).catch(() => null);
+      if (info?.isFile() && this.now() - info.mtimeMs > olderThanMs) {
+        await rm(file, { force: true });
+        removed += 1;
+      }
+    }
+    return removed;
   }
 
   async get(key: string): Promise<Buffer> {
@@ -55,26 +110,38 @@ export class FilesystemBlobStore implements BlobStore {
       return await readFile(this.pathOf(key));
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new BlobNotFoundError(key);
-      throw error;
+      throw storeError(error, `read ${key}`);
     }
   }
 
   async exists(key: string): Promise<boolean> {
-    return stat(this.pathOf(key)).then(() => true, () => false);
+    try {
+      await stat(this.pathOf(key));
+      return true;
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT' || code === 'ENOTDIR') return false;
+      throw storeError(error, `look up ${key}`);
+    }
   }
 
   async delete(key: string): Promise<void> {
-    await rm(this.pathOf(key), { force: true });
+    try {
+      await rm(this.pathOf(key), { force: true });
+    } catch (error) {
+      throw storeError(error, `delete ${key}`);
+    }
   }
 
   async signedDownloadUrl(key: string, options: DownloadOptions): Promise<string> {
     assertSafeKey(key);
     const expires = Math.floor(this.now() / 1000) + (options.expiresInSeconds ?? SIGNED_URL_TTL_SECONDS);
-    const request = { key, expires, fileName: options.fileName, contentType: options.contentType };
+    const request: SignedBlobRequest = { key, expires, fileName: options.fileName, contentType: options.contentType, size: options.size };
     const query = new URLSearchParams({
       expires: String(expires),
       name: options.fileName,
       type: options.contentType,
+      ...(options.size === undefined ? {} : { size: String(options.size) }),
       signature: this.sign(request),
     });
     return `${this.publicBaseUrl()}/blobs/${key}?${query.toString()}`;
@@ -89,9 +156,36 @@ export class FilesystemBlobStore implements BlobStore {
     return 'ok';
   }
 
+  /** A URL signed before sizes were (or for a file of unknown size) signs the four fields alone, and stays valid. */
   private sign(request: SignedBlobRequest): string {
-    return createHmac('sha256', this.signingKey)
-      .update([request.key, request.expires, request.fileName, request.contentType].join('\n'), 'utf8')
-      .digest('base64url');
+    const fields: (string | number)[] = [request.key, request.expires, request.fileName, request.contentType];
+    if (request.size !== undefined) fields.push(`size=${request.size}`);
+    return createHmac('sha256', this.signingKey).update(fields.join('\n'), 'utf8').digest('base64url');
   }
+}
+
+/**
+ * mkdir -p that reports the real reason it failed: Node's recursive mkdir answers ENOENT when a
+ * missing level cannot be created on a read-only filesystem (EROFS) or in a folder it may not write
+ * (EACCES), which would read as a bug of ours; the level it stopped at is tried alone for its error.
+ */
+async function makeFolder(folder: string): Promise<void> {
+  try {
+    await mkdir(folder, { recursive: true });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    let missing = folder;
+    while (path.dirname(missing) !== missing && !(await stat(path.dirname(missing)).then(() => true, () => false))) missing = path.dirname(missing);
+    await mkdir(missing); // throws EROFS, EACCES … (or, created meanwhile, lets the retry below finish)
+    await mkdir(folder, { recursive: true });
+  }
+}
+
+/** The filesystem's error as the store reports it: full, unavailable, or (a bug of ours: a bad path) as it is. */
+function storeError(error: unknown, what: string): unknown {
+  if (error instanceof BlobNotFoundError || error instanceof BlobStoreFullError || error instanceof BlobStoreUnavailableError) return error;
+  const code = (error as NodeJS.ErrnoException | null)?.code ?? '';
+  if (FULL_CODES.has(code)) return new BlobStoreFullError(`The file store is full (${code}); could not ${what}.`, { cause: error });
+  if (UNAVAILABLE_CODES.has(code)) return new BlobStoreUnavailableError(`The file store cannot be used right now (${code}); could not ${what}.`, { cause: error });
+  return error;
 }

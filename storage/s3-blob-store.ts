@@ -2,7 +2,16 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, NoSuchKey, NotFound, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { assertSafeKey, BlobNotFoundError, contentDisposition, SIGNED_URL_TTL_SECONDS, type BlobStore, type DownloadOptions } from './blob-store';
+import {
+  assertSafeKey,
+  BlobNotFoundError,
+  BlobStoreFullError,
+  BlobStoreUnavailableError,
+  contentDisposition,
+  SIGNED_URL_TTL_SECONDS,
+  type BlobStore,
+  type DownloadOptions,
+} from './blob-store';
 
 export type S3Settings = { bucket: string; region: string; endpoint?: string; forcePathStyle: boolean };
 
@@ -19,25 +28,27 @@ export class S3BlobStore implements BlobStore {
 
   async put(key: string, data: Buffer, contentType: string): Promise<void> {
     assertSafeKey(key);
-    await this.client.send(new PutObjectCommand({ Bucket: this.settings.bucket, Key: key, Body: data, ContentType: contentType }));
+    await this.send(`write ${key}`, () => this.client.send(new PutObjectCommand({ Bucket: this.settings.bucket, Key: key, Body: data, ContentType: contentType })));
   }
 
   async putFile(key: string, filePath: string, contentType: string): Promise<void> {
     assertSafeKey(key);
     const { size } = await stat(filePath);
     const body = createReadStream(filePath);
-    await this.client.send(
-      new PutObjectCommand({ Bucket: this.settings.bucket, Key: key, Body: body, ContentLength: size, ContentType: contentType }),
+    await this.send(`write ${key}`, () =>
+      this.client.send(new PutObjectCommand({ Bucket: this.settings.bucket, Key: key, Body: body, ContentLength: size, ContentType: contentType })),
     );
   }
 
   async get(key: string): Promise<Buffer> {
     assertSafeKey(key);
     try {
-      const result = await this.client.send(new GetObjectCommand({ Bucket: this.settings.bucket, Key: key }));
-      return Buffer.from(await result.Body!.transformToByteArray());
+      return await this.send(`read ${key}`, async () => {
+        const result = await this.client.send(new GetObjectCommand({ Bucket: this.settings.bucket, Key: key }));
+        return Buffer.from(await result.Body!.transformToByteArray());
+      });
     } catch (error) {
-      if (error instanceof NoSuchKey || error instanceof NotFound) throw new BlobNotFoundError(key);
+      if (error instanceof BlobStoreUnavailableError && isNotFound(error.cause)) throw new BlobNotFoundError(key);
       throw error;
     }
   }
@@ -45,19 +56,41 @@ export class S3BlobStore implements BlobStore {
   async exists(key: string): Promise<boolean> {
     assertSafeKey(key);
     try {
-      await this.client.send(new HeadObjectCommand({ Bucket: this.settings.bucket, Key: key }));
+      await this.send(`look up ${key}`, () => this.client.send(new HeadObjectCommand({ Bucket: this.settings.bucket, Key: key })));
       return true;
     } catch (error) {
-      if (error instanceof NotFound || (error as { name?: string }).name === 'NotFound') return false;
+      if (error instanceof BlobStoreUnavailableError && isNotFound(error.cause)) return false;
       throw error;
     }
   }
 
   async delete(key: string): Promise<void> {
     assertSafeKey(key);
-    await this.client.send(new DeleteObjectCommand({ Bucket: this.settings.bucket, Key: key }));
+    await this.send(`delete ${key}`, () => this.client.send(new DeleteObjectCommand({ Bucket: this.settings.bucket, Key: key })));
   }
 
+  /**
+   * One call to the object store. Whatever fails it is the store's, not the key's (the callers
+   * above tell a missing key apart): unreachable (ECONNREFUSED, a reset, a timeout), answering
+   * 5xx or SlowDown, or refusing our credentials or bucket. It is reported as
+   * BlobStoreUnavailableError (the API's 503), a full MinIO as BlobStoreFullError (507): a raw
+   * ECONNREFUSED was answered as "cannot reach its database", a 5xx as 500 internal_error.
+   */
+  private async send<T>(what: string, call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (error) {
+      const name = (error as { name?: string; Code?: string }).Code ?? (error as { name?: string }).name ?? 'Error';
+      const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+      if (name === 'XMinioStorageFull' || status === 507) {
+        throw new BlobStoreFullError(`The object store is full (${name}); could not ${what}.`, { cause: error });
+      }
+      const detail = (error as NodeJS.ErrnoException).code ?? name;
+      throw new BlobStoreUnavailableError(`The object store cannot be used right now (${detail}${status ? `, HTTP ${status}` : ''}); could not ${what}.`, { cause: error });
+    }
+  }
+
+  // options.size is not signed into S3 URLs: an object is written whole or not at all.
   signedDownloadUrl(key: string, options: DownloadOptions): Promise<string> {
     assertSafeKey(key);
     const command = new GetObjectCommand({
@@ -68,4 +101,8 @@ export class S3BlobStore implements BlobStore {
     });
     return getSignedUrl(this.client, command, { expiresIn: options.expiresInSeconds ?? SIGNED_URL_TTL_SECONDS });
   }
+}
+
+function isNotFound(error: unknown): boolean {
+  return error instanceof NoSuchKey || error instanceof NotFound || ['NotFound', 'NoSuchKey'].includes((error as { name?: string }).name ?? '');
 }

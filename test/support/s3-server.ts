@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
+import { CreateBucketCommand, HeadBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { freePort, waitForPort } from '../../scripts/embedded/ports';
 
 const ROOT_USER = 'invoicing-test';
@@ -17,10 +17,12 @@ export async function startS3Server(bucket = 'invoicing') {
   if (!binary) throw new Error('TEST_MINIO_PATH is not set: run the suite with "npm test".');
   const directory = await mkdtemp(path.join(os.tmpdir(), 'minio-'));
   const [port, consolePort] = [await freePort(), await freePort()];
-  const child = spawn(binary, ['server', directory, '--address', `127.0.0.1:${port}`, '--console-address', `127.0.0.1:${consolePort}`, '--quiet'], {
-    env: { ...process.env, MINIO_ROOT_USER: ROOT_USER, MINIO_ROOT_PASSWORD: ROOT_PASSWORD, MINIO_BROWSER: 'off' },
-    stdio: 'ignore',
-  });
+  const launch = () =>
+    spawn(binary, ['server', directory, '--address', `127.0.0.1:${port}`, '--console-address', `127.0.0.1:${consolePort}`, '--quiet'], {
+      env: { ...process.env, MINIO_ROOT_USER: ROOT_USER, MINIO_ROOT_PASSWORD: ROOT_PASSWORD, MINIO_BROWSER: 'off' },
+      stdio: 'ignore',
+    });
+  let child = launch();
   const endpoint = `http://127.0.0.1:${port}`;
   await waitForPort(port, 30_000);
   const client = new S3Client({ region: 'us-east-1', endpoint, forcePathStyle: true, credentials: { accessKeyId: ROOT_USER, secretAccessKey: ROOT_PASSWORD } });
@@ -46,9 +48,37 @@ export async function startS3Server(bucket = 'invoicing') {
       AWS_ACCESS_KEY_ID: ROOT_USER,
       AWS_SECRET_ACCESS_KEY: ROOT_PASSWORD,
     },
+    /** The server's process id (the fault tests signal it: SIGKILL, SIGSTOP, SIGCONT). */
+    pid: () => child.pid!,
+    /** Kills the server with SIGKILL and waits until it is gone: the port refuses connections. */
+    async kill() {
+      const gone = new Promise((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve(null) : child.once('exit', resolve)));
+      child.kill('SIGKILL');
+      await gone;
+    },
+    /** Starts the server again on the same port and data folder (after kill); resolves once it serves the bucket. */
+    async restart() {
+      child = launch();
+      await waitForPort(port, 30_000);
+      const probe = new S3Client({ region: 'us-east-1', endpoint, forcePathStyle: true, credentials: { accessKeyId: ROOT_USER, secretAccessKey: ROOT_PASSWORD } });
+      try {
+        for (let attempt = 0; ; attempt += 1) {
+          try {
+            await probe.send(new HeadBucketCommand({ Bucket: bucket }));
+            return;
+          } catch (error) {
+            if (attempt > 100) throw error;
+            await new Promise((resolve) => setTimeout(resolve, 100));
+          }
+        }
+      } finally {
+        probe.destroy();
+      }
+    },
     async close() {
+      child.kill('SIGCONT'); // a test may have left it stopped (SIGSTOP), which would ignore SIGTERM
       child.kill('SIGTERM');
-      await new Promise((resolve) => (child.exitCode !== null ? resolve(null) : child.once('exit', resolve)));
+      await new Promise((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve(null) : child.once('exit', resolve)));
       await rm(directory, { recursive: true, force: true });
     },
   };

@@ -69,7 +69,7 @@ export function filesRoutes(deps: ApiDependencies): Router {
     const id = parseIdParam(ctx.params.file_id, 'file_id');
     const file = await repositories.uploadedFiles.find(owner.id, id);
     if (!file) throw notFound(`File ${id}`);
-    redirectToSignedUrl(ctx, await deps.blobStore.signedDownloadUrl(file.blob_key, { fileName: file.file_name, contentType: file.content_type }));
+    redirectToSignedUrl(ctx, await deps.blobStore.signedDownloadUrl(file.blob_key, { fileName: file.file_name, contentType: file.content_type, size: Number(file.size) }));
   });
 
   return router;

@@ -167,7 +167,7 @@ const ERROR_DESCRIPTIONS: Record<ErrorStatus, string> = {
   413: 'payload_too_large (or file_too_large): the body exceeds the limit.',
   415: 'unsupported_media_type: the body is not in a content type this operation takes.',
   429: 'rate_limited: too many requests; wait Retry-After seconds.',
-  503: 'service_unavailable: a dependency (database, Temporal) did not answer; retry later.',
+  503: 'service_unavailable: a dependency (database, Temporal, the file store) did not answer or could not be used; retry later.',
   507: 'insufficient_storage: the blob store cannot take the file now; retry later.',
 };
 

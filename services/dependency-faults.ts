@@ -1,0 +1,65 @@
+import { BlobStoreFullError, BlobStoreUnavailableError } from '../storage/blob-store';
+
+/**
+ * What tells a fault of a dependency (Postgres, Temporal, the blob store) from everything else.
+ * The API answers these 503 / 507 (api/errors.ts); the worker retries the work they interrupt
+ * for as long as it takes (activities/dependency-retries.ts), since the same call succeeds once
+ * the dependency is back.
+ */
+
+/**
+ * Postgres cannot be reached, is shutting down or restarting (SQLSTATE class 08 and 57P0x, a
+ * refused or cut connection), or no pooled connection freed up within the pool's acquire
+ * timeout: the request was not served and nothing of it was kept, so it can be retried.
+ */
+const DATABASE_UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', '57P01', '57P02', '57P03', '08000', '08001', '08003', '08004', '08006']);
+
+export function isDatabaseUnavailable(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  if (error instanceof BlobStoreUnavailableError) return false;
+  if (error.name === 'KnexTimeoutError') return true;
+  const code = (error as NodeJS.ErrnoException).code;
+  if (typeof code === 'string' && DATABASE_UNAVAILABLE_CODES.has(code)) return true;
+  // A stopped Postgres removes its Unix socket (the embedded cluster's URL names it): ENOENT on that path.
+  if (code === 'ENOENT' && /\.s\.PGSQL\.\d+/.test(`${(error as { address?: string }).address ?? ''} ${error.message}`)) return true;
+  // knex prefixes the driver's message with the query: "select … - Connection terminated unexpectedly".
+  return /(^| - )(Connection terminated( unexpectedly| due to connection timeout)?|Client has encountered a connection error and is not queryable|Client was closed and is not queryable)$/.test(error.message);
+}
+
+/**
+ * Temporal's frontend cannot be reached (gRPC UNAVAILABLE): an upload is stored but its import
+ * could not be started; a retry with the same Idempotency-Key starts it.
+ */
+export function isTemporalUnavailable(error: unknown): boolean {
+  for (let current: unknown = error, depth = 0; current && depth < 5; current = (current as { cause?: unknown }).cause, depth += 1) {
+    const { name, code } = current as { name?: string; code?: unknown };
+    if (name === 'ConnectionError' || (name === 'ServiceError' && code === 14) || code === 14) return true;
+  }
+  return false;
+}
+
+/** The blob store's disk (or its quota, or the object store) is full: nothing of the request was kept. */
+export function isStorageFull(error: unknown): boolean {
+  if (error instanceof BlobStoreFullError) return true;
+  const code = (error as NodeJS.ErrnoException | null)?.code;
+  return code === 'ENOSPC' || code === 'EDQUOT';
+}
+
+/** The blob store cannot be used right now (unwritable, out of descriptors, unreachable, 5xx): nothing was stored. */
+export function isBlobStoreUnavailable(error: unknown): boolean {
+  return error instanceof BlobStoreUnavailableError;
+}
+
+/**
+ * The process is out of file descriptors (EMFILE) or the system is (ENFILE), wherever it showed
+ * (a database connection, a file, a socket): a fault of load, over once connections close.
+ */
+export function isOutOfDescriptors(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException | null)?.code;
+  return code === 'EMFILE' || code === 'ENFILE';
+}
+
+/** Any of the above: the work did not happen because a dependency failed, and the same work can succeed later. */
+export function isDependencyFault(error: unknown): boolean {
+  return isBlobStoreUnavailable(error) || isStorageFull(error) || isDatabaseUnavailable(error) || isTemporalUnavailable(error) || isOutOfDescriptors(error);
+}
