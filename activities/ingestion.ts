@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { Context } from '@temporalio/activity';
 import type { Repositories } from '../db/repositories';
 import { isDataException } from '../db/errors';
@@ -8,7 +9,7 @@ import { importEvents } from '../domain/ingestion/import-events';
 import { PDF_KINDS, type ImportPlan, type PdfKind } from '../domain/ingestion/plan-import';
 import { CpuBudgetExceeded, planImportInPool } from '../services/cpu/pool';
 import { importFilesMemoryBudget } from '../services/file-memory-budget';
-import type { BlobStore } from '../storage/blob-store';
+import { BlobNotFoundError, type BlobStore } from '../storage/blob-store';
 import { loadUploadedFileRecord, presentUploadedFile, type UploadedFileRecord } from '../services/presenters/uploaded-file';
 import { presentContact, type ContactOut } from '../services/presenters/contact';
 import type { TemporalTarget } from '../temporal/start-workflow';
@@ -16,6 +17,7 @@ import { publishWorkflowEvents, type WorkflowEvent } from '../services/publish-e
 import { startImport } from '../services/start-import';
 import { dianFollowUpOf, NO_DIAN_FOLLOW_UP, type DianFollowUp } from './dian-follow-up';
 import { NO_HEARTBEAT, withHeartbeatsAfter, type Heartbeat } from './heartbeat';
+import { retryingDependencyFaults } from './dependency-retries';
 
 export type IngestionActivityDependencies = {
   repositories: Repositories;
@@ -80,7 +82,8 @@ export async function importStoredFile(deps: IngestionActivityDependencies, file
   const plan = await importFilesMemoryBudget().withBytes(
     Number(file.size), // bigint: pg returns it as a string
     async (): Promise<ImportPlan> => {
-      const bytes = await deps.blobStore.get(file.blob_key);
+      const bytes = await storedBytes(deps.blobStore, file);
+      if (!Buffer.isBuffer(bytes)) return bytes;
       heartbeat();
       // In the CPU pool, within its time and memory budget; a heartbeat per ZIP entry and per document.
       try {
@@ -110,6 +113,31 @@ export async function importStoredFile(deps: IngestionActivityDependencies, file
   }
   const done = await repositories.uploadedFiles.markDone(fileId, result.skipped);
   return { status: 'DONE', contactChanges: result.contactChanges, file: done, documents: result.documents, dianEnvironment };
+}
+
+/**
+ * The uploaded file's bytes as they were accepted, or why they cannot be imported: gone from the
+ * blob store (`file_missing`), or no longer the bytes recorded at upload (`file_corrupted`: a
+ * file truncated or altered on disk). Either is final, not retried: retrying reads the same.
+ * Before, a missing file was retried as an infrastructure fault and ended `import_failed` ("could
+ * not be processed; it is kept"), and a truncated one was parsed and ended `malformed_xml`.
+ */
+async function storedBytes(blobStore: BlobStore, file: UploadedFileRow): Promise<Buffer | Extract<ImportPlan, { ok: false }>> {
+  let bytes: Buffer;
+  try {
+    bytes = await blobStore.get(file.blob_key);
+  } catch (error) {
+    if (!(error instanceof BlobNotFoundError)) throw error;
+    return { ok: false, code: 'file_missing', message: 'The uploaded file is no longer in the file store; nothing was imported. Upload it again.' };
+  }
+  if (bytes.length !== Number(file.size) || createHash('sha256').update(bytes).digest('hex') !== file.sha256) {
+    return {
+      ok: false,
+      code: 'file_corrupted',
+      message: `The stored file no longer matches the upload (${bytes.length} bytes instead of ${Number(file.size)}, or other content); nothing was imported. Upload it again.`,
+    };
+  }
+  return bytes;
 }
 
 /**
@@ -156,7 +184,7 @@ export function createIngestionActivities(deps: IngestionActivityDependencies) {
      * 'lean-import' read only status and contactChanges.
      */
     async importUploadedFile(fileId: number): Promise<ImportedFile> {
-      return withHeartbeatsAfter(IMPORT_HEARTBEAT_GRACE_MS, (heartbeat) => importAndGather(deps, fileId, heartbeat));
+      return retryingDependencyFaults(() => withHeartbeatsAfter(IMPORT_HEARTBEAT_GRACE_MS, (heartbeat) => importAndGather(deps, fileId, heartbeat)));
     },
 
     /**
@@ -165,10 +193,12 @@ export function createIngestionActivities(deps: IngestionActivityDependencies) {
      * so a retry publishes nothing twice. Otherwise the workflow runs DIAN's steps and publishes.
      */
     async importAndPublishUploadedFile(fileId: number): Promise<ImportedFile & { published: boolean }> {
-      const imported = await withHeartbeatsAfter(IMPORT_HEARTBEAT_GRACE_MS, (heartbeat) => importAndGather(deps, fileId, heartbeat));
-      if (imported.dian.registerWithSimulator || imported.dian.invoicesToSync.length > 0) return { ...imported, published: false };
-      await publishWorkflowEvents(deps, publishingWorkflowId(), importEvents(imported));
-      return { ...imported, published: true };
+      return retryingDependencyFaults(async () => {
+        const imported = await withHeartbeatsAfter(IMPORT_HEARTBEAT_GRACE_MS, (heartbeat) => importAndGather(deps, fileId, heartbeat));
+        if (imported.dian.registerWithSimulator || imported.dian.invoicesToSync.length > 0) return { ...imported, published: false };
+        await publishWorkflowEvents(deps, publishingWorkflowId(), importEvents(imported));
+        return { ...imported, published: true };
+      });
     },
 
     /** The last resort when importing kept failing for reasons other than the file itself; returns the failed record. */

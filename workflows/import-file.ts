@@ -1,4 +1,4 @@
-import { ActivityFailure, patched, proxyActivities, proxyLocalActivities, uuid4 } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, isCancellation, patched, proxyActivities, proxyLocalActivities, TimeoutFailure, uuid4 } from '@temporalio/workflow';
 import type { createDianDocumentActivities } from '../activities/dian-documents';
 import type { createIngestionActivities, EventToPublish, ImportedFile, ImportOutcome } from '../activities/ingestion';
 import { importEvents } from '../domain/ingestion/import-events';
@@ -8,7 +8,12 @@ import { settlingOnCancellation } from './settle-on-cancellation';
 type IngestionActivities = ReturnType<typeof createIngestionActivities>;
 type DianDocumentActivities = ReturnType<typeof createDianDocumentActivities>;
 
-const IMPORT_RETRY = { initialInterval: '2 seconds', maximumInterval: '1 minute', maximumAttempts: 6 } as const;
+/**
+ * No attempt limit here: the import activities end the retries themselves after 6 attempts for a
+ * failure of their own, but never for a dependency that is down (Postgres, the blob store,
+ * Temporal), which is waited out at most a minute between attempts (activities/dependency-retries.ts).
+ */
+const IMPORT_RETRY = { initialInterval: '2 seconds', maximumInterval: '1 minute' } as const;
 const { importUploadedFile, importAndPublishUploadedFile } = proxyActivities<IngestionActivities>({
   startToCloseTimeout: '2 minutes',
   heartbeatTimeout: '15 seconds',
@@ -115,12 +120,24 @@ export async function importFileWorkflow(input: { fileId: number }): Promise<{ s
 /** An import step: the import activity, or the one that also publishes its events when nothing else follows. */
 type ImportStep = (fileId: number) => Promise<ImportedFile & { published?: boolean }>;
 
+/**
+ * Whether the import step failed for good: an activity task's failure comes wrapped in an
+ * ActivityFailure, an inline import's (a local activity's) as its own ApplicationFailure or
+ * TimeoutFailure. Only the first was caught until 2026-11-25: an inline import whose retries
+ * ended failed its workflow instead, leaving the upload PROCESSING with no event until the
+ * 5-minute reconciliation started it again.
+ */
+function importStepFailed(error: unknown): boolean {
+  if (isCancellation(error)) return false;
+  return error instanceof ActivityFailure || error instanceof ApplicationFailure || error instanceof TimeoutFailure;
+}
+
 async function importFile(input: { fileId: number }, importStep: ImportStep): Promise<{ status: 'DONE' | 'ERROR' }> {
   let imported: ImportedFile & { published?: boolean };
   try {
     imported = await importStep(input.fileId);
   } catch (error) {
-    if (!(error instanceof ActivityFailure)) throw error;
+    if (!importStepFailed(error)) throw error;
     const record = await local.failUploadedFile(input.fileId, 'import_failed', 'The file could not be processed; it is kept and can be uploaded again.');
     imported = { status: 'ERROR', contactChanges: [], record, contacts: [], dian: { registerWithSimulator: false, invoicesToSync: [] } };
   }
