@@ -27,7 +27,13 @@ const RETRY_AFTER_SECONDS = 5;
 export function holdingUploadMemory(budget: FileMemoryBudget, waitMs: number): Middleware {
   return async (ctx, next) => {
     const declared = ctx.request.length;
-    const bytes = Math.min(declared ?? LARGEST_BODY_BYTES, LARGEST_BODY_BYTES);
+    // A body declared larger than any upload can be is refused before a byte of it is read or any
+    // room is held: read slowly, it held 20 MB of the budget for up to Node's 5-minute request
+    // timeout, and six of them made every other client's upload wait and fail (503).
+    if (declared !== undefined && declared > LARGEST_BODY_BYTES) {
+      throw new ApiError(413, 'file_too_large', `Files are limited to ${MAX_FILE_BYTES / (1024 * 1024)} MB; this request declares ${declared} bytes.`);
+    }
+    const bytes = declared ?? LARGEST_BODY_BYTES;
     try {
       await budget.withBytesWithin(bytes, waitMs, next);
     } catch (error) {
