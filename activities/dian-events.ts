@@ -11,6 +11,7 @@ import { companyDian, dianFailure, type CompanyDian, type DianActivityDependenci
 import { syncInvoiceEvents } from './dian-documents';
 import { eligibleForDianEvents, referencedInvoiceTypeCode } from '../domain/dian/event-eligibility';
 import { expressAcceptanceWindow } from '../domain/dian/express-acceptance';
+import { LOST_WORKER_GRACE_MS, withHeartbeatsAfter } from './heartbeat';
 
 /**
  * DIAN's "already processed" answer. DIAN keys it by sender NIT + event type + event number and
@@ -84,7 +85,7 @@ export function createDianEventActivities(deps: DianActivityDependencies & { blo
     if (!window.open) throw dianFailure('tacitly_accepted', window.message);
   }
 
-  return {
+  const activities = {
     /**
      * Builds, signs (XAdES-EPES), zips and sends one buyer event. Transport failures are
      * retryable; a DIAN rejection is non-retryable with type = DIAN's StatusCode. On acceptance
@@ -182,5 +183,14 @@ export function createDianEventActivities(deps: DianActivityDependencies & { blo
     async dianEventRecord(eventId: number) {
       return loadDianEventRecord(repositories, eventId);
     },
+  };
+  return {
+    ...activities,
+    /**
+     * The attempt heartbeats while it runs (see postExport): a worker killed mid-send is noticed
+     * within the workflow's 20 s heartbeat timeout; the retry resends the same CUDE, which DIAN
+     * confirms as already processed (Regla 90) when the lost attempt reached it.
+     */
+    sendDianEvent: (eventId: number) => withHeartbeatsAfter(LOST_WORKER_GRACE_MS, () => activities.sendDianEvent(eventId)),
   };
 }

@@ -7,6 +7,7 @@ import { documentAccounting } from '../domain/documents/accounting';
 import { createIntegration, IntegrationConfigError, type IntegrationProvider } from '../integrations/accounting/registry';
 import { presentExport, type ExportRecord } from '../services/presenters/export';
 import { storableText } from '../domain/storable-text';
+import { LOST_WORKER_GRACE_MS, withHeartbeatsAfter } from './heartbeat';
 
 /** The most of an accounting system's text (its ids, names, error words) the export record keeps. */
 const MAX_STORED_TEXT = 2000;
@@ -131,7 +132,7 @@ export function exportInputOf(document: DocumentForExport): ExportInput {
 export function createExportActivities(deps: ExportActivityDependencies) {
   const { repositories } = deps;
 
-  return {
+  const activities = {
     /**
      * One attempt at posting an export. Transient adapter errors are thrown as retryable
      * failures (Temporal retries them with the workflow's policy, honouring a server-given
@@ -186,5 +187,14 @@ export function createExportActivities(deps: ExportActivityDependencies) {
       const row = await repositories.exports.markFailed(exportId, code, storableText(message, MAX_STORED_TEXT));
       return { ...presentExport(row), company_id: row.company_id };
     },
+  };
+  return {
+    ...activities,
+    /**
+     * The attempt heartbeats while it runs, so a worker killed mid-attempt is noticed within the
+     * workflow's 20 s heartbeat timeout and the export retried then, not after the attempt's
+     * 2-minute start-to-close (measured before 2026-11-25: 126 s after a kill -9).
+     */
+    postExport: (exportId: number) => withHeartbeatsAfter(LOST_WORKER_GRACE_MS, () => activities.postExport(exportId)),
   };
 }

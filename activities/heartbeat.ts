@@ -5,6 +5,14 @@ export type Heartbeat = (details?: unknown) => void;
 
 export const NO_HEARTBEAT: Heartbeat = () => undefined;
 
+/**
+ * How long an export or DIAN event attempt runs before it heartbeats (withHeartbeatsAfter): most
+ * end well within it, costing the engine no heartbeat, and it leaves most of their 20 s heartbeat
+ * timeout for the first. The heartbeats are there so that a worker killed mid-attempt is noticed
+ * within that timeout instead of the attempt's 2-minute start-to-close.
+ */
+export const LOST_WORKER_GRACE_MS = 3_000;
+
 /** How often a long activity under withHeartbeatsAfter heartbeats on its own (the SDK sends at most one per 0.8 × the heartbeat timeout). */
 export const KEEPALIVE_INTERVAL_MS = 5_000;
 

@@ -12,6 +12,8 @@ type IngestionActivities = ReturnType<typeof createIngestionActivities>;
  */
 const { sendDianEvent } = proxyActivities<DianEventActivities>({
   startToCloseTimeout: '2 minutes',
+  // The attempt heartbeats (activities/dian-events.ts): a lost worker is retried after 20 s, not 2 min.
+  heartbeatTimeout: '20 seconds',
   retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes', maximumAttempts: 8 },
 });
 const { failDianEvent, dianEventRecord } = proxyActivities<DianEventActivities>({

@@ -12,6 +12,8 @@ export const EXPORT_RETRY_POLICY = { initialInterval: '5 seconds', backoffCoeffi
 const { postExport } = proxyActivities<ExportActivities>({
   // An attempt makes up to four requests of at most 15 s each.
   startToCloseTimeout: '2 minutes',
+  // The attempt heartbeats (activities/exports.ts): a worker killed mid-export is retried after 20 s, not 2 min.
+  heartbeatTimeout: '20 seconds',
   retry: EXPORT_RETRY_POLICY,
 });
 const bookkeepingOptions = { startToCloseTimeout: '1 minute', retry: { initialInterval: '1 second', maximumInterval: '1 minute' } } as const;

@@ -1,0 +1,81 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import test from 'ava';
+import { seedDemoDocuments } from '../../admin/demo-documents';
+import { jsonClient, seedCompany, seedKey, spawnWorkerProcess, startTestApi, type TestApi } from '../support/api';
+import { waitUntil } from '../support/npm-start';
+
+// Fault test: the worker process killed with -9 while an export is being posted to the
+// accounting software (the generic HTTP integration; the ERP has the request and is answering).
+// The export is retried once the lost attempt's heartbeat times out, on the restarted worker, with
+// the same idempotency key: the ERP, which deduplicates on it as docs/exports.md asks, books it
+// once; the export ends succeeded with that booking's reference and one export.succeeded event.
+let api: TestApi;
+
+test.before(async () => {
+  api = await startTestApi();
+});
+test.after.always(async () => api?.close());
+
+test('the worker killed with -9 mid-export: retried within about 30 s with the same idempotency key, booked once, one event', async (t) => {
+  t.timeout(90_000);
+  const company = await seedCompany(api.database, 'Exportadora S.A.S.', '900108281');
+  const demo = await seedDemoDocuments({ repositories: api.database.repositories, blobStore: api.dependencies.blobStore }, company);
+  const { key } = await seedKey(api.database, { scopes: ['documents:write', 'documents:read'], role: 'admin' });
+  const call = jsonClient(api.url, key);
+
+  // The ERP: books each idempotency key once; takes 5 s over the first request (the worker dies meanwhile).
+  const received: string[] = [];
+  const booked = new Map<string, string>();
+  const erp = http.createServer((request, response) => {
+    let body = '';
+    request.on('data', (chunk) => (body += chunk));
+    request.on('end', () => {
+      const idempotencyKey = (JSON.parse(body) as { idempotency_key: string }).idempotency_key;
+      received.push(idempotencyKey);
+      if (!booked.has(idempotencyKey)) booked.set(idempotencyKey, `ERP-${booked.size + 1}`);
+      const id = booked.get(idempotencyKey)!;
+      setTimeout(() => response.writeHead(201, { 'Content-Type': 'application/json' }).end(JSON.stringify({ id, number: id })), received.length === 1 ? 5_000 : 0);
+    });
+  });
+  await new Promise<void>((resolve) => erp.listen(0, '127.0.0.1', resolve));
+  let worker = spawnWorkerProcess(api);
+  try {
+    const integration = await call('POST', `/v1/companies/${company.id}/integrations`, {
+      name: 'erp', provider: 'generic_http',
+      credentials: { secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' },
+      settings: { url: `http://127.0.0.1:${(erp.address() as AddressInfo).port}/bills` },
+    });
+    t.is(integration.status, 201, JSON.stringify(integration.body));
+    const started = await call('POST', `/v1/companies/${company.id}/invoices/${demo.invoiceFromXml}/export`, { integration: 'erp' });
+    t.is(started.status, 202, JSON.stringify(started.body));
+    const exportId = started.body!.id as number;
+
+    await waitUntil(() => received.length === 1, 30_000, 'the ERP to receive the export');
+    worker.kill('SIGKILL');
+    await new Promise((resolve) => worker.once('exit', resolve));
+    const killedAt = Date.now();
+    worker = spawnWorkerProcess(api); // what npm start's supervisor does, a second later
+
+    const status = async () => (await call('GET', `/v1/companies/${company.id}/exports/${exportId}`)).body!.status as string;
+    // Before 2026-11-25 the lost attempt was noticed only at its 2-minute start-to-close timeout.
+    await waitUntil(async () => (await status()) !== 'pending', 45_000, 'the export to be retried and end');
+    const recoveredMs = Date.now() - killedAt;
+    const record = (await call('GET', `/v1/companies/${company.id}/exports/${exportId}`)).body!;
+    const events = await api.database.db('events').where({ company_id: company.id }).where('type', 'like', 'export.%').pluck('type');
+    const line = `worker kill -9 mid-export: ${record.status} ${recoveredMs} ms after the kill; ERP requests ${received.length} (keys ${[...new Set(received)].join(', ')}), bookings ${booked.size}; events ${events.join(', ')}`;
+    t.log(line);
+    console.log(`[faults] ${line}`);
+    t.is(record.status, 'succeeded');
+    t.deepEqual(received, [`export-${exportId}`, `export-${exportId}`], 'the retry carried the same idempotency key');
+    t.is(booked.size, 1, 'booked once');
+    t.like(record.external_reference, { id: 'ERP-1', number: 'ERP-1' });
+    const invoice = (await call('GET', `/v1/companies/${company.id}/invoices/${demo.invoiceFromXml}`)).body!;
+    t.like(invoice.export, { external_id: 'ERP-1', marked_manually: false });
+    await waitUntil(async () => (await api.database.db('events').where({ company_id: company.id, type: 'export.succeeded' }).count<{ count: number }[]>('* as count'))[0].count > 0, 10_000, 'the event').catch(() => undefined);
+    t.deepEqual(await api.database.db('events').where({ company_id: company.id }).where('type', 'like', 'export.%').pluck('type'), ['export.succeeded']);
+  } finally {
+    worker.kill('SIGKILL');
+    await new Promise((resolve) => erp.close(resolve));
+  }
+});
