@@ -4,7 +4,7 @@ import { chmod, chown, mkdir, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { isAlive, processLooksLike } from './run-record';
+import { isAlive } from './run-record';
 
 const run = promisify(execFile);
 
@@ -148,7 +148,7 @@ export function watchPostmaster(dataDir: string, intervalMs = 1_000): { stopped:
   const stopped = new Promise<void>((resolve) => {
     const look = () => {
       if (!watching) return;
-      if (pid === null || !isPostmasterOf(dataDir, pid)) return resolve();
+      if (pid === null || !mayBePostmaster(pid)) return resolve();
       timer = setTimeout(look, intervalMs);
       timer.unref();
     };
@@ -174,12 +174,24 @@ export function postmasterPid(dataDir: string): number | null {
 }
 
 /**
- * Whether pid is dataDir's postmaster: alive, and (where /proc tells) started with that data
- * directory (`postgres -D <dataDir> …`, the command line pg_ctl gives it). A pid that outlived its
- * postmaster (a reboot, a restarted container, a kill -9) may run another program since.
+ * Whether pid runs a program other than Postgres, as far as /proc can tell: a pid that outlived
+ * its postmaster (a reboot, a restarted container) may have been given to another program since.
+ * Only a positive answer counts: when /proc cannot be read (another OS, `hidepid`, another
+ * user's process) the pid is taken for the postmaster, since treating a live postmaster as gone
+ * would remove its lock file and start a second server beside it. The program's name is compared,
+ * not its data directory, which the postmaster may have been given under another spelling.
  */
-function isPostmasterOf(dataDir: string, pid: number): boolean {
-  return processLooksLike(pid, dataDir);
+function runsAnotherProgram(pid: number): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/comm`, 'utf8').trim() !== 'postgres';
+  } catch {
+    return false;
+  }
+}
+
+/** Whether pid can still be the postmaster of a data directory: alive, and not another program. */
+function mayBePostmaster(pid: number): boolean {
+  return isAlive(pid) && !runsAnotherProgram(pid);
 }
 
 /**
@@ -191,7 +203,7 @@ function isPostmasterOf(dataDir: string, pid: number): boolean {
  */
 async function removeStaleLockFile(dataDir: string): Promise<boolean> {
   const pid = postmasterPid(dataDir);
-  if (pid === null || !isAlive(pid) || isPostmasterOf(dataDir, pid)) return false;
+  if (pid === null || !isAlive(pid) || !runsAnotherProgram(pid)) return false;
   await rm(path.join(dataDir, 'postmaster.pid'), { force: true });
   return true;
 }
