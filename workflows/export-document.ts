@@ -12,8 +12,11 @@ export const EXPORT_RETRY_POLICY = { initialInterval: '5 seconds', backoffCoeffi
 const { postExport } = proxyActivities<ExportActivities>({
   // An attempt makes up to four requests of at most 15 s each.
   startToCloseTimeout: '2 minutes',
-  // The attempt heartbeats (activities/exports.ts): a worker killed mid-export is retried after 20 s, not 2 min.
-  heartbeatTimeout: '20 seconds',
+  // The attempt heartbeats (activities/exports.ts): a worker killed mid-export is retried after
+  // 75 s, not 2 min. Not sooner: a worker cut off from Temporal (not dead) may still be posting,
+  // for up to 60 s of requests, and Alegra takes no idempotency key; past 75 s its requests are
+  // over, and a retry finds the export recorded and posts nothing.
+  heartbeatTimeout: '75 seconds',
   retry: EXPORT_RETRY_POLICY,
 });
 const bookkeepingOptions = { startToCloseTimeout: '1 minute', retry: { initialInterval: '1 second', maximumInterval: '1 minute' } } as const;

@@ -9,11 +9,13 @@ type IngestionActivities = ReturnType<typeof createIngestionActivities>;
 type DianDocumentActivities = ReturnType<typeof createDianDocumentActivities>;
 
 /**
- * No attempt limit here: the import activities end the retries themselves after 6 attempts for a
- * failure of their own, but never for a dependency that is down (Postgres, the blob store,
- * Temporal), which is waited out at most a minute between attempts (activities/dependency-retries.ts).
+ * The import activities end the retries themselves after 6 attempts for a failure of their own,
+ * but not for a dependency that is down (Postgres, the blob store, Temporal), which is waited out
+ * at most a minute between attempts (activities/dependency-retries.ts). The 30 attempts here
+ * (about 26 minutes) bound what the activity never sees: a timeout, or a worker killed mid-import,
+ * over and over by a file that crashes it, which before this limit was retried for ever.
  */
-const IMPORT_RETRY = { initialInterval: '2 seconds', maximumInterval: '1 minute' } as const;
+const IMPORT_RETRY = { initialInterval: '2 seconds', maximumInterval: '1 minute', maximumAttempts: 30 } as const;
 const { importUploadedFile, importAndPublishUploadedFile } = proxyActivities<IngestionActivities>({
   startToCloseTimeout: '2 minutes',
   heartbeatTimeout: '15 seconds',
