@@ -91,7 +91,13 @@ export function exportInputOf(document: DocumentForExport): ExportInput {
           unitPrice: line.unitPrice,
           lineTotal: line.lineExtensionAmount,
           taxPercent: vat?.percent ?? null,
-          taxes: line.taxes.map((tax) => ({ taxSchemeId: tax.schemeId, taxSchemeName: tax.schemeName, percent: tax.percent, amount: tax.taxAmount })),
+          taxes: line.taxes.map((tax) => ({
+            taxSchemeId: tax.schemeId,
+            taxSchemeName: tax.schemeName,
+            percent: tax.percent,
+            amount: tax.taxAmount,
+            perUnitAmount: tax.perUnitAmount ?? null,
+          })),
         };
       }),
       documentType: document.dian_document_type,

@@ -427,10 +427,12 @@ const ratedTaxKey = (tax: RatedTax) => `${tax.schemeId ?? ''}|${Number(tax.perce
 function lineTaxes(line: ExportLine): { rated: RatedTax[]; perUnit: { name: string; amount: string }[] } {
   const hasRate = (percent: string | null): percent is string => percent !== null && percent.trim() !== '';
   if (!line.taxes) return { rated: hasRate(line.taxPercent) ? [{ schemeId: null, percent: line.taxPercent }] : [], perUnit: [] };
+  // Per unit: it says so (PerUnitAmount, even beside a Percent of 0.00), or it has no rate at all.
+  const perUnit = (tax: NonNullable<ExportLine['taxes']>[number]) => (tax.perUnitAmount ?? null) !== null || !hasRate(tax.percent);
   return {
-    rated: line.taxes.flatMap((tax) => (hasRate(tax.percent) ? [{ schemeId: tax.taxSchemeId, percent: tax.percent }] : [])),
+    rated: line.taxes.flatMap((tax) => (!perUnit(tax) && hasRate(tax.percent) ? [{ schemeId: tax.taxSchemeId, percent: tax.percent }] : [])),
     perUnit: line.taxes
-      .filter((tax) => !hasRate(tax.percent) && Number(tax.amount) !== 0)
+      .filter((tax) => perUnit(tax) && Number(tax.amount) !== 0)
       .map((tax) => ({ name: `Impuesto ${tax.taxSchemeName ?? tax.taxSchemeId}`, amount: tax.amount })),
   };
 }

@@ -30,10 +30,10 @@ export type ExportInput = {
       /** The line's IVA rate (else its first tax with a rate); null without one. */
       taxPercent: string | null;
       /**
-       * Every tax of the line (IVA, INC, ICUI, INC bolsas …): percent null for a tax per unit, whose
-       * amount is then the whole; absent from inputs built before it was passed.
+       * Every tax of the line (IVA, INC, ICUI, INC bolsas …): a tax per unit has perUnitAmount (and
+       * usually no percent), its amount is then the whole; absent from inputs built before it was passed.
        */
-      taxes?: { taxSchemeId: string; taxSchemeName: string | null; percent: string | null; amount: string }[];
+      taxes?: { taxSchemeId: string; taxSchemeName: string | null; percent: string | null; amount: string; perUnitAmount?: string | null }[];
     }[];
     /** DIAN's type (electronic_invoice, support_document, pos_equivalent, …) and code scheme (CUFE/CUDE/CUDS); null for a bare PDF. */
     documentType: string | null;

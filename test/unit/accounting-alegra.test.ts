@@ -442,7 +442,15 @@ test("a line's every tax is booked: IVA with ICUI, INC to Alegra's INC (not an I
             { taxSchemeId: '35', taxSchemeName: 'ICUI', percent: '20.00', amount: '2000.00' },
           ],
         },
-        { description: 'Bolsa plástica', quantity: '2', unitPrice: '0.00', lineTotal: '0.00', taxPercent: null, taxes: [{ taxSchemeId: '22', taxSchemeName: 'INC Bolsas', percent: null, amount: '132.00' }] },
+        // A tax per unit written with a Percent of 0.00 beside its PerUnitAmount is still per unit.
+        {
+          description: 'Bolsa plástica',
+          quantity: '2',
+          unitPrice: '0.00',
+          lineTotal: '0.00',
+          taxPercent: '0.00',
+          taxes: [{ taxSchemeId: '22', taxSchemeName: 'INC Bolsas', percent: '0.00', amount: '132.00', perUnitAmount: '66.00' }],
+        },
         { description: 'Servicio de restaurante', quantity: '1', unitPrice: '50000.00', lineTotal: '50000.00', taxPercent: '8.00', taxes: [{ taxSchemeId: '04', taxSchemeName: 'INC', percent: '8.00', amount: '4000.00' }] },
       ],
     });
