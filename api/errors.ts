@@ -47,8 +47,6 @@ export type MappedError = { status: number; body: ErrorBody; headers: Record<str
 /** Seconds a client should wait after a 503 service_unavailable (docs/errors.md). */
 export const SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
 
-export { isDatabaseUnavailable, isTemporalUnavailable, isStorageFull, isBlobStoreUnavailable } from '../services/dependency-faults';
-
 export function mapError(error: unknown): MappedError {
   if (error instanceof ApiError) {
     const body: ErrorBody = { error: { code: error.code, message: error.message } };

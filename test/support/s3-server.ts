@@ -25,17 +25,24 @@ export async function startS3Server(bucket = 'invoicing') {
   let child = launch();
   const endpoint = `http://127.0.0.1:${port}`;
   await waitForPort(port, 30_000);
-  const client = new S3Client({ region: 'us-east-1', endpoint, forcePathStyle: true, credentials: { accessKeyId: ROOT_USER, secretAccessKey: ROOT_PASSWORD } });
-  for (let attempt = 0; ; attempt += 1) {
+  /** Makes `request` until MinIO, which listens before it serves, answers it: retried up to `attempts` times, `delayMs` apart. */
+  const untilServed = async (request: (client: S3Client) => Promise<unknown>, attempts: number, delayMs: number) => {
+    const client = new S3Client({ region: 'us-east-1', endpoint, forcePathStyle: true, credentials: { accessKeyId: ROOT_USER, secretAccessKey: ROOT_PASSWORD } });
     try {
-      await client.send(new CreateBucketCommand({ Bucket: bucket }));
-      break;
-    } catch (error) {
-      if (attempt > 50) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 200)); // MinIO listens before it serves
+      for (let attempt = 0; ; attempt += 1) {
+        try {
+          await request(client);
+          return;
+        } catch (error) {
+          if (attempt > attempts) throw error;
+          await new Promise((resolve) => setTimeout(resolve, delayMs));
+        }
+      }
+    } finally {
+      client.destroy();
     }
-  }
-  client.destroy();
+  };
+  await untilServed((client) => client.send(new CreateBucketCommand({ Bucket: bucket })), 50, 200);
   return {
     endpoint,
     bucket,
@@ -60,20 +67,7 @@ export async function startS3Server(bucket = 'invoicing') {
     async restart() {
       child = launch();
       await waitForPort(port, 30_000);
-      const probe = new S3Client({ region: 'us-east-1', endpoint, forcePathStyle: true, credentials: { accessKeyId: ROOT_USER, secretAccessKey: ROOT_PASSWORD } });
-      try {
-        for (let attempt = 0; ; attempt += 1) {
-          try {
-            await probe.send(new HeadBucketCommand({ Bucket: bucket }));
-            return;
-          } catch (error) {
-            if (attempt > 100) throw error;
-            await new Promise((resolve) => setTimeout(resolve, 100));
-          }
-        }
-      } finally {
-        probe.destroy();
-      }
+      await untilServed((client) => client.send(new HeadBucketCommand({ Bucket: bucket })), 100, 100);
     },
     async close() {
       child.kill('SIGCONT'); // a test may have left it stopped (SIGSTOP), which would ignore SIGTERM
