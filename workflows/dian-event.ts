@@ -41,12 +41,28 @@ async function sendAndPublish(input: { eventId: number }): Promise<{ succeeded: 
   } catch (error) {
     if (!(error instanceof ActivityFailure)) throw error;
     succeeded = false;
-    const cause = error.cause;
-    const code = cause instanceof ApplicationFailure && cause.type ? cause.type : 'dian_unavailable';
-    const message = cause?.message || 'DIAN could not be reached.';
-    await failDianEvent(input.eventId, code, message);
+    const failure = dianEventFailureOf(error);
+    await failDianEvent(input.eventId, failure.code, failure.message);
   }
   const { company_id: companyId, ...record } = await dianEventRecord(input.eventId);
   await publishEvents([{ id: uuid4(), companyId, type: succeeded ? 'dian_event.completed' : 'dian_event.failed', data: record }]);
   return { succeeded };
+}
+
+/**
+ * The code and message an event that failed for good is recorded with. The send activity's own
+ * failures carry their code (DIAN's StatusCode, `dian_…`, `certificate_invalid`, …: docs/dian.md).
+ * Anything else is an error of the service's own (its database or blob store down through every
+ * attempt, a bug): its type is only the JavaScript error's name (`KnexTimeoutError`, `Error`) and
+ * its message may name internal hosts, so neither is shown to the client.
+ */
+export function dianEventFailureOf(error: ActivityFailure): { code: string; message: string } {
+  const cause = error.cause;
+  if (cause instanceof ApplicationFailure && cause.type && (cause.nonRetryable || cause.type.startsWith('dian_'))) {
+    return { code: cause.type, message: cause.message || 'DIAN refused the event.' };
+  }
+  if (cause instanceof ApplicationFailure) {
+    return { code: 'service_unavailable', message: 'The event could not be sent: the service could not reach its own storage through every attempt. Send it again.' };
+  }
+  return { code: 'dian_unavailable', message: cause?.message || 'DIAN could not be reached.' };
 }
