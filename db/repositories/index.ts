@@ -18,7 +18,7 @@ import { createDianRegisteredEventsRepository } from './dian-registered-events';
 import { createUnfinishedWorkRepository } from './unfinished-work';
 import { createIdempotentRequestsRepository } from './idempotent-requests';
 
-export function createRepositories(db: Database) {
+function createRepositorySet(db: Database) {
   return {
     companies: createCompaniesRepository(db),
     apiKeys: createApiKeysRepository(db),
@@ -38,6 +38,19 @@ export function createRepositories(db: Database) {
     dianRegisteredEvents: createDianRegisteredEventsRepository(db),
     unfinishedWork: createUnfinishedWorkRepository(db),
     idempotentRequests: createIdempotentRequestsRepository(db),
+  };
+}
+
+/** The repositories bound to one connection pool, or to one transaction. */
+export type RepositorySet = ReturnType<typeof createRepositorySet>;
+
+export function createRepositories(db: Database) {
+  return {
+    ...createRepositorySet(db),
+    /** Runs `work` with the repositories bound to one transaction: its writes all land, or none does. */
+    inTransaction<T>(work: (repositories: RepositorySet) => Promise<T>): Promise<T> {
+      return db.transaction((trx) => work(createRepositorySet(trx)));
+    },
   };
 }
 

@@ -162,6 +162,33 @@ test('deleting what a kept answer created forgets it: the same request with the 
   t.is((await get(`/webhooks/${recreated.body.id}`)).status, 200);
 });
 
+test('a delete whose forgetting fails deletes nothing: the resource and its kept answer stay together, and a retried delete then forgets it', async (t) => {
+  const del = (path: string) => fetch(`${api.url}/v1${path}`, { method: 'DELETE', headers: bearer(writer.key) });
+  const endpoint = { url: 'https://example.com/idem-atomic', events: ['document.imported'] };
+  const created = await post(`/companies/${company.id}/webhooks`, endpoint, 'endpoint-idem-atomic');
+  t.is(created.status, 201);
+  const db = api.database.db;
+  // A real failure of the second write (Postgres refusing the kept answer's delete), not a stub.
+  await db.raw(`create function refuse_forgetting() returns trigger language plpgsql as $$
+    begin if old.idempotency_key = 'endpoint-idem-atomic' then raise exception 'forgetting refused for the test'; end if; return old; end $$`);
+  await db.raw('create trigger refuse_forgetting before delete on idempotent_requests for each row execute function refuse_forgetting()');
+  try {
+    const refused = await del(`/webhooks/${created.body.id}`);
+    t.true(refused.status >= 500, `status ${refused.status}`);
+    t.is((await fetch(`${api.url}/v1/webhooks/${created.body.id}`, { headers: bearer(writer.key) })).status, 200, 'the endpoint was deleted although its kept answer was not forgotten');
+    const replayed = await post(`/companies/${company.id}/webhooks`, endpoint, 'endpoint-idem-atomic');
+    t.is(replayed.headers.get('idempotent-replayed'), 'true');
+    t.is(replayed.body.id, created.body.id);
+  } finally {
+    await db.raw('drop trigger refuse_forgetting on idempotent_requests');
+    await db.raw('drop function refuse_forgetting()');
+  }
+  t.is((await del(`/webhooks/${created.body.id}`)).status, 204);
+  const recreated = await post(`/companies/${company.id}/webhooks`, endpoint, 'endpoint-idem-atomic');
+  t.is(recreated.status, 201);
+  t.not(recreated.body.id, created.body.id);
+});
+
 test('a trailing slash or a query string makes no other request; the fingerprint kept is keyed, not a plain hash of the body', async (t) => {
   const body = { number: 'IDEM-9', issue_date: '2026-11-20', total: '100' };
   const first = await post(claims(), body, 'claim-idem-9');

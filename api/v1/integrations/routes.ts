@@ -72,8 +72,13 @@ export function integrationsRoutes(deps: ApiDependencies): Router {
   router.delete('/companies/:company_id/integrations/:integration_id', ...manage, async (ctx) => {
     const { company } = ctx.state as CompanyState;
     const id = parseIdParam(ctx.params.integration_id, 'integration_id');
-    if (!(await repositories.integrations.delete(company.id, id))) throw notFound(`Integration ${id}`);
-    await repositories.idempotentRequests.forgetCreation(creationRequestLine(`/companies/${company.id}/integrations`), String(id));
+    // One transaction: deleted but still remembered, a retry of its creation would answer with an integration that is gone.
+    const deleted = await repositories.inTransaction(async (transaction) => {
+      if (!(await transaction.integrations.delete(company.id, id))) return false;
+      await transaction.idempotentRequests.forgetCreation(creationRequestLine(`/companies/${company.id}/integrations`), String(id));
+      return true;
+    });
+    if (!deleted) throw notFound(`Integration ${id}`);
     ctx.status = 204;
   });
 

@@ -137,8 +137,11 @@ export function webhooksRoutes(deps: ApiDependencies): Router {
 
   router.delete('/webhooks/:webhook_id', ...manage, loadEndpoint, async (ctx) => {
     const { endpoint } = ctx.state as EndpointState;
-    await repositories.webhookEndpoints.softDelete(endpoint.company_id, endpoint.id);
-    await repositories.idempotentRequests.forgetCreation(creationRequestLine(`/companies/${endpoint.company_id}/webhooks`), String(endpoint.id));
+    // One transaction: deleted but still remembered, a retry of its creation would answer with an endpoint that is gone.
+    await repositories.inTransaction(async (transaction) => {
+      await transaction.webhookEndpoints.softDelete(endpoint.company_id, endpoint.id);
+      await transaction.idempotentRequests.forgetCreation(creationRequestLine(`/companies/${endpoint.company_id}/webhooks`), String(endpoint.id));
+    });
     await endPendingDeliveries({ repositories, temporal }, endpoint.id, 'endpoint deleted');
     try {
       await deps.temporal.client.workflow.getHandle(workflowIdsFor(temporal.taskQueue).endpoint(endpoint.id)).signal(endpointDeletedSignal);
