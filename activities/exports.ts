@@ -102,6 +102,7 @@ export function exportInputOf(document: DocumentForExport): ExportInput {
       }),
       documentType: document.dian_document_type,
       codeScheme: document.code_scheme,
+      dianEnvironment: document.dian_environment === 'production' || document.dian_environment === 'testing' ? document.dian_environment : null,
       withholdings: accounting.withholdings.map((entry) => ({
         type: entry.type,
         taxSchemeId: entry.schemeId,
@@ -122,6 +123,7 @@ export function exportInputOf(document: DocumentForExport): ExportInput {
       })),
       prepaidAmount: accounting.prepaidAmount,
       payableRounding: accounting.payableRounding,
+      taxRounding: accounting.taxRounding,
       exchangeRate: accounting.exchangeRate,
       copEquivalents: accounting.cop,
     },

@@ -3,6 +3,7 @@ import type { Database } from '../connection';
 import type { DocumentType } from '../../domain/documents/collections';
 import type { StoredAccounting } from '../../domain/documents/accounting';
 import { roundDecimal } from '../../domain/ubl/amounts';
+import type { DianEnvironment } from '../../domain/dian/catalogue';
 import type { CodeScheme, DianDocumentType, UblDocument } from '../../domain/ubl/types';
 
 type DocumentRowBase = {
@@ -21,6 +22,8 @@ type DocumentRowBase = {
   dian_document_type: DianDocumentType | null;
   dian_type_code: string | null;
   code_scheme: CodeScheme | null;
+  /** Which DIAN environment validated it (cbc:ProfileExecutionID); 'unspecified' when the XML does not say, null when not read yet or no XML. */
+  dian_environment: DianEnvironment | typeof UNSPECIFIED_ENVIRONMENT | null;
   synced: boolean;
   synced_at: Date | null;
   export_integration: string | null;
@@ -64,6 +67,9 @@ export type NewDocument = Partial<Omit<DocumentRowBase & Pick<StoredAccounting, 
   issued_at: Date;
 };
 
+/** Stored for a DIAN document without a ProfileExecutionID of 1 or 2, so NULL keeps meaning "not read yet". */
+export const UNSPECIFIED_ENVIRONMENT = 'unspecified';
+
 /** DIAN type and the accounting extras; jsonb amounts rounded to 2 decimals like the numeric(18,2) columns. */
 export function dianColumns(ubl: UblDocument) {
   const money = (value: string) => roundDecimal(value, 2);
@@ -71,6 +77,7 @@ export function dianColumns(ubl: UblDocument) {
     dian_document_type: ubl.dianDocumentType,
     dian_type_code: ubl.typeCode,
     code_scheme: ubl.codeScheme,
+    dian_environment: ubl.dianEnvironment ?? UNSPECIFIED_ENVIRONMENT,
     taxes: JSON.stringify(ubl.taxes.map((t) => ({ ...t, taxableAmount: money(t.taxableAmount), taxAmount: money(t.taxAmount) }))),
     withholdings: JSON.stringify(ubl.withholdings.map((w) => ({ ...w, taxableAmount: money(w.taxableAmount), taxAmount: money(w.taxAmount) }))),
     allowance_charges: JSON.stringify(
@@ -81,6 +88,7 @@ export function dianColumns(ubl: UblDocument) {
     allowance_total: ubl.allowanceTotalAmount,
     charge_total: ubl.chargeTotalAmount,
     payable_rounding_amount: ubl.payableRoundingAmount,
+    tax_rounding_amount: ubl.taxRoundingAmount,
     exchange_rate: ubl.exchangeRate?.rate ?? null,
     exchange_source_currency: ubl.exchangeRate?.sourceCurrency ?? null,
     exchange_target_currency: ubl.exchangeRate?.targetCurrency ?? null,
@@ -130,7 +138,8 @@ export function createDocumentsRepository(db: Database) {
     /**
      * DIAN documents whose original has not been read by this version of the parser and is
      * stored, by id: imported before migration 20261125120000 (their tax breakdown, NULL, was
-     * never recorded; those imported before 20261123080000 lack their type code too).
+     * never recorded; those imported before 20261123080000 lack their type code too) or before
+     * 20261125140000 (their DIAN environment, NULL, was never recorded).
      */
     unclassified(afterId: number, limit: number, companyId?: number): Promise<UnclassifiedDocument[]> {
       return db('documents')
@@ -138,7 +147,7 @@ export function createDocumentsRepository(db: Database) {
           if (companyId !== undefined) query.where({ company_id: companyId });
         })
         .whereNotNull('cufe')
-        .whereNull('taxes')
+        .where((unread) => unread.whereNull('taxes').orWhereNull('dian_environment'))
         .whereNotNull('original_blob_key')
         .where('id', '>', afterId)
         .orderBy('id')

@@ -45,6 +45,7 @@ export type DocumentForExport = StoredAccounting & {
   lines: UblLine[] | null;
   dian_document_type: string | null;
   code_scheme: string | null;
+  dian_environment: string | null;
   contact_id_type: string | null;
   contact_id_number: string | null;
   contact_dv: string | null;
@@ -120,7 +121,7 @@ export function createExportsRepository(db: Database) {
         .where('d.id', documentId)
         .first(
           'd.id', 'd.company_id', 'd.document_type', 'd.kind', 'd.number', 'd.cufe', 'd.issued_at', 'd.due_date', 'd.currency',
-          'd.sub_total', 'd.vat', 'd.total', 'd.supplier', 'd.lines', 'd.dian_document_type', 'd.code_scheme',
+          'd.sub_total', 'd.vat', 'd.total', 'd.supplier', 'd.lines', 'd.dian_document_type', 'd.code_scheme', 'd.dian_environment',
           ...qualified('d', ACCOUNTING_COLUMNS),
           'c.id_type as contact_id_type', 'c.id_number as contact_id_number', 'c.dv as contact_dv', 'c.name as contact_name', 'c.email as contact_email',
         );

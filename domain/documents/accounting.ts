@@ -23,6 +23,8 @@ export type StoredAccounting = {
   allowance_total: string | null;
   charge_total: string | null;
   payable_rounding_amount: string | null;
+  /** Sum of the document-level TaxTotal/RoundingAmount; NULL when the document has none (or was imported before 20261125140000). */
+  tax_rounding_amount: string | null;
   exchange_rate: string | null;
   exchange_source_currency: string | null;
   exchange_target_currency: string | null;
@@ -39,6 +41,7 @@ export const ACCOUNTING_COLUMNS = [
   'allowance_total',
   'charge_total',
   'payable_rounding_amount',
+  'tax_rounding_amount',
   'exchange_rate',
   'exchange_source_currency',
   'exchange_target_currency',
@@ -59,6 +62,8 @@ export type DocumentAccounting = {
   prepaidPayments: UblPrepaidPayment[];
   /** PayableRoundingAmount: what the supplier added to round the total to pay. */
   payableRounding: string;
+  /** The tributos' own rounding (TaxTotal/RoundingAmount), as written; not part of taxTotal. */
+  taxRounding: string;
   exchangeRate: ExchangeRate | null;
   /** COP equivalents of sub_total, vat, the taxes, total and the withholdings; null for a COP document or one without a rate to COP. */
   cop: { subTotal: string; vat: string; taxTotal: string | null; total: string; withholdingTotal: string } | null;
@@ -96,6 +101,7 @@ export function documentAccounting(row: StoredAccounting): DocumentAccounting {
     prepaidAmount: row.prepaid_amount ?? sumDecimals((row.prepaid_payments ?? []).map((entry) => entry.paidAmount)),
     prepaidPayments: row.prepaid_payments ?? [],
     payableRounding: row.payable_rounding_amount ?? ZERO,
+    taxRounding: row.tax_rounding_amount ?? ZERO,
     exchangeRate,
     cop: cop ? { subTotal: cop.subTotal, vat: cop.vat, taxTotal: cop.taxTotal, total: cop.total, withholdingTotal: cop.withholdingTotal } : null,
   };

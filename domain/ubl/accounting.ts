@@ -107,6 +107,7 @@ export const NO_ACCOUNTING_EXTRAS = {
   allowanceTotalAmount: null,
   chargeTotalAmount: null,
   prepaidAmount: null,
+  taxRoundingAmount: null,
   payableRoundingAmount: null,
   prepaidPayments: [],
   exchangeRate: null,

@@ -5,7 +5,7 @@ import { sumDecimals } from './amounts';
 import { readAllowanceCharges, readExchangeRate, readPrepaidPayments, readWithholdings } from './accounting';
 import { classifyDocument } from './document-type';
 import { amount, required, storable } from './fields';
-import { readTaxes } from './taxes';
+import { readTaxes, readTaxRounding } from './taxes';
 import { parseIsoDate, toUtcInstant } from './dates';
 import { readParty } from './parties';
 import {
@@ -124,6 +124,7 @@ export function readDocument(root: XmlElement, documentType: UblDocumentType): U
     allowanceTotalAmount: amount(text(totals, 'AllowanceTotalAmount'), `${totalsName}/AllowanceTotalAmount`),
     chargeTotalAmount: amount(text(totals, 'ChargeTotalAmount'), `${totalsName}/ChargeTotalAmount`),
     prepaidAmount: amount(text(totals, 'PrepaidAmount'), `${totalsName}/PrepaidAmount`),
+    taxRoundingAmount: readTaxRounding(root),
     payableRoundingAmount: amount(text(totals, 'PayableRoundingAmount'), `${totalsName}/PayableRoundingAmount`),
     prepaidPayments: readPrepaidPayments(root),
     exchangeRate: readExchangeRate(root),

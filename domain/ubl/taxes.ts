@@ -1,7 +1,8 @@
 /**
  * cac:TaxSubtotal → UblTax, for TaxTotal and WithholdingTaxTotal alike.
  */
-import { amount, required } from './fields';
+import { sumDecimals } from './amounts';
+import { amount, required, storable } from './fields';
 import type { UblTax } from './types';
 import { all, child, text, type XmlElement } from './xml-tree';
 
@@ -25,3 +26,14 @@ export function readTaxes(owner: XmlElement, field: string): UblTax[] {
   return all(owner, 'TaxTotal/TaxSubtotal').map((subtotal, index) => readTax(subtotal, `${field} TaxSubtotal[${index + 1}]`));
 }
 
+
+/**
+ * The sum of the cac:TaxTotal/cbc:RoundingAmount directly under `owner` (the rounding DIAN lets
+ * each tributo's total carry, Anexo Técnico 1.9 group TaxTotal); null when none is written.
+ */
+export function readTaxRounding(owner: XmlElement): string | null {
+  const roundings = all(owner, 'TaxTotal')
+    .map((total, index) => amount(text(total, 'RoundingAmount'), `TaxTotal[${index + 1}] RoundingAmount`))
+    .filter((value): value is string => value !== null);
+  return roundings.length ? storable(sumDecimals(roundings), 'the sum of the TaxTotal/RoundingAmount') : null;
+}

@@ -157,6 +157,8 @@ export type UblDocument = {
   chargeTotalAmount: string | null;
   /** PrepaidAmount of the monetary total, when present. */
   prepaidAmount: string | null;
+  /** Sum of the document-level TaxTotal/RoundingAmount (each tributo's own rounding), when any is written. */
+  taxRoundingAmount: string | null;
   /** PayableRoundingAmount of the monetary total (the rounding added to reach PayableAmount), when present. */
   payableRoundingAmount: string | null;
   prepaidPayments: UblPrepaidPayment[];

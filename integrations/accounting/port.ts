@@ -38,6 +38,11 @@ export type ExportInput = {
     /** DIAN's type (electronic_invoice, support_document, pos_equivalent, …) and code scheme (CUFE/CUDE/CUDS); null for a bare PDF. */
     documentType: string | null;
     codeScheme: string | null;
+    /**
+     * The DIAN environment that validated it: 'testing' is habilitación's test set, not a real
+     * purchase (the adapter may refuse or mark it); null when the XML does not say or was not read.
+     */
+    dianEnvironment: 'production' | 'testing' | null;
     /** Withholdings the supplier declared (ReteFuente, ReteIVA, ReteICA), amounts in the document currency, amountCop for a foreign currency. */
     withholdings: {
       type: 'rete_fuente' | 'rete_iva' | 'rete_ica' | 'other';
@@ -55,6 +60,8 @@ export type ExportInput = {
     prepaidAmount: string;
     /** PayableRoundingAmount, already added to total. */
     payableRounding: string;
+    /** The tributos' own rounding (TaxTotal/RoundingAmount) as written; not part of taxTotal. */
+    taxRounding: string;
     /** The document's PaymentExchangeRate, the rate as written. */
     exchangeRate: { sourceCurrency: string; targetCurrency: string; rate: string; date: string | null } | null;
     /** COP equivalents (amount × rate, half-up to 2 places) of a foreign-currency document; null for COP or without a rate to COP. */

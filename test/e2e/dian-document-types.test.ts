@@ -46,7 +46,7 @@ test.before(async () => {
   company = await seedCompany(api.database, 'Opticas GMO Colombia S.A.S.', '900108281');
   key = (await seedKey(api.database, { scopes: ['documents:read', 'documents:write', 'webhooks:manage'], role: 'admin' })).key;
   secret = (await call('POST', `/v1/companies/${company.id}/webhooks`, { url: receiver.url, events: [] })).body.secret;
-  for (const name of ['pos-equivalent.xml', 'support-document.xml', 'withholdings-usd.xml', 'attached-contingency-inc.xml']) {
+  for (const name of ['pos-equivalent.xml', 'support-document.xml', 'withholdings-usd.xml', 'attached-contingency-inc.xml', 'production-tax-rounding.xml']) {
     const accepted = await upload(api.url, key, company.id, { name, bytes: readFileSync(path.join(OWN_FIXTURES, name)) });
     files[name] = await waitForImport(api.url, key, company.id, accepted.body.id);
   }
@@ -143,6 +143,17 @@ test.serial('every tributo and the rounding reach the API and the PDF, so the to
   for (const expected of ['INC (04)', '9.600,00', 'Redondeo', '$ 2,00', '$ 709.100,00']) t.true(text.includes(expected), expected);
 });
 
+test.serial('each document says which DIAN environment validated it, and each tributo keeps its own rounding apart from tax_total', async (t) => {
+  // ProfileExecutionID 2 (habilitación): DIAN's test set, not a real purchase; until 2026-11-25 only the PDF said so.
+  t.like(await invoice('withholdings-usd.xml'), { dian_environment: 'testing', tax_rounding_amount: '0.00' });
+  const production = await invoice('production-tax-rounding.xml');
+  t.like(production, { dian_environment: 'production', number: 'FEP4410', tax_total: '2424.01', tax_rounding_amount: '0.49', total: '14024.07' });
+  const cents = (amount: string) => Math.round(Number(amount) * 100);
+  t.is(cents(production.sub_total) + cents(production.tax_total) - cents(production.prepaid_amount), cents(production.total), 'the rounding is not in the total to pay');
+  const listed = (await call('GET', `/v1/companies/${company.id}/invoices?limit=200`)).body.data as Record<string, any>[];
+  t.is(listed.find((entry) => entry.id === production.id)?.dian_environment, 'production', 'the list says it too');
+});
+
 test.serial('both exports carry what accountants book: the generic ERP gets it all, Alegra gets retentions and the exchange rate', async (t) => {
   const id = files['withholdings-usd.xml'].documents[0].id;
   t.is((await call('POST', `/v1/companies/${company.id}/integrations`, { name: 'erp', provider: 'generic_http', credentials: { secret: erp.state.secret }, settings: { url: erp.url } })).status, 201);
@@ -152,7 +163,7 @@ test.serial('both exports carry what accountants book: the generic ERP gets it a
   t.is(erpEvent.type, 'export.succeeded', JSON.stringify(erpEvent.data));
   t.like(erpEvent.data.document, { kind: 'electronic_invoice', id, document_type: 'electronic_invoice', code_scheme: 'CUFE' });
   const sent = [...erp.state.documents.values()].at(-1)!.payload.document as Record<string, any>;
-  t.like(sent, { documentType: 'electronic_invoice', codeScheme: 'CUFE', currency: 'USD', total: '1060.00', prepaidAmount: '100.00', withholdingTotal: '63.16' });
+  t.like(sent, { documentType: 'electronic_invoice', codeScheme: 'CUFE', dianEnvironment: 'testing', taxRounding: '0.00', currency: 'USD', total: '1060.00', prepaidAmount: '100.00', withholdingTotal: '63.16' });
   t.deepEqual(sent.exchangeRate, { sourceCurrency: 'USD', targetCurrency: 'COP', rate: '4012.37', date: '2026-02-10' });
   t.deepEqual(sent.copEquivalents, { subTotal: '4012370.00', vat: '762350.30', taxTotal: '762350.30', total: '4253112.20', withholdingTotal: '253421.29' });
   t.deepEqual(sent.withholdings.map((entry: { type: string; amountCop: string }) => [entry.type, entry.amountCop]), [
@@ -174,9 +185,13 @@ test.serial('both exports carry what accountants book: the generic ERP gets it a
 
 test.serial('documents imported before the type was recorded are reclassified from their stored originals', async (t) => {
   // What migrations 20261123080000 and 20261125120000 left on rows imported before them: invoices as electronic_invoice/CUFE, no type code, no extras.
-  const legacy = { dian_document_type: 'electronic_invoice', code_scheme: 'CUFE', dian_type_code: null, taxes: null, payable_rounding_amount: null, withholdings: null, allowance_charges: null, prepaid_payments: null, prepaid_amount: null, exchange_rate: null, exchange_source_currency: null, exchange_target_currency: null, exchange_rate_date: null };
+  const legacy = { dian_document_type: 'electronic_invoice', code_scheme: 'CUFE', dian_type_code: null, dian_environment: null, taxes: null, payable_rounding_amount: null, withholdings: null, allowance_charges: null, prepaid_payments: null, prepaid_amount: null, exchange_rate: null, exchange_source_currency: null, exchange_target_currency: null, exchange_rate_date: null };
   const ids = ['pos-equivalent.xml', 'support-document.xml', 'withholdings-usd.xml'].map((name) => files[name].documents[0].id as number);
   await api.database.db('documents').whereIn('id', ids).update(legacy);
+  // Imported between 20261125120000 and 20261125140000: its taxes were read, its environment not.
+  const betweenMigrations = files['production-tax-rounding.xml'].documents[0].id as number;
+  await api.database.db('documents').where({ id: betweenMigrations }).update({ dian_environment: null });
+  t.is((await invoice('production-tax-rounding.xml')).dian_environment, null);
   const [broken] = await api.database.db('documents')
     .insert({ company_id: company.id, document_type: 'electronic_invoice', kind: 'purchase', number: 'X1', cufe: 'c'.repeat(96), issued_at: new Date(), original_blob_key: 'missing/blob.xml', original_content_type: 'application/xml', ...legacy })
     .returning('id');
@@ -184,13 +199,14 @@ test.serial('documents imported before the type was recorded are reclassified fr
   t.is(posBefore.body.error.code, 'dian_settings_missing', 'an unclassified legacy POS ticket passes the eligibility check');
 
   const outcome = await reclassifyFromOriginals({ repositories: api.dependencies.repositories, blobStore: api.dependencies.blobStore }, { batchSize: 2 });
-  t.is(outcome.examined, 4);
-  t.is(outcome.updated, 3);
+  t.is(outcome.examined, 5);
+  t.is(outcome.updated, 4);
   t.deepEqual(outcome.unreadable.map((entry) => entry.id), [broken.id]);
 
   t.like(await invoice('pos-equivalent.xml'), { document_type: 'pos_equivalent', document_type_code: '20', code_scheme: 'CUDE' });
   t.like(await invoice('support-document.xml'), { document_type: 'support_document', code_scheme: 'CUDS', withholding_total: '49660.00' });
-  t.like(await invoice('withholdings-usd.xml'), { document_type_code: '01', exchange_rate: { rate: '4012.37' }, cop_equivalents: { total: '4253112.20' } });
+  t.like(await invoice('withholdings-usd.xml'), { document_type_code: '01', dian_environment: 'testing', exchange_rate: { rate: '4012.37' }, cop_equivalents: { total: '4253112.20' } });
+  t.like(await invoice('production-tax-rounding.xml'), { dian_environment: 'production', tax_rounding_amount: '0.49' });
   const posAfter = await call('POST', `/v1/companies/${company.id}/invoices/${ids[0]}/dian-events`, { event: '033' });
   t.is(posAfter.body.error.code, 'not_eligible_for_events');
   t.deepEqual(await reclassifyFromOriginals({ repositories: api.dependencies.repositories, blobStore: api.dependencies.blobStore }), {

@@ -87,6 +87,34 @@ test('shared fixtures: only document-level allowances count; prepayments and rat
   t.deepEqual(support.withholdings.map((entry) => [entry.type, entry.taxAmount]), [['rete_fuente', '40000.00'], ['rete_ica', '9660.00']]);
 });
 
+test('TaxTotal/RoundingAmount, each tributo its own, is summed as written and kept apart from the tax total', (t) => {
+  const setpXml = readFileSync(path.join(FIXTURES, 'invoice-signed-setp.xml'), 'utf8');
+  t.is(parseUbl(setpXml).document.taxRoundingAmount, null, 'the fixture writes none');
+  // Hand-made: the IVA total (2424.01) and the ICA total (0.00) each carry a rounding.
+  const rounded = setpXml
+    .replace('<cbc:TaxAmount currencyID="COP">2424.01</cbc:TaxAmount>', '<cbc:TaxAmount currencyID="COP">2424.01</cbc:TaxAmount><cbc:RoundingAmount currencyID="COP">0.49</cbc:RoundingAmount>')
+    .replace(/(<cac:TaxTotal>\s*<cbc:TaxAmount currencyID="COP">0\.00<\/cbc:TaxAmount>)/, '$1<cbc:RoundingAmount currencyID="COP">-0.2</cbc:RoundingAmount>');
+  t.is((rounded.match(/<\/cbc:RoundingAmount>/g) ?? []).length, 2, 'both roundings were written');
+  const document = parseUbl(rounded).document;
+  t.is(document.taxRoundingAmount, '0.29');
+  t.is(sumDecimals(document.taxes.map((tax) => tax.taxAmount)), '2424.01', 'the subtotals are unchanged');
+  const row = { ...accountingRowOf(document), tax_rounding_amount: document.taxRoundingAmount };
+  t.like(documentAccounting(row), { taxTotal: '2424.01', taxRounding: '0.29' });
+  t.is(documentAccounting({ ...row, tax_rounding_amount: null }).taxRounding, '0.00');
+  const error = t.throws(() => parseUbl(rounded.replace('>0.49<', '>0,49<')), { instanceOf: UblParseError });
+  t.is(error.code, 'invalid_field');
+});
+
+function accountingRowOf(document: ReturnType<typeof parse>): StoredAccounting {
+  return {
+    currency: document.currency, sub_total: document.subTotal, vat: document.vat, total: document.total, taxes: document.taxes,
+    withholdings: document.withholdings, allowance_charges: document.allowanceCharges, prepaid_payments: document.prepaidPayments,
+    prepaid_amount: document.prepaidAmount, allowance_total: document.allowanceTotalAmount, charge_total: document.chargeTotalAmount,
+    payable_rounding_amount: document.payableRoundingAmount, tax_rounding_amount: document.taxRoundingAmount,
+    exchange_rate: null, exchange_source_currency: null, exchange_target_currency: null, exchange_rate_date: null,
+  };
+}
+
 test('PayableRoundingAmount is read as written; a document without one has null', (t) => {
   const setpXml = readFileSync(path.join(FIXTURES, 'invoice-signed-setp.xml'), 'utf8');
   t.is(parseUbl(setpXml).document.payableRoundingAmount, null);
@@ -145,6 +173,7 @@ test('documentAccounting reads the stored columns back, with COP equivalents and
     allowance_total: null,
     charge_total: null,
     payable_rounding_amount: null,
+    tax_rounding_amount: null,
     exchange_rate: '4012.37',
     exchange_source_currency: 'USD',
     exchange_target_currency: 'COP',
@@ -164,7 +193,7 @@ test('documentAccounting reads the stored columns back, with COP equivalents and
   });
   t.deepEqual(
     { ...empty, withholdings: empty.withholdings.length },
-    { taxes: [], taxTotal: null, withholdings: 0, withholdingTotal: '0.00', allowanceCharges: [], allowanceTotal: '0.00', chargeTotal: '0.00', prepaidAmount: '0.00', prepaidPayments: [], payableRounding: '0.00', exchangeRate: null, cop: null },
+    { taxes: [], taxTotal: null, withholdings: 0, withholdingTotal: '0.00', allowanceCharges: [], allowanceTotal: '0.00', chargeTotal: '0.00', prepaidAmount: '0.00', prepaidPayments: [], payableRounding: '0.00', taxRounding: '0.00', exchangeRate: null, cop: null },
   );
 });
 
@@ -180,13 +209,7 @@ test('a contingency invoice in an AttachedDocument: every tributo, the rounding,
     document.taxes.map((tax) => [tax.schemeId, tax.percent, tax.taxableAmount, tax.taxAmount]),
     [['01', '19.00', '450000.00', '85500.00'], ['01', '5.00', '100000.00', '5000.00'], ['04', '8.00', '120000.00', '9600.00']],
   );
-  const row: StoredAccounting = {
-    currency: 'COP', sub_total: document.subTotal, vat: document.vat, total: document.total, taxes: document.taxes,
-    withholdings: document.withholdings, allowance_charges: document.allowanceCharges, prepaid_payments: document.prepaidPayments,
-    prepaid_amount: document.prepaidAmount, allowance_total: document.allowanceTotalAmount, charge_total: document.chargeTotalAmount,
-    payable_rounding_amount: document.payableRoundingAmount,
-    exchange_rate: null, exchange_source_currency: null, exchange_target_currency: null, exchange_rate_date: null,
-  };
+  const row = accountingRowOf(document);
   const accounting = documentAccounting(row);
   t.is(accounting.taxTotal, '100100.00', 'IVA 19 % + IVA 5 % + INC 8 %; vat alone is 90500.00');
   t.is(accounting.payableRounding, '2.00');

@@ -3,10 +3,11 @@ import type { ExportInput } from '../../integrations/accounting/port';
 /** The DIAN type and accounting fields of a plain COP electronic invoice (no withholdings, discounts, prepayments or exchange rate). */
 export const PLAIN_INVOICE_EXTRAS: Pick<
   ExportInput['document'],
-  'documentType' | 'codeScheme' | 'taxes' | 'taxTotal' | 'withholdings' | 'withholdingTotal' | 'allowanceCharges' | 'prepaidAmount' | 'payableRounding' | 'exchangeRate' | 'copEquivalents'
+  'documentType' | 'codeScheme' | 'dianEnvironment' | 'taxes' | 'taxTotal' | 'withholdings' | 'withholdingTotal' | 'allowanceCharges' | 'prepaidAmount' | 'payableRounding' | 'taxRounding' | 'exchangeRate' | 'copEquivalents'
 > = {
   documentType: 'electronic_invoice',
   codeScheme: 'CUFE',
+  dianEnvironment: 'production',
   // Each test states its own subTotal/vat/total; the tax breakdown is left unknown, as for a document imported before it was read.
   taxes: [],
   taxTotal: null,
@@ -15,6 +16,7 @@ export const PLAIN_INVOICE_EXTRAS: Pick<
   allowanceCharges: [],
   prepaidAmount: '0.00',
   payableRounding: '0.00',
+  taxRounding: '0.00',
   exchangeRate: null,
   copEquivalents: null,
 };

@@ -54,7 +54,12 @@ export function presentDocument(row: DocumentRow): DocumentOut {
 
 /** What the document is for DIAN; null for a bare PDF (payment claims, foreign invoices). */
 function presentDianType(row: DocumentRow) {
-  return { document_type: row.dian_document_type, document_type_code: row.dian_type_code, code_scheme: row.code_scheme };
+  return {
+    document_type: row.dian_document_type,
+    document_type_code: row.dian_type_code,
+    code_scheme: row.code_scheme,
+    dian_environment: row.dian_environment === 'production' || row.dian_environment === 'testing' ? row.dian_environment : null,
+  };
 }
 
 /** Taxes, withholdings, allowances/charges, prepayments, rounding, exchange rate and COP equivalents (docs/ingestion.md). */
@@ -99,6 +104,7 @@ export function presentAccounting(accounting: DocumentAccounting): z.infer<typeo
       instruction: entry.instruction,
     })),
     payable_rounding_amount: accounting.payableRounding,
+    tax_rounding_amount: accounting.taxRounding,
     exchange_rate: accounting.exchangeRate
       ? {
           source_currency: accounting.exchangeRate.sourceCurrency,

@@ -51,6 +51,9 @@ export const accountingOut = z.object({
     z.object({ id: z.string().nullable(), amount: decimal, received_date: z.string().nullable(), paid_date: z.string().nullable(), instruction: z.string().nullable() }),
   ),
   payable_rounding_amount: decimal,
+  tax_rounding_amount: decimal.meta({
+    description: "Sum of the document-level cac:TaxTotal/cbc:RoundingAmount (each tributo's own rounding) as written, \"0.00\" when absent; informative, not part of tax_total (docs/ingestion.md).",
+  }),
   exchange_rate: z.object({ source_currency: z.string(), target_currency: z.string(), rate: decimal, date: z.string().nullable() }).nullable(),
   cop_equivalents: z.object({ sub_total: decimal, vat: decimal, tax_total: decimal.nullable(), total: decimal, withholding_total: decimal }).nullable(),
 });
@@ -72,6 +75,10 @@ export const documentOut = z
     document_type: z.string().nullable().meta({ description: 'What the document is for DIAN; null for a bare PDF.' }),
     document_type_code: z.string().nullable(),
     code_scheme: z.string().nullable(),
+    dian_environment: z.enum(['production', 'testing']).nullable().meta({
+      description:
+        "The DIAN environment that validated the document (cbc:ProfileExecutionID 1 production, 2 testing = habilitación). A testing document is DIAN's test set, not a real purchase or sale, and has no fiscal effect. Null when the XML does not say, for a bare PDF, or for a document imported before it was read (invoicing documents reclassify).",
+    }),
     ...accountingOut.shape,
     synced: z.boolean(),
     synced_at: nullableTimestamp,
