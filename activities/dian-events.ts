@@ -115,7 +115,11 @@ export function createDianEventActivities(deps: DianActivityDependencies & { blo
       const provider = dian.settings.software_provider_nit
         ? { providerNit: dian.settings.software_provider_nit }
         : { providerNit: company.nit, providerDv: company.dv };
-      const { date, time } = colombiaDateTime(event.created_at);
+      // Issued when first signed, not when queued: an event that waited (a workflow started late by
+      // the stranded-work recovery) is not dated days before DIAN receives it; a retry reuses the
+      // instant, so its CUDE is the lost attempt's and DIAN's Regla 90 confirms it.
+      const issuedAt = event.issued_at ?? (await repositories.dianEvents.issueInstant(eventId));
+      const { date, time } = colombiaDateTime(issuedAt);
       // Events created before numbering (migration 20261123070000) keep their database id.
       const number = event.number ?? String(event.id);
       let xml: string;
@@ -138,7 +142,7 @@ export function createDianEventActivities(deps: DianActivityDependencies & { blo
       }
       const cude = /<cbc:UUID[^>]*CUDE-SHA384[^>]*>([0-9a-f]+)</.exec(xml)?.[1] ?? '';
       const signed = signXadesEpes(xml, { privateKeyPem: dian.certificate.privateKeyPem, certificatePem: dian.certificate.certificatePem }, {
-        signingTime: event.created_at,
+        signingTime: issuedAt,
         chainPems: dian.certificate.chainPems,
       });
       const fileName = eventFileName({ senderNit: company.nit, year: Number(date.slice(0, 4)), sequence: Number(event.sequence ?? event.id) });

@@ -26,6 +26,8 @@ export type DianEventRow = {
   error_code: string | null;
   error_message: string | null;
   completed_at: Date | null;
+  /** When its first attempt signed it (its IssueDate/IssueTime and SigningTime); null until then. */
+  issued_at: Date | null;
   created_at: Date;
   updated_at: Date;
 };
@@ -88,6 +90,15 @@ export function createDianEventsRepository(db: Database) {
       return db('documents')
         .where({ id: documentId })
         .first('id', 'company_id', 'number', 'cufe', 'supplier', 'document_type', 'dian_document_type', 'dian_type_code', 'code_scheme');
+    },
+
+    /**
+     * The event's issue instant: the one already recorded, else now, recorded atomically, so
+     * concurrent or retried attempts all sign the same IssueDate/IssueTime (and so the same CUDE).
+     */
+    async issueInstant(id: number): Promise<Date> {
+      const [row] = await db('dian_events').where({ id }).update({ issued_at: db.raw('COALESCE(issued_at, now())') }).returning('issued_at');
+      return row.issued_at as Date;
     },
 
     async setArtifacts(id: number, keys: Partial<Pick<DianEventRow, 'signed_xml_blob_key' | 'dian_response_blob_key'>>): Promise<void> {

@@ -73,3 +73,36 @@ test.serial('the same activity still sends an eligible 030', async (t) => {
 });
 
 const ISSUER_ROW = { idType: '13', idNumber: '1020304050', firstName: 'Ana', familyName: 'Pérez', jobTitle: 'Contadora' };
+
+test.serial('an event that waited days before its first attempt is dated when it is signed, and a retry after a lost answer signs the same instant', async (t) => {
+  const { repositories, secretBox, blobStore, config } = world.api.dependencies;
+  // Another invoice: the first one already has its 030 and 032.
+  const accepted = await upload(world.api.url, world.key, world.company.id, { name: 'toolbox-excluded-vat.xml', bytes: fixture('toolbox-excluded-vat.xml') });
+  const other = (await waitForImport(world.api.url, world.key, world.company.id, accepted.body.id)).documents[0];
+  const otherEvents = `/v1/companies/${world.company.id}/invoices/${other.id}/dian-events`;
+  await eventually(async () => (await world.call('GET', otherEvents)).body.registered_at_dian_synced_at ?? undefined);
+  // Queued three days ago, never started (an API killed between recording and queuing it; the 409 recovery starts it now).
+  const event = await repositories.dianEvents.insert(world.company.id, other.id, '030', ISSUER_ROW, 'T');
+  const threeDaysAgo = new Date(Date.now() - 3 * 24 * 3600 * 1000);
+  await world.api.database.db('dian_events').where({ id: event.id }).update({ created_at: threeDaysAgo });
+  const activities = createDianEventActivities({ repositories, secretBox, blobStore, dian: config.dian });
+  const signed = async () => {
+    const row = await repositories.dianEvents.findById(event.id);
+    const xml = (await blobStore.get(String(row?.signed_xml_blob_key))).toString('utf8');
+    return { issued: /<cbc:IssueDate>([^<]+)<\/cbc:IssueDate><cbc:IssueTime>([^<]+)</.exec(xml)?.slice(1), cude: /CUDE-SHA384[^>]*>([0-9a-f]+)</.exec(xml)?.[1], row };
+  };
+  const colombianDay = (instant: Date) => new Date(instant.getTime() - 5 * 3600 * 1000).toISOString().slice(0, 10);
+
+  world.simulator.failNext(1, 'http500');
+  await t.throwsAsync(activities.sendDianEvent(event.id));
+  const first = await signed();
+  t.is(first.issued?.[0], colombianDay(first.row!.issued_at!), 'dated by its first attempt');
+  t.not(first.issued?.[0], colombianDay(threeDaysAgo), 'not by the day it was queued');
+  t.true(Math.abs(first.row!.issued_at!.getTime() - Date.now()) < 60_000);
+
+  const { cude } = await activities.sendDianEvent(event.id);
+  const retried = await signed();
+  t.deepEqual(retried.issued, first.issued, 'the retry signs the first attempt instant');
+  t.is(retried.cude, first.cude);
+  t.is(cude, first.cude ?? '');
+});
