@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import AdmZip from 'adm-zip';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import type { Repositories } from '../db/repositories';
-import type { NewDocument } from '../db/repositories/documents';
+import { dianColumns, type NewDocument } from '../db/repositories/documents';
 import type { DocumentType } from '../domain/documents/collections';
 import { nitCheckDigit } from '../domain/nit';
 import { parseUbl } from '../domain/ubl/parse';
@@ -125,10 +125,14 @@ export async function createDocumentWithOriginal(
   return documentId;
 }
 
-/** The parties and lines an import stores from the UBL (DIAN events need the supplier). */
+/**
+ * What an import stores from the UBL: the parties and lines (DIAN events need the supplier), and
+ * the DIAN type, environment and accounting columns, which the demo's invoices lacked until
+ * 2026-11-25 (their tax_total was null beside a vat of 190000.00, as if never read).
+ */
 function ublColumns(xml: Buffer): Partial<NewDocument> {
   const { document } = parseUbl(xml);
-  const columns: Record<string, string> = { supplier: JSON.stringify(document.supplier), customer: JSON.stringify(document.customer), lines: JSON.stringify(document.lines) };
+  const columns = { ...dianColumns(document), supplier: JSON.stringify(document.supplier), customer: JSON.stringify(document.customer), lines: JSON.stringify(document.lines) };
   return columns as Partial<NewDocument>;
 }
 

@@ -84,6 +84,8 @@ test.serial('the hint\'s 030 → 032 → 033 on FEDEMO1 all complete', async (t)
   }
   const invoice = await call('GET', `${company()}/invoices/${demo.dian_demo_invoice_id}`);
   t.deepEqual(simulator.events(invoice.body.cufe).map((event) => event.code), ['030', '032', '033']);
+  // Seeded like an import: the tax breakdown and environment of its XML, not nulls.
+  t.like(invoice.body, { vat: '190000.00', tax_total: '190000.00', dian_environment: 'testing' });
 });
 
 test.serial('the hint\'s range import finds the three invoices only DIAN had and skips the two the company has', async (t) => {
