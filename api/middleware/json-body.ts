@@ -50,7 +50,7 @@ export function jsonBody(limitBytes: number): Middleware {
     if (declaredLength !== undefined && declaredLength > limitBytes) {
       throw tooLarge(limitBytes);
     }
-    const text = await readText(ctx.req, limitBytes);
+    const text = decodeUtf8(await readBytes(ctx.req, limitBytes));
     if (text.trim() === '') {
       ctx.request.body = undefined;
       return next();
@@ -62,6 +62,23 @@ export function jsonBody(limitBytes: number): Middleware {
     }
     return next();
   };
+}
+
+// fatal: a byte sequence that is not UTF-8 throws instead of becoming U+FFFD; ignoreBOM: a byte
+// order mark stays in the text (and JSON.parse refuses it), as before.
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/**
+ * The body as text. JSON is UTF-8 (RFC 8259 §8.1): bytes that are not (a Latin-1 "Pérez", a
+ * cut multi-byte character) are 400 invalid_json. Decoded leniently they became U+FFFD, and the
+ * request went on to store "P\uFFFDrez" with a 201, as if the client had sent it.
+ */
+function decodeUtf8(bytes: Buffer): string {
+  try {
+    return UTF8.decode(bytes);
+  } catch {
+    throw new ApiError(400, 'invalid_json', 'The request body is not valid UTF-8; JSON is sent as UTF-8 (RFC 8259).');
+  }
 }
 
 const CHARSET = /;\s*charset\s*=\s*"?([^";]*)"?/i;
@@ -91,11 +108,11 @@ export const requestAborted = () =>
   new ApiError(400, 'request_aborted', 'The connection closed before the whole request body arrived.');
 
 /**
- * Reads the body as text, refusing it as soon as it passes the limit. A body cut short by the
+ * Reads the body's bytes, refusing them as soon as they pass the limit. A body cut short by the
  * client is a 400 (request_aborted), never an unhandled stream error. On refusal the rest is
  * discarded and the error answer closes the connection (errorHandler).
  */
-function readText(request: IncomingMessage, limitBytes: number): Promise<string> {
+function readBytes(request: IncomingMessage, limitBytes: number): Promise<Buffer> {
   if (request.destroyed) return Promise.reject(requestAborted()); // gone while earlier middleware ran
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -106,7 +123,7 @@ function readText(request: IncomingMessage, limitBytes: number): Promise<string>
         if (!request.destroyed) request.resume();
         reject(error);
       } else {
-        resolve(Buffer.concat(chunks).toString('utf8'));
+        resolve(Buffer.concat(chunks));
       }
     };
     const onData = (chunk: Buffer) => {

@@ -26,9 +26,9 @@ test.after.always(async () => api?.close());
 
 const concrete = (path: string) => path.replace(':company_id', String(companyId)).replace(/:[a-z_]+/g, '1');
 
-function send(method: string, path: string, headers: Record<string, string> = {}, body = ''): Promise<RawAnswer | null> {
+function send(method: string, path: string, headers: Record<string, string> = {}, body: string | Buffer = ''): Promise<RawAnswer | null> {
   const lines = Object.entries({ Host: host, Connection: 'close', 'Content-Length': String(Buffer.byteLength(body)), ...headers }).map(([name, value]) => `${name}: ${value}\r\n`);
-  return rawExchange(api.url, `${method} ${path} HTTP/1.1\r\n${lines.join('')}\r\n${body}`);
+  return rawExchange(api.url, Buffer.concat([Buffer.from(`${method} ${path} HTTP/1.1\r\n${lines.join('')}\r\n`), Buffer.from(body)]));
 }
 
 function methodsByPath(): Map<string, Set<string>> {
@@ -94,12 +94,14 @@ test('every route that takes a body: wrong type → 415, invalid or truncated JS
   for (const route of routes) {
     const path = concrete(route.path);
     const label = `${route.method} ${route.path}`;
-    const cases: [string, Record<string, string>, string, number, string][] = [
+    const cases: [string, Record<string, string>, string | Buffer, number, string][] = [
       ['text/plain', { 'Content-Type': 'text/plain' }, 'hello', 415, 'unsupported_media_type'],
       ['form', { 'Content-Type': 'application/x-www-form-urlencoded' }, 'a=1', 415, 'unsupported_media_type'],
       ['no type', {}, '{"a":1}', 415, 'unsupported_media_type'],
       ['invalid JSON', { 'Content-Type': 'application/json' }, '{"a": tru', 400, 'invalid_json'],
       ['truncated JSON', { 'Content-Type': 'application/json' }, '{"url": "https://exa', 400, 'invalid_json'],
+      // JSON is UTF-8: Latin-1 bytes are not read as U+FFFD (they were, and stored so).
+      ['Latin-1 bytes', { 'Content-Type': 'application/json' }, Buffer.from('{"name": "P\u00e9rez"}', 'latin1'), 400, 'invalid_json'],
       ['oversized JSON', { 'Content-Type': 'application/json' }, JSON.stringify({ a: 'x'.repeat(BODY_LIMIT) }), 413, 'payload_too_large'],
       // What it would misread: compressed bytes (it was invalid_json), a charset that is not UTF-8 (JSON is UTF-8).
       ['gzip', { 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' }, '\u001f\u008b\u0008', 415, 'unsupported_media_type'],
@@ -123,6 +125,25 @@ test('UTF-8 however it is spelt, and the identity coding, are read as JSON', asy
     t.is(answer?.status, 400, JSON.stringify(headers));
     t.is(answer?.body?.error?.code, 'invalid_parameter', 'read, then refused for its missing fields');
   }
+});
+
+test('a JSON body that is not UTF-8 is refused, not stored with U+FFFD in place of its bytes', async (t) => {
+  const path = `/v1/companies/${companyId}/payment-claim-accounts`;
+  const claim = (number: string) => `{"number": "${number}", "issue_date": "2026-11-20", "total": "5"}`;
+  const stored = () => api.database.db('documents').where({ company_id: companyId }).whereLike('number', 'UTF8-P%').pluck('number');
+  for (const [what, bytes] of [
+    ['Latin-1', Buffer.from(claim('UTF8-P\u00e9rez'), 'latin1')],
+    ['a multi-byte character cut short', Buffer.from(Buffer.from(claim('UTF8-P\u00e9rez')).filter((byte) => byte !== 0xa9))],
+  ] as const) {
+    const answer = await send('POST', path, { ...bearer(key), 'Content-Type': 'application/json' }, bytes);
+    t.is(answer?.status, 400, what);
+    t.is(answer?.body?.error?.code, 'invalid_json', what);
+    t.regex(answer?.body?.error?.message ?? '', /UTF-8/, what);
+  }
+  t.deepEqual(await stored(), [], 'nothing stored');
+  const answer = await send('POST', path, { ...bearer(key), 'Content-Type': 'application/json' }, Buffer.from(claim('UTF8-P\u00e9rez'), 'utf8'));
+  t.is(answer?.status, 201);
+  t.deepEqual(await stored(), ['UTF8-P\u00e9rez'], 'the same name in UTF-8 is stored as sent');
 });
 
 async function rowCounts(): Promise<Record<string, number>> {
