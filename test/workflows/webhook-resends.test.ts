@@ -178,9 +178,10 @@ test.serial('the delivery history filters by status, event type and time, with c
     t.is((await list('status=lost')).status, 400);
     t.is((await list('event_type=nope')).status, 400);
     t.is((await list('since=last-week')).status, 400);
-    // A day or a time that does not exist is no timestamp (it used to roll over: 11-31 → 12-01).
+    // A day or a time that does not exist is no timestamp (it used to roll over: 11-31 → 12-01); nor is
+    // one without its seconds, which the document's date-time format requires (it was accepted).
     const thisYear = new Date().getUTCFullYear();
-    for (const impossible of [`${thisYear}-11-31T00:00:00Z`, `${thisYear}-02-30T00:00:00Z`, `${thisYear}-01-10T24:00:00Z`, `${thisYear}-01-10T10:60:00Z`]) {
+    for (const impossible of [`${thisYear}-11-31T00:00:00Z`, `${thisYear}-02-30T00:00:00Z`, `${thisYear}-01-10T24:00:00Z`, `${thisYear}-01-10T10:60:00Z`, `${thisYear + 1}-01-10T10:15Z`]) {
       const refused = await list(`since=${encodeURIComponent(impossible)}`);
       t.is(refused.status, 400, impossible);
       t.like(refused.body!.error, { code: 'invalid_parameter', param: 'since' }, impossible);

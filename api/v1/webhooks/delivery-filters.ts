@@ -7,8 +7,12 @@ import { CALENDAR_DATE } from '../openapi/common';
 import { z } from 'zod';
 
 const STATUSES = ['pending', 'delivered', 'failed'] as const satisfies readonly DeliveryStatus[];
-/** The date as CALENDAR_DATE allows it (2026-11-31 is no day), a time of day that exists, an offset. */
-const TIMESTAMP = new RegExp(`^(${CALENDAR_DATE.source.slice(1, -1)})T(?:[01]\\d|2[0-3]):[0-5]\\d(?::[0-5]\\d(?:\\.\\d{1,6})?)?(?:Z|[+-](?:[01]\\d|2[0-3]):[0-5]\\d)$`);
+/**
+ * The date as CALENDAR_DATE allows it (2026-11-31 is no day), a time of day that exists, with its
+ * seconds, and an offset: an RFC 3339 date-time, as the document's `format` says. Seconds were
+ * optional until 2026-11-25, so a schema-violating `2026-11-20T10:15Z` was accepted (fuzz review).
+ */
+const TIMESTAMP = new RegExp(`^(${CALENDAR_DATE.source.slice(1, -1)})T(?:[01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d(?:\\.\\d{1,6})?(?:Z|[+-](?:[01]\\d|2[0-3]):[0-5]\\d)$`);
 
 /**
  * The deliveries list's filters, as the OpenAPI document declares them: status, event_type and
