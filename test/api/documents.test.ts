@@ -211,6 +211,32 @@ test('files/{file_id}/content redirects to the upload', async (t) => {
   t.regex(file.bytes.toString(), /<cbc:ID>FEDEMO2<\/cbc:ID>/);
 });
 
+test('every download is answered as the OpenAPI document declares downloadBlob: a documented Content-Type, declared query parameters', async (t) => {
+  const operation = (await (await fetch(`${api.url}/v1/openapi.json`)).json()) as any;
+  const declared = operation.paths['/blobs/{key}'].get;
+  const types = Object.keys(declared.responses['200'].content);
+  const parameters = declared.parameters.filter((parameter: { in: string }) => parameter.in === 'query').map((parameter: { name: string }) => parameter.name);
+  const downloads = [
+    `/v1/companies/${companyA.id}/payment-claim-accounts/${demoA.paymentClaim}/original`,
+    `/v1/companies/${companyA.id}/invoices/${demoA.invoiceFromZip}/original`,
+    `/v1/companies/${companyA.id}/invoices/${demoA.invoiceFromXml}/original`,
+    `/v1/companies/${companyA.id}/invoices/${demoA.invoiceFromXml}/pdf`,
+    `/v1/companies/${companyA.id}/invoices/${demoA.invoiceFromZip}/pdf`,
+  ];
+  const served = new Set<string>();
+  for (const path of downloads) {
+    const location = new URL((await get(path)).headers.get('location')!);
+    t.deepEqual([...location.searchParams.keys()].filter((name) => !parameters.includes(name)), [], `${path}: undeclared query parameters`);
+    const file = await download(location.href);
+    t.is(file.status, 200, path);
+    const type = file.headers.get('content-type')!;
+    t.true(types.includes(type), `${path}: ${type} is one of ${types.join(', ')}`);
+    served.add(type);
+  }
+  // It declared application/octet-stream only, which no download is.
+  t.deepEqual([...served].sort(), ['application/pdf', 'application/xml', 'application/zip']);
+});
+
 test('tenant isolation: a key for company A sees nothing of company B by any id', async (t) => {
   t.is((await get(`/v1/companies/${companyB.id}/invoices`)).status, 404);
   t.is((await get(`/v1/companies/${companyB.id}/invoices/${demoB.invoiceFromZip}`)).status, 404);

@@ -100,6 +100,9 @@ test.serial('each event keeps its signed ApplicationResponse (toolbox content, v
     t.is(redirect.status, 302);
     const file = await fetch(new URL(redirect.headers.get('location')!, world.api.url));
     t.is(file.status, 200);
+    // As the OpenAPI document declares the download (it said application/octet-stream).
+    const declared = (await (await fetch(`${world.api.url}/v1/openapi.json`)).json()) as any;
+    t.true(Object.keys(declared.paths['/blobs/{key}'].get.responses['200'].content).includes(file.headers.get('content-type')!), `${link}: ${file.headers.get('content-type')}`);
     return Buffer.from(await file.arrayBuffer());
   };
   const signed = (await download(acceptance.files.application_response!)).toString('utf8');

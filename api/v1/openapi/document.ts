@@ -22,6 +22,20 @@ const health = z
   .object({ status: z.enum(['ok', 'degraded']), checks: z.object({ postgres: healthCheck, temporal: healthCheck, worker: healthCheck.optional() }) })
   .meta({ id: 'Health' });
 
+/**
+ * What a signed download serves: the Content-Type it was signed with, which is one of these
+ * (originals and uploads are XML, ZIP or PDF by content, domain/files/detect.ts; PDFs; a DIAN
+ * event's ApplicationResponse XML and DIAN's answer as JSON). It was documented as
+ * application/octet-stream, which no download is: a strict client refused every one.
+ */
+const binary = z.string().meta({ format: 'binary' });
+const BLOB_CONTENT = {
+  'application/xml': { schema: binary },
+  'application/zip': { schema: binary },
+  'application/pdf': { schema: binary },
+  'application/json': { schema: z.looseObject({}).meta({ description: "DIAN's answer to an event, as recorded (…/dian-events/{event_id}/dian-response)." }) },
+};
+
 /** The routes outside /v1's authentication: health, this document, signed blob downloads. */
 const publicOpenApi: ZodOpenApiPathsObject = {
   '/healthz': {
@@ -56,12 +70,22 @@ const publicOpenApi: ZodOpenApiPathsObject = {
       security: [],
       requestParams: {
         path: z.object({ key: z.string().meta({ description: 'The blob key (may contain /).' }) }),
-        query: z.object({ expires: z.string().optional(), name: z.string().optional(), type: z.string().optional(), signature: z.string().optional() }),
+        query: z.object({
+          expires: z.string().optional(),
+          name: z.string().optional(),
+          type: z.string().optional(),
+          size: z.string().optional().meta({ description: 'The recorded size in bytes, on originals and uploads: a stored file of another size is not served.' }),
+          signature: z.string().optional(),
+        }),
       },
       responses: {
-        '200': { description: 'The file, with the Content-Type and name it was signed with.', content: { 'application/octet-stream': { schema: z.string().meta({ format: 'binary' }) } } },
+        '200': {
+          description: 'The file, with the Content-Type and name it was signed with.',
+          headers: { 'Content-Disposition': { description: 'attachment, with the file name (filename and filename*).', schema: { type: 'string' } } },
+          content: BLOB_CONTENT,
+        },
         '403': errorResponse(403, 'invalid_signature or url_expired: ask the API for a new link.'),
-        '404': errorResponse(404, 'not_found: the file no longer exists, or files are served by object storage.'),
+        '404': errorResponse(404, 'not_found: files are served by object storage; file_not_available: the stored file is gone or no longer has its recorded size.'),
         '503': errorResponse(503),
       },
     },
