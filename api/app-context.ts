@@ -25,6 +25,8 @@ export type ApiDependencies = {
   requestFingerprintKey: Buffer;
   blobStore: BlobStore;
   documentFiles: DocumentFiles;
+  /** The API's public URL (PUBLIC_BASE_URL, else the address it listens on), known once it listens. */
+  publicBaseUrl: () => string;
 };
 
 export function buildApiDependencies(
@@ -49,5 +51,6 @@ export function buildApiDependencies(
     requestFingerprintKey: deriveKey(masterKey, 'idempotent-request/v1'),
     blobStore,
     documentFiles: createDocumentFiles({ blobStore, documents: repositories.documents, producePdf: producePdfInPool, logger }),
+    publicBaseUrl,
   };
 }

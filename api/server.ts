@@ -43,7 +43,7 @@ export function createApp(deps: ApiDependencies): { app: Koa; routes: RouteEntry
 
   const publicRouter = createRouter();
   publicRouter.use(healthRoutes(deps).routes());
-  publicRouter.use('/v1', openApiRoutes().routes());
+  publicRouter.use('/v1', openApiRoutes(deps.publicBaseUrl).routes());
   publicRouter.use(blobRoutes(deps).routes());
 
   prepareUploadMemory();

@@ -172,7 +172,8 @@ export function buildOpenApiDocument(): OpenApiDocument {
   return createDocument({
     openapi: '3.1.0',
     info: { title: 'Document Invoicing Service API', version: '1.0.0', description: DESCRIPTION },
-    servers: [{ url: 'http://127.0.0.1:3000' }],
+    // The local default (`npm start`); a deployment serves its own URL (servedFrom).
+    servers: [{ url: 'http://127.0.0.1:3000', description: 'The local service of `npm start`; GET /v1/openapi.json of a deployment names its PUBLIC_BASE_URL.' }],
     security: [{ apiKey: [] }],
     paths: withIdempotencyKeys(mergePaths(OPERATIONS)),
     // What the service sends: one delivery per event type, its headers and body (Standard Webhooks).
@@ -182,6 +183,11 @@ export function buildOpenApiDocument(): OpenApiDocument {
       schemas: webhookEventSchemas,
     },
   });
+}
+
+/** The document as a deployment serves it: its own public URL as the server. */
+export function servedFrom(document: OpenApiDocument, publicBaseUrl: string): OpenApiDocument {
+  return publicBaseUrl ? { ...document, servers: [{ url: publicBaseUrl, description: 'This deployment (PUBLIC_BASE_URL).' }] } : document;
 }
 
 let cached: OpenApiDocument | undefined;

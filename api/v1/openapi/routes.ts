@@ -1,12 +1,19 @@
 import type Router from '@koa/router';
 import { createRouter } from '../../router';
-import { loadOpenApiDocument } from './document';
+import { loadOpenApiDocument, servedFrom } from './document';
 
-export function openApiRoutes(): Router {
+/**
+ * GET /v1/openapi.json, naming this deployment's URL as its server: the document's fixed
+ * `http://127.0.0.1:3000` (the local default, kept in docs/openapi.yaml) sent clients generated
+ * from a deployed service's document to the wrong host.
+ */
+export function openApiRoutes(publicBaseUrl: () => string): Router {
   const router = createRouter();
-  const document = loadOpenApiDocument();
+  let served: { url: string; document: object } | undefined;
   router.get('/openapi.json', (ctx) => {
-    ctx.body = document;
+    const url = publicBaseUrl();
+    if (served?.url !== url) served = { url, document: servedFrom(loadOpenApiDocument(), url) };
+    ctx.body = served.document;
   });
   return router;
 }
