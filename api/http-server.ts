@@ -2,6 +2,7 @@ import http from 'node:http';
 import type { Duplex } from 'node:stream';
 import type Koa from 'koa';
 import type { Logger } from 'pino';
+import type { AppConfig } from '../config';
 import type { ErrorBody } from './errors';
 import { newRequestId } from './middleware/request-id';
 
@@ -27,6 +28,20 @@ const CLIENT_ERRORS: Record<string, { status: number; reason: string; code: stri
   },
 };
 const MALFORMED = { status: 400, reason: 'Bad Request', code: 'malformed_request', message: 'The request is not valid HTTP/1.1.' };
+
+/**
+ * Node's deadlines for a request, from the configuration: its headers within headersMs (Node's
+ * default, 60 s, let a client dripping header bytes hold a socket a minute), the whole request
+ * within requestMs. Node looks for expired requests every connectionsCheckingInterval (30 s by
+ * default, so a deadline could pass by up to 30 s); once a second here.
+ */
+export function httpServerTimeouts(timeouts: AppConfig['http']['timeouts']): http.ServerOptions {
+  return {
+    headersTimeout: timeouts.headersMs,
+    requestTimeout: timeouts.requestMs,
+    connectionsCheckingInterval: Math.min(1_000, timeouts.headersMs),
+  };
+}
 
 /**
  * The API's HTTP server: the Koa app, plus a `clientError` handler so a request Node's parser

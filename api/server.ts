@@ -50,7 +50,7 @@ export function createApp(deps: ApiDependencies): { app: Koa; routes: RouteEntry
   const v1 = createRouter({ prefix: '/v1' });
   v1.use(authenticate(deps.repositories.apiKeys, deps.config.authFailureLimit));
   v1.use(rateLimit(deps.config.rateLimit));
-  v1.use(jsonBody(deps.config.http.bodyLimitBytes));
+  v1.use(jsonBody(deps.config.http.bodyLimitBytes, deps.config.http.bodyPace));
   v1.use(idempotentRequests({ requests: deps.repositories.idempotentRequests, secretBox: deps.secretBox, fingerprintKey: deps.requestFingerprintKey, logger: deps.logger }));
   for (const resource of [meRoutes(deps), companiesRoutes(deps), documentsRoutes(deps), paymentClaimRoutes(deps), filesRoutes(deps), contactsRoutes(deps), webhooksRoutes(deps), integrationsRoutes(deps), exportsRoutes(deps), dianSettingsRoutes(deps), dianEventsRoutes(deps), dianImportsRoutes(deps)]) {
     v1.use(resource.routes(), resource.allowedMethods());

@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import type { AppConfig } from '../config';
 import { connectDatabase } from '../db/connection';
 import { buildApiDependencies } from './app-context';
-import { createHttpServer } from './http-server';
+import { createHttpServer, httpServerTimeouts } from './http-server';
 import { createApp } from './server';
 import { startMetricsServer } from '../config/metrics';
 import { tracingClientInterceptors, type Tracing } from '../config/tracing';
@@ -38,7 +38,7 @@ export async function startApi(options: {
   const dependencies = buildApiDependencies(config, db, { connection, client }, logger, () => publicBaseUrl);
   const { app } = createApp(dependencies);
 
-  const server = createHttpServer(app, logger);
+  const server = createHttpServer(app, logger, httpServerTimeouts(config.http.timeouts));
   server.keepAliveTimeout = 65_000; // longer than common load balancers' idle timeout
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -42,6 +42,11 @@ const environmentSchema = z.object({
   AUTH_FAILURES_PER_MINUTE: z.coerce.number().min(0).default(60),
   AUTH_FAILURE_BURST: z.coerce.number().int().min(1).default(20),
   REQUEST_BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(1024 * 1024),
+  API_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(20_000),
+  API_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(300_000),
+  API_BODY_IDLE_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(20_000),
+  API_BODY_GRACE_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
+  API_BODY_MIN_BYTES_PER_SECOND: z.coerce.number().int().min(0).default(1024),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
   TRUST_PROXY: booleanFromEnv.default(false),
   SECRETS_ENCRYPTION_KEY: z
@@ -72,11 +77,25 @@ const environmentSchema = z.object({
   DIAN_SIMULATOR_URL: z.string().url().optional(),
   /** docs/dian.md "Bulk listing (assumed)": DIAN's BulkDocumentDownloadAsync for range imports. */
   DIAN_BULK_LISTING: z.enum(['assumed', 'off']).default('off'),
+}).refine((e) => e.API_HEADERS_TIMEOUT_MS <= e.API_REQUEST_TIMEOUT_MS, {
+  // Node refuses a server whose headers may take longer than the whole request.
+  path: ['API_HEADERS_TIMEOUT_MS'],
+  message: 'must not exceed API_REQUEST_TIMEOUT_MS',
 });
 
 export type AppConfig = {
   env: 'development' | 'production' | 'test';
-  http: { host: string; port: number; publicBaseUrl?: string; trustProxy: boolean; bodyLimitBytes: number };
+  http: {
+    host: string;
+    port: number;
+    publicBaseUrl?: string;
+    trustProxy: boolean;
+    bodyLimitBytes: number;
+    /** Node's own deadlines for a request's headers and for the whole request (api/http-server.ts). */
+    timeouts: { headersMs: number; requestMs: number };
+    /** How fast a request body must arrive once it is being read (api/body-pace.ts). */
+    bodyPace: { idleMs: number; graceMs: number; minBytesPerSecond: number; wholeWithinMs: number };
+  };
   /** Prometheus /metrics ports (0: off), never the public API port (docs/operations.md). */
   metrics: { apiPort: number; workerPort: number; workerSdkPort: number; intakePort: number };
   dataDir: string;
@@ -152,6 +171,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       publicBaseUrl: e.PUBLIC_BASE_URL,
       trustProxy: e.TRUST_PROXY,
       bodyLimitBytes: e.REQUEST_BODY_LIMIT_BYTES,
+      timeouts: { headersMs: e.API_HEADERS_TIMEOUT_MS, requestMs: e.API_REQUEST_TIMEOUT_MS },
+      bodyPace: {
+        idleMs: e.API_BODY_IDLE_TIMEOUT_MS,
+        graceMs: e.API_BODY_GRACE_MS,
+        minBytesPerSecond: e.API_BODY_MIN_BYTES_PER_SECOND,
+        wholeWithinMs: e.API_REQUEST_TIMEOUT_MS,
+      },
     },
     metrics: { apiPort: e.METRICS_PORT, workerPort: e.WORKER_METRICS_PORT, workerSdkPort: e.WORKER_SDK_METRICS_PORT, intakePort: e.INTAKE_METRICS_PORT },
     dataDir: path.resolve(e.DATA_DIR),

@@ -22,7 +22,8 @@ export function errorHandler(logger: Logger): Middleware {
       // close the connection rather than read an unbounded remainder to keep it alive. A small
       // unread body (an upload refused with 503 while the database is down) is read and dropped
       // first: closing a socket with unread data resets it, and the client would lose the answer.
-      if (!ctx.req.complete && !(await drainedSmallBody(ctx))) ctx.set('Connection', 'close');
+      // Not one refused for arriving too slowly (408): waiting for the rest is what was refused.
+      if (!ctx.req.complete && (mapped.status === 408 || !(await drainedSmallBody(ctx)))) ctx.set('Connection', 'close');
       ctx.body = mapped.body;
     }
   };

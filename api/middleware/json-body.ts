@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Context, Middleware } from 'koa';
 import type { RouterContext } from '@koa/router';
 import { ApiError } from '../errors';
+import { watchBodyPace, type BodyPace } from '../body-pace';
 import { withinUploadMemory } from './upload-memory';
 
 const JSON_CONTENT_TYPE = /^application\/([a-z0-9.+-]*\+)?json\s*(;|$)/i;
@@ -30,10 +31,11 @@ export function routeAcceptsMultipart(ctx: Context): boolean {
 }
 
 /**
- * Reads a JSON request body, within a size limit, into ctx.request.body. Multipart bodies
- * are left to the routes marked acceptsMultipart; any other content type is refused with 415.
+ * Reads a JSON request body, within a size limit and at the API's pace (api/body-pace.ts), into
+ * ctx.request.body. Multipart bodies are left to the routes marked acceptsMultipart; any other
+ * content type is refused with 415.
  */
-export function jsonBody(limitBytes: number): Middleware {
+export function jsonBody(limitBytes: number, pace: BodyPace): Middleware {
   return async (ctx, next) => {
     if (!METHODS_WITH_BODY.has(ctx.method)) return next();
     if (MULTIPART.test(ctx.get('Content-Type')) && routeAcceptsMultipart(ctx)) return next();
@@ -50,7 +52,7 @@ export function jsonBody(limitBytes: number): Middleware {
     if (declaredLength !== undefined && declaredLength > limitBytes) {
       throw tooLarge(limitBytes);
     }
-    const text = decodeUtf8(await readBytes(ctx.req, limitBytes));
+    const text = decodeUtf8(await readBytes(ctx.req, limitBytes, pace));
     if (text.trim() === '') {
       ctx.request.body = undefined;
       return next();
@@ -108,16 +110,17 @@ export const requestAborted = () =>
   new ApiError(400, 'request_aborted', 'The connection closed before the whole request body arrived.');
 
 /**
- * Reads the body's bytes, refusing them as soon as they pass the limit. A body cut short by the
- * client is a 400 (request_aborted), never an unhandled stream error. On refusal the rest is
- * discarded and the error answer closes the connection (errorHandler).
+ * Reads the body's bytes, refusing them as soon as they pass the limit or break the pace (408). A
+ * body cut short by the client is a 400 (request_aborted), never an unhandled stream error. On
+ * refusal the rest is discarded and the error answer closes the connection (errorHandler).
  */
-function readBytes(request: IncomingMessage, limitBytes: number): Promise<Buffer> {
+function readBytes(request: IncomingMessage, limitBytes: number, pace: BodyPace): Promise<Buffer> {
   if (request.destroyed) return Promise.reject(requestAborted()); // gone while earlier middleware ran
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let received = 0;
     const finish = (error: ApiError | null) => {
+      stopPace();
       request.off('data', onData).off('end', onEnd).off('error', onClose).off('close', onClose);
       if (error) {
         if (!request.destroyed) request.resume();
@@ -136,5 +139,6 @@ function readBytes(request: IncomingMessage, limitBytes: number): Promise<Buffer
       if (!request.complete) finish(requestAborted());
     };
     request.on('data', onData).on('end', onEnd).on('error', onClose).on('close', onClose);
+    const stopPace = watchBodyPace(request, pace, finish);
   });
 }

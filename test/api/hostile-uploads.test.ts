@@ -8,6 +8,7 @@ import Koa from 'koa';
 import pino from 'pino';
 import { errorHandler } from '../../api/middleware/error-handler';
 import { readMultipartFile } from '../../api/v1/files/multipart';
+import { loadConfig } from '../../config';
 import { freePort } from '../../scripts/embedded/ports';
 import { bearer, seedCompany, seedKey, serviceEnvironment, startTestApi, type TestApi } from '../support/api';
 import { eventually } from '../support/eventually';
@@ -130,7 +131,7 @@ test('readMultipartFile settles (request_aborted) when the client disconnects mi
   app.use(errorHandler(pino({ level: 'silent' })));
   app.use(async (ctx) => {
     try {
-      await readMultipartFile(ctx.req, ctx.get('Content-Type'), 20 * 1024 * 1024);
+      await readMultipartFile(ctx.req, ctx.get('Content-Type'), 20 * 1024 * 1024, loadConfig({}).http.bodyPace);
       outcomes.push('resolved');
     } catch (error) {
       outcomes.push((error as { code: string }).code);

@@ -7,6 +7,7 @@ import pino from 'pino';
 import { errorHandler } from '../../api/middleware/error-handler';
 import { requestId } from '../../api/middleware/request-id';
 import { jsonBody } from '../../api/middleware/json-body';
+import { loadConfig } from '../../config';
 
 // The JSON body reader is shared by every route that takes JSON; it is exercised here on a
 // small app with the real middleware chain, since the spine's own routes take no body.
@@ -21,7 +22,7 @@ test.before(async () => {
   router.post('/echo', (ctx) => {
     ctx.body = { received: ctx.request.body ?? null };
   });
-  app.use(requestId()).use(errorHandler(pino({ level: 'silent' }))).use(jsonBody(LIMIT)).use(router.routes());
+  app.use(requestId()).use(errorHandler(pino({ level: 'silent' }))).use(jsonBody(LIMIT, loadConfig({}).http.bodyPace)).use(router.routes());
   server = http.createServer(app.callback());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/echo`;

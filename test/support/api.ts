@@ -8,7 +8,7 @@ import { Client, Connection } from '@temporalio/client';
 import pino from 'pino';
 import { loadConfig, type AppConfig } from '../../config';
 import { tracingClientInterceptors, type Tracing } from '../../config/tracing';
-import { createHttpServer } from '../../api/http-server';
+import { createHttpServer, httpServerTimeouts } from '../../api/http-server';
 import { createApp } from '../../api/server';
 import { buildApiDependencies, type ApiDependencies } from '../../api/app-context';
 import { createApiKey } from '../../admin/api-keys';
@@ -48,7 +48,7 @@ export async function startTestApi(env: Record<string, string> = {}, options: { 
   let url = '';
   const dependencies = buildApiDependencies(config, database.db, { connection, client }, logger, () => url);
   const { app, routes } = createApp(dependencies);
-  const server = createHttpServer(app, logger);
+  const server = createHttpServer(app, logger, httpServerTimeouts(config.http.timeouts));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   url = `http://127.0.0.1:${port}`;

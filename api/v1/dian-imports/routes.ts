@@ -34,7 +34,7 @@ export function dianImportsRoutes(deps: ApiDependencies): Router {
     let body: unknown = ctx.request.body;
     let cufesFromFile: Buffer | null = null;
     if (/^multipart\/form-data/i.test(ctx.get('Content-Type'))) {
-      const upload = await readMultipartFile(ctx.req, ctx.get('Content-Type'), MAX_FILE_BYTES);
+      const upload = await readMultipartFile(ctx.req, ctx.get('Content-Type'), MAX_FILE_BYTES, config.http.bodyPace);
       body = upload.fields;
       cufesFromFile = upload.bytes;
     }

@@ -3,6 +3,7 @@ import type { Readable } from 'node:stream';
 import Busboy from 'busboy';
 import { ApiError, invalidParameter } from '../../errors';
 import { requestAborted } from '../../middleware/json-body';
+import { watchBodyPace, type BodyPace } from '../../body-pace';
 
 export type MultipartUpload = { fileName: string; bytes: Buffer; fields: Record<string, string> };
 
@@ -10,15 +11,16 @@ const malformed = (error: Error) => new ApiError(400, 'invalid_multipart', `The 
 
 /**
  * Reads one file (field `file`) and small text fields from a multipart/form-data body, refusing
- * anything over the size limit as soon as it is exceeded.
+ * anything over the size limit as soon as it is exceeded, and a body that arrives slower than the
+ * API's pace (408 request_timeout, api/body-pace.ts) as soon as it falls behind.
  *
  * Every way the body can go wrong settles the promise exactly once: a malformed or truncated body
  * (busboy's error, on itself or on the file stream), a client that disconnects mid-upload (the
- * request closes before it is complete) and a file over the limit. On failure the parser is
- * destroyed, the request is unpiped and drained (the error answer closes the connection, see
- * errorHandler), and the bytes read so far are dropped: nothing has been stored yet.
+ * request closes before it is complete), a file over the limit and a body too slow. On failure
+ * the parser is destroyed, the request is unpiped and drained (the error answer closes the
+ * connection, see errorHandler), and the bytes read so far are dropped: nothing has been stored yet.
  */
-export function readMultipartFile(request: IncomingMessage, contentType: string, maxBytes: number): Promise<MultipartUpload> {
+export function readMultipartFile(request: IncomingMessage, contentType: string, maxBytes: number, pace: BodyPace): Promise<MultipartUpload> {
   if (!/^multipart\/form-data/i.test(contentType)) {
     return Promise.reject(new ApiError(415, 'unsupported_media_type', 'Upload files as multipart/form-data with the file in the field "file".'));
   }
@@ -43,6 +45,7 @@ export function readMultipartFile(request: IncomingMessage, contentType: string,
     const settle = (error: ApiError | null) => {
       if (settled) return;
       settled = true;
+      stopPace();
       request.off('close', onRequestClose);
       request.off('error', onRequestClose);
       if (error) {
@@ -102,5 +105,6 @@ export function readMultipartFile(request: IncomingMessage, contentType: string,
     request.on('close', onRequestClose);
     request.on('error', onRequestClose);
     request.pipe(busboy);
+    const stopPace = watchBodyPace(request, pace, settle);
   });
 }

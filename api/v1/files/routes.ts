@@ -30,7 +30,7 @@ export function filesRoutes(deps: ApiDependencies): Router {
     // Checked by the idempotent-requests middleware, which leaves an upload's key to this route.
     const sentKey = ctx.headers['idempotency-key'];
     const idempotencyKey = typeof sentKey === 'string' ? sentKey : null;
-    const upload = await readMultipartFile(ctx.req, ctx.get('Content-Type'), MAX_FILE_BYTES);
+    const upload = await readMultipartFile(ctx.req, ctx.get('Content-Type'), MAX_FILE_BYTES, config.http.bodyPace);
     const kind = parseBody(uploadFields, upload.fields).kind ?? null;
     try {
       const { file, replayed } = await acceptFile(intake, {

@@ -156,13 +156,14 @@ export function idempotencyKeyHeader(description: string) {
   return z.string().regex(IDEMPOTENCY_KEY).optional().meta({ description });
 }
 
-export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 415 | 429 | 503 | 507;
+export type ErrorStatus = 400 | 401 | 403 | 404 | 408 | 409 | 413 | 415 | 429 | 503 | 507;
 
 const ERROR_DESCRIPTIONS: Record<ErrorStatus, string> = {
   400: 'invalid_parameter, invalid_json, invalid_cursor or invalid_multipart: the request is malformed; error.param names the field.',
   401: 'authentication_required, invalid_api_key or api_key_revoked.',
   403: 'insufficient_scope or insufficient_role: the key lacks the scope or role this operation needs.',
   404: 'not_found: no such resource, or the key may not see it.',
+  408: 'request_timeout: the body arrived too slowly (no byte for 20 s, or slower than the pace it needs after 10 s; docs/operations.md, Limits); nothing was kept and the connection closes.',
   409: 'The request conflicts with the state of a resource.',
   413: 'payload_too_large (or file_too_large): the body exceeds the limit.',
   415: 'unsupported_media_type: the body is not in a content type this operation takes.',
@@ -228,7 +229,7 @@ export type OperationSpec = {
 
 /**
  * One OpenAPI operation with every status it can answer: 401/429/503 behind authentication, 400
- * for parameters or a body, 404 for path ids, 403 for scopes and roles, 413/415 for bodies and
+ * for parameters or a body, 404 for path ids, 403 for scopes and roles, 408/413/415 for bodies and
  * 507 for uploads; `errors` adds the operation's own (409 ...) or rewords one.
  */
 export function operation(spec: OperationSpec): ZodOpenApiOperationObject {
@@ -239,7 +240,7 @@ export function operation(spec: OperationSpec): ZodOpenApiOperationObject {
   if (authenticated) [401, 429].forEach((status) => add(status as ErrorStatus));
   if (spec.restricted) add(403);
   if (spec.path) add(404);
-  if (spec.body || spec.multipart || spec.emptyBody) [413, 415].forEach((status) => add(status as ErrorStatus));
+  if (spec.body || spec.multipart || spec.emptyBody) [408, 413, 415].forEach((status) => add(status as ErrorStatus));
   if (spec.multipart) add(507);
   if (authenticated || spec.path) add(503);
   for (const [status, description] of Object.entries(spec.errors ?? {})) add(Number(status) as ErrorStatus, description);
