@@ -22,14 +22,20 @@ const WORKER_CHECK_TIMEOUT_MS = 5000;
 /** How long a successful deep check answers for everyone (it needs no key, so it must be cheap). */
 const DEEP_RESULT_TTL_MS = 5000;
 
+/** How long a successful blob-store check answers for everyone (it writes a file, or asks S3). */
+const BLOB_STORE_RESULT_TTL_MS = 5000;
+
 /**
- * GET /healthz, without authentication: can this process reach Postgres and Temporal?
+ * GET /healthz, without authentication: can this process reach Postgres and Temporal, and use its
+ * blob store (a file written and removed in its directory, or S3's HeadBucket: a missing bucket or
+ * denied credentials are named in checks.blob_store.error; single-flight, an ok result reused for
+ * 5 s)?
  * With ?deep=true it also runs a workflow end to end, proving a worker is polling and
  * its activities reach Postgres. The deep check is shared: concurrent callers wait for one run,
  * and a successful run answers for DEEP_RESULT_TTL_MS, so unauthenticated callers cannot start a
  * workflow each (at most one at a time, one per 5 s while healthy).
  */
-export function healthRoutes({ config, db, temporal }: ApiDependencies): Router {
+export function healthRoutes({ config, db, temporal, blobStore }: ApiDependencies): Router {
   const router = createRouter();
   const workerCheck = singleFlight(
     () =>
@@ -43,19 +49,21 @@ export function healthRoutes({ config, db, temporal }: ApiDependencies): Router 
       ),
     DEEP_RESULT_TTL_MS,
   );
+  const blobStoreCheck = singleFlight(() => timed(() => blobStore.check(CHECK_TIMEOUT_MS)), BLOB_STORE_RESULT_TTL_MS);
   router.get('/healthz', async (ctx) => {
     const query = parseQuery(healthQuery, ctx.query);
     const deep = query.deep === 'true' || query.deep === '1';
-    const [postgres, temporalCheck, worker] = await Promise.all([
+    const [postgres, temporalCheck, blobStoreResult, worker] = await Promise.all([
       timed(() => db.raw('select 1')),
       timed(() =>
         temporal.connection.withDeadline(Date.now() + CHECK_TIMEOUT_MS, () =>
           temporal.connection.healthService.check({}),
         ),
       ),
+      blobStoreCheck(),
       deep ? workerCheck() : undefined,
     ]);
-    const checks = { postgres, temporal: temporalCheck, ...(worker ? { worker } : {}) };
+    const checks = { postgres, temporal: temporalCheck, blob_store: blobStoreResult, ...(worker ? { worker } : {}) };
     const healthy = Object.values(checks).every((check) => check.status === 'ok');
     ctx.status = healthy ? 200 : 503;
     ctx.set('Cache-Control', 'no-store');

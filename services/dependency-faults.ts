@@ -1,4 +1,4 @@
-import { BlobStoreFullError, BlobStoreUnavailableError } from '../storage/blob-store';
+import { BlobStoreFullError, BlobStoreMisconfiguredError, BlobStoreUnavailableError } from '../storage/blob-store';
 
 /**
  * What tells a fault of a dependency (Postgres, Temporal, the blob store) from everything else.
@@ -48,6 +48,15 @@ export function isStorageFull(error: unknown): boolean {
 /** The blob store cannot be used right now (unwritable, out of descriptors, unreachable, 5xx): nothing was stored. */
 export function isBlobStoreUnavailable(error: unknown): boolean {
   return error instanceof BlobStoreUnavailableError;
+}
+
+/**
+ * The object store refuses us for a reason of configuration (credentials, access, a missing
+ * bucket): still a blob store unavailability (503, retried: the work completes once it is fixed),
+ * but one the logs must name as such.
+ */
+export function isBlobStoreMisconfigured(error: unknown): boolean {
+  return error instanceof BlobStoreMisconfiguredError;
 }
 
 /**

@@ -19,6 +19,12 @@ export interface BlobStore {
   /** Removes the blob; a key that does not exist is not an error. */
   delete(key: string): Promise<void>;
   signedDownloadUrl(key: string, options: DownloadOptions): Promise<string>;
+  /**
+   * Proves the store can be used (GET /healthz): the filesystem store writes and removes a small
+   * file in its directory, the S3 store asks for its bucket (HeadBucket), giving up after
+   * `timeoutMs`. Throws what a write would throw (BlobStoreUnavailableError, BlobStoreFullError).
+   */
+  check(timeoutMs: number): Promise<void>;
 }
 
 export const SIGNED_URL_TTL_SECONDS = 3600;
@@ -29,14 +35,26 @@ export class BlobNotFoundError extends Error {}
  * The blob store could not do what was asked for a reason of its own, not of the key: the
  * directory is not writable (EACCES, EPERM, EROFS), the process is out of file descriptors
  * (EMFILE, ENFILE), the disk failed (EIO), or the object store is unreachable, slow to the point
- * of timing out, answering 5xx or refusing our credentials. Nothing was stored; the same call can
- * succeed once the store is back (docs/operations.md, Faults). `cause` is the store's own error.
+ * of timing out, answering 5xx, or refusing us (BlobStoreMisconfiguredError). Nothing was
+ * stored; the same call can succeed once the store is back (docs/operations.md, Faults). `cause`
+ * is the store's own error.
  */
 export class BlobStoreUnavailableError extends Error {
-  override readonly name = 'BlobStoreUnavailableError';
+  override readonly name: string = 'BlobStoreUnavailableError';
   constructor(message: string, options: { cause: unknown }) {
     super(message, options);
   }
+}
+
+/**
+ * The object store answers, but refuses us for a reason an operator must fix, not wait out: our
+ * credentials are unknown or their signature wrong, access to the bucket is denied, or the bucket
+ * does not exist. Handled like any unavailability (503 to clients, imports retried, so the work
+ * completes once the configuration is fixed), but its message names the bucket and what to fix,
+ * and the API logs it as an error.
+ */
+export class BlobStoreMisconfiguredError extends BlobStoreUnavailableError {
+  override readonly name = 'BlobStoreMisconfiguredError';
 }
 
 /** The blob store's disk, quota or object store is full (ENOSPC, EDQUOT, MinIO's XMinioStorageFull). */

@@ -105,6 +105,29 @@ export class FilesystemBlobStore implements BlobStore {
     return removed;
   }
 
+  /**
+   * Writes and removes a probe file in the temporary folder: the directory exists, is writable and
+   * has room (a stat would pass on a read-only or full disk). timeoutMs is the caller's: a
+   * filesystem call cannot be abandoned.
+   */
+  async check(): Promise<void> {
+    const folder = path.join(this.directory, TEMPORARY_FOLDER);
+    const probe = path.join(folder, `health-${randomUUID()}.tmp`);
+    try {
+      await makeFolder(folder);
+      await writeFile(probe, 'ok');
+      await rm(probe, { force: true });
+    } catch (error) {
+      await rm(probe, { force: true }).catch(() => undefined);
+      const classified = storeError(error, `write in ${this.directory}`);
+      if (classified instanceof BlobStoreFullError || classified instanceof BlobStoreUnavailableError) throw classified;
+      // ENOENT, ENOTDIR…: said of a key they would be ours; said of the directory itself (BLOB_DIR
+      // under a file, a volume not mounted), the store cannot be used.
+      const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+      throw new BlobStoreUnavailableError(`The file store cannot write in its directory ${this.directory} (${code}): check BLOB_DIR and its volume.`, { cause: error });
+    }
+  }
+
   async get(key: string): Promise<Buffer> {
     try {
       return await readFile(this.pathOf(key));

@@ -1,11 +1,12 @@
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, NoSuchKey, NotFound, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, GetObjectCommand, HeadBucketCommand, HeadObjectCommand, NoSuchKey, NotFound, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import {
   assertSafeKey,
   BlobNotFoundError,
   BlobStoreFullError,
+  BlobStoreMisconfiguredError,
   BlobStoreUnavailableError,
   contentDisposition,
   SIGNED_URL_TTL_SECONDS,
@@ -69,25 +70,56 @@ export class S3BlobStore implements BlobStore {
     await this.send(`delete ${key}`, () => this.client.send(new DeleteObjectCommand({ Bucket: this.settings.bucket, Key: key })));
   }
 
+  /** HeadBucket, abandoned after timeoutMs (a frozen store must not pile up health probes). */
+  async check(timeoutMs: number): Promise<void> {
+    const bucket = JSON.stringify(this.settings.bucket);
+    const deadline = AbortSignal.timeout(timeoutMs);
+    try {
+      await this.send(`reach bucket ${bucket}`, () => this.client.send(new HeadBucketCommand({ Bucket: this.settings.bucket }), { abortSignal: deadline }), { bucketLevel: true });
+    } catch (error) {
+      if (!deadline.aborted) throw error;
+      throw new BlobStoreUnavailableError(`The object store did not answer within ${timeoutMs} ms; could not reach bucket ${bucket}.`, { cause: error });
+    }
+  }
+
   /**
    * One call to the object store. Whatever fails it is the store's, not the key's (the callers
-   * above tell a missing key apart): unreachable (ECONNREFUSED, a reset, a timeout), answering
-   * 5xx or SlowDown, or refusing our credentials or bucket. It is reported as
-   * BlobStoreUnavailableError (the API's 503), a full MinIO as BlobStoreFullError (507): a raw
-   * ECONNREFUSED was answered as "cannot reach its database", a 5xx as 500 internal_error.
+   * above tell a missing key apart): unreachable (ECONNREFUSED, a reset, a timeout) or answering
+   * 5xx or SlowDown is BlobStoreUnavailableError (the API's 503); a full MinIO BlobStoreFullError
+   * (507); a refusal an operator must fix (a 403: unknown access key, wrong secret, access denied;
+   * a missing bucket) BlobStoreMisconfiguredError, which says what to fix. A raw ECONNREFUSED was
+   * answered as "cannot reach its database", a 5xx as 500 internal_error, and a denied or missing
+   * bucket read like an outage, "cannot be used right now". `bucketLevel`: the call names no key,
+   * so a bare 404 (HeadBucket's) is the bucket's.
    */
-  private async send<T>(what: string, call: () => Promise<T>): Promise<T> {
+  private async send<T>(what: string, call: () => Promise<T>, { bucketLevel = false } = {}): Promise<T> {
     try {
       return await call();
     } catch (error) {
       const name = (error as { name?: string; Code?: string }).Code ?? (error as { name?: string }).name ?? 'Error';
       const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+      // A HEAD answer has no body to name the error: the SDK calls it Unknown, the status says more.
+      const code = (error as NodeJS.ErrnoException).code ?? (name === 'Unknown' ? undefined : name);
+      const detail = [code, status ? `HTTP ${status}` : undefined].filter(Boolean).join(', ');
       if (name === 'XMinioStorageFull' || status === 507) {
         throw new BlobStoreFullError(`The object store is full (${name}); could not ${what}.`, { cause: error });
       }
-      const detail = (error as NodeJS.ErrnoException).code ?? name;
-      throw new BlobStoreUnavailableError(`The object store cannot be used right now (${detail}${status ? `, HTTP ${status}` : ''}); could not ${what}.`, { cause: error });
+      const misconfiguration = this.misconfiguration(name, status, bucketLevel);
+      if (misconfiguration) {
+        throw new BlobStoreMisconfiguredError(`${misconfiguration} (${detail}); could not ${what}.`, { cause: error });
+      }
+      throw new BlobStoreUnavailableError(`The object store cannot be used right now (${detail}); could not ${what}.`, { cause: error });
     }
+  }
+
+  /** What an operator must fix, when the store's refusal is one of configuration (else null). */
+  private misconfiguration(name: string, status: number | undefined, bucketLevel: boolean): string | null {
+    const bucket = JSON.stringify(this.settings.bucket);
+    if (name === 'NoSuchBucket' || (bucketLevel && status === 404)) return `The bucket ${bucket} does not exist in the object store: create it, or correct S3_BUCKET`;
+    if (status !== 403) return null;
+    if (name === 'InvalidAccessKeyId') return `The object store does not know our access key: correct AWS_ACCESS_KEY_ID (bucket ${bucket})`;
+    if (name === 'SignatureDoesNotMatch') return `The object store rejects our signature: correct AWS_SECRET_ACCESS_KEY (bucket ${bucket})`;
+    return `Access denied to bucket ${bucket}: check the credentials and the bucket's policy`;
   }
 
   // options.size is not signed into S3 URLs: an object is written whole or not at all.

@@ -1,6 +1,7 @@
 import type { Context, Middleware } from 'koa';
 import type { Logger } from 'pino';
 import { mapError } from '../errors';
+import { isBlobStoreMisconfigured } from '../../services/dependency-faults';
 
 /** Renders every failure as the JSON error body; unexpected ones are logged with their stack. */
 export function errorHandler(logger: Logger): Middleware {
@@ -12,6 +13,9 @@ export function errorHandler(logger: Logger): Middleware {
       const mapped = mapError(error);
       if (mapped.unexpected) {
         logger.error({ err: error, requestId: ctx.state.requestId, method: ctx.method, path: ctx.path }, 'unhandled error');
+      } else if (isBlobStoreMisconfigured(error)) {
+        // Not an outage to wait out: credentials or the bucket are wrong until someone fixes them.
+        logger.error({ err: error, requestId: ctx.state.requestId, method: ctx.method, path: ctx.path, code: mapped.body.error.code }, `request refused: the file store is misconfigured: ${(error as Error).message}`);
       } else if (mapped.status === 503 || mapped.status === 507) {
         // An infrastructure fault the client can retry, but one an operator must see.
         logger.warn({ err: error, requestId: ctx.state.requestId, method: ctx.method, path: ctx.path, code: mapped.body.error.code }, 'request refused: a dependency is unavailable');

@@ -278,6 +278,7 @@ test.serial('a storage failure answers 451 so the sender retries; the retry impo
       throw new Error('disk full');
     },
     get: (blobKey) => real.get(blobKey),
+    check: (timeoutMs) => real.check(timeoutMs),
     exists: (blobKey) => real.exists(blobKey),
     delete: (blobKey) => real.delete(blobKey),
     signedDownloadUrl: (blobKey, options) => real.signedDownloadUrl(blobKey, options),

@@ -25,7 +25,7 @@ test('shallow health reports Postgres and Temporal', async (t) => {
   t.is(response.headers.get('cache-control'), 'no-store');
   const body = (await response.json()) as { status: string; checks: Record<string, { status: string }> };
   t.is(body.status, 'ok');
-  t.deepEqual(Object.keys(body.checks).sort(), ['postgres', 'temporal']);
+  t.deepEqual(Object.keys(body.checks).sort(), ['blob_store', 'postgres', 'temporal']);
 });
 
 test('deep health runs the system-check workflow end to end through the worker', async (t) => {

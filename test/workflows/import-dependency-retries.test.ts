@@ -59,6 +59,7 @@ test.before(async () => {
     exists: (key) => realStore.exists(key),
     delete: (key) => realStore.delete(key),
     signedDownloadUrl: (key, options) => realStore.signedDownloadUrl(key, options),
+    check: (timeoutMs) => realStore.check(timeoutMs),
     async get(key) {
       const fault = faults.get(key);
       if (fault) {

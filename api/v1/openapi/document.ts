@@ -19,7 +19,7 @@ export type OpenApiDocument = ReturnType<typeof createDocument>;
 
 const healthCheck = z.object({ status: z.enum(['ok', 'unavailable']), latency_ms: z.int().min(0), error: z.string().optional() }).meta({ id: 'HealthCheck' });
 const health = z
-  .object({ status: z.enum(['ok', 'degraded']), checks: z.object({ postgres: healthCheck, temporal: healthCheck, worker: healthCheck.optional() }) })
+  .object({ status: z.enum(['ok', 'degraded']), checks: z.object({ postgres: healthCheck, temporal: healthCheck, blob_store: healthCheck, worker: healthCheck.optional() }) })
   .meta({ id: 'Health' });
 
 /**
@@ -41,7 +41,7 @@ const publicOpenApi: ZodOpenApiPathsObject = {
   '/healthz': {
     get: {
       operationId: 'getHealth',
-      summary: 'Reachability of Postgres and Temporal (no authentication)',
+      summary: 'Reachability of Postgres, Temporal and the blob store (no authentication)',
       tags: ['Operations'],
       security: [],
       requestParams: { query: healthQuery },
@@ -49,7 +49,7 @@ const publicOpenApi: ZodOpenApiPathsObject = {
         '200': { description: 'Every dependency answered.', content: { 'application/json': { schema: health } } },
         '400': errorResponse(400),
         '429': errorResponse(429),
-        '503': { description: 'At least one dependency did not answer.', content: { 'application/json': { schema: health } } },
+        '503': { description: 'At least one dependency did not answer or cannot be used; each failed check says why in its error (for the blob store: a missing bucket, denied credentials, an unwritable directory, an unreachable store).', content: { 'application/json': { schema: health } } },
       },
     },
   },
