@@ -4,7 +4,7 @@ import { ApiError } from './errors';
 
 /**
  * How fast a request body must arrive once the API reads it (docs/operations.md, Limits;
- * docs/decisions/0022-request-body-pace.md). Node alone only bounds the whole request (5 minutes):
+ * docs/decisions/0023-request-body-pace.md). Node alone only bounds the whole request (5 minutes):
  * an upload that declared up to 20 MB and then sent a few bytes a second held its share of the
  * upload memory budget that long, and six of them made every other upload wait 15 s and fail 503.
  *
