@@ -56,6 +56,7 @@
  */
 import { withClientSpan } from '../outbound/client-span';
 import { allowedUnderLoopbackOnly } from '../outbound/public-targets';
+import { readCappedBody } from '../outbound/capped-body';
 import { nitCheckDigit, isValidNit } from '../../domain/nit';
 import { errorFromAnswer, excerpt, parseResetSeconds } from './http-errors';
 import { ExportError, type AccountingIntegration, type ExportInput, type ExportResult } from './port';
@@ -458,29 +459,16 @@ export function colombianDate(issuedAt: string): string {
 /**
  * The answer's body as text, at most ALEGRA_MAX_RESPONSE_BYTES: a 2xx beyond it is an
  * unexpected_response (nothing to use), an error answer is cut there (its first words are enough
- * for the message). The rest is never read: the connection is dropped.
+ * for the message).
  */
 async function readCapped(response: Response, method: string, path: string): Promise<string> {
-  if (!response.body) return '';
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let received = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    received += value.byteLength;
-    if (received > ALEGRA_MAX_RESPONSE_BYTES) {
-      await reader.cancel().catch(() => undefined);
-      if (response.ok) {
-        throw new ExportError('unexpected_response', `Alegra answered ${method} ${path} with more than ${ALEGRA_MAX_RESPONSE_BYTES} bytes.`, {
-          status: response.status,
-        });
-      }
-      break;
-    }
-    chunks.push(value);
+  const { text, truncated } = await readCappedBody(response, ALEGRA_MAX_RESPONSE_BYTES);
+  if (truncated && response.ok) {
+    throw new ExportError('unexpected_response', `Alegra answered ${method} ${path} with more than ${ALEGRA_MAX_RESPONSE_BYTES} bytes.`, {
+      status: response.status,
+    });
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return text;
 }
 
 function parseJson(text: string): unknown {

@@ -6,6 +6,7 @@ import { XMLParser } from 'fast-xml-parser';
 import { DianError, type DianBulkListing, type DianGateway, type DianReceivedDocument, type DianRegisteredEvent, type DianSendResult } from './port';
 import { withClientSpan } from '../outbound/client-span';
 import { allowedUnderLoopbackOnly } from '../outbound/public-targets';
+import { readCappedBody } from '../outbound/capped-body';
 import { buildSoapRequest, isRecord, parseSoapEnvelope, text, type SoapCredentials, type SoapOperation, type SoapRequest } from './soap';
 
 export const DIAN_ENVIRONMENTS = {
@@ -47,6 +48,14 @@ export type SoapDianGatewaySettings = {
 
 type Result = Record<string, unknown>;
 
+/**
+ * The most of one DIAN answer read. The largest one we use carries a document's XML in base64
+ * (GetXmlByDocumentKey), and a file over 20 MB is refused anyway (services/accept-file.ts): 20 MB
+ * in base64 is 26.7 MB, plus the envelope. Beyond it the answer is not read; before 2026-11-25 it
+ * was read whole, and a broken upstream streaming without end filled the worker's 128 MB heap.
+ */
+export const DIAN_MAX_ANSWER_BYTES = 28 * 1024 * 1024;
+
 /** DNS's limit for a host name; OpenSSL refuses longer SNI names. */
 const MAX_HOST_NAME_LENGTH = 253;
 
@@ -84,13 +93,20 @@ export function createSoapDianGateway(settings: SoapDianGatewaySettings): DianGa
             method: 'POST',
             headers: { ...traceHeaders, 'Content-Type': request.contentType },
             body: request.envelope,
+            // A redirect would re-send the signed envelope wherever the answer points (a 307 keeps the POST).
+            redirect: 'manual',
             signal: AbortSignal.timeout(timeoutMs),
           });
-          return { status: response.status, body: await response.text() };
+          const answer = await readCappedBody(response, DIAN_MAX_ANSWER_BYTES);
+          if (answer.truncated && response.ok) {
+            throw new DianError('invalid_response', `DIAN ${operation} answered more than ${DIAN_MAX_ANSWER_BYTES} bytes`, false);
+          }
+          return { status: response.status, body: answer.text };
         },
         (answer) => ({ status: answer.status }),
       ));
     } catch (error) {
+      if (error instanceof DianError) throw error;
       const name = (error as { name?: string }).name;
       if (name === 'TimeoutError' || name === 'AbortError') {
         throw new DianError('timeout', `DIAN ${operation} did not answer within ${timeoutMs} ms`, true, { cause: error });
@@ -98,6 +114,9 @@ export function createSoapDianGateway(settings: SoapDianGatewaySettings): DianGa
       throw new DianError('unavailable', `DIAN ${operation} unreachable: ${(error as Error).message}`, true, { cause: error });
     }
 
+    if (status >= 300 && status < 400) {
+      throw new DianError('unavailable', `DIAN ${operation} answered HTTP ${status}; redirects are not followed`, true);
+    }
     let parsed: ReturnType<typeof parseSoapEnvelope>;
     try {
       parsed = parseSoapEnvelope(body);
