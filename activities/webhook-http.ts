@@ -1,5 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
+import type { Duplex } from 'node:stream';
 import { withClientSpan } from '../integrations/outbound/client-span';
 import { blockedTarget, outboundLookup } from '../integrations/outbound/public-targets';
 import { storableText } from '../domain/storable-text';
@@ -85,6 +86,11 @@ export function postWebhook(
         else finish(null, describeNetworkError(error));
       });
       request.on('response', onResponse);
+      // Without a listener Node drops a 101's connection and tells no one: the attempt waited out its 10 s.
+      request.on('upgrade', (response: http.IncomingMessage, socket: Duplex) => {
+        socket.destroy();
+        finish(response.statusCode ?? 101, `HTTP ${response.statusCode ?? 101}: switching protocols is refused`);
+      });
       request.end(payload);
     };
     const deadline = setTimeout(() => finish(null, `timed out after ${options.timeoutMs / 1000} s`), options.timeoutMs);
@@ -96,7 +102,9 @@ export function postWebhook(
         return;
       }
       if (status >= 300 && status < 400) {
-        finish(status, `HTTP ${status}: redirects are not followed${response.headers.location ? ` (Location: ${response.headers.location})` : ''}`);
+        // The receiver's Location is theirs to fill (up to Node's 16 KB of headers): kept like its words, to 1 KB.
+        const location = response.headers.location ? ` (Location: ${storableText(response.headers.location, ERROR_BODY_BYTES)})` : '';
+        finish(status, `HTTP ${status}: redirects are not followed${location}`);
         return;
       }
       const chunks: Buffer[] = [];

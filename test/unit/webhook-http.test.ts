@@ -1,7 +1,7 @@
 import test from 'ava';
 import dns from 'node:dns';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import { postWebhook } from '../../activities/webhook-http';
 import { startReceiver } from '../support/receiver';
 import { NON_PUBLIC_HOSTS } from '../support/ssrf-hosts';
@@ -170,5 +170,38 @@ test('an error answer with a NUL and other control characters in its body is kep
     t.is(outcome.error, 'HTTP 500: bad thing [31m happened');
   } finally {
     await server.close();
+  }
+});
+
+/** A peer that reads the request and writes `answer` as is. */
+async function rawPeer(answer: string): Promise<{ url: string; close(): void }> {
+  const server = net.createServer((socket) => {
+    socket.on('error', () => undefined);
+    socket.once('data', () => socket.write(answer));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, close: () => server.close() };
+}
+
+test('a redirect keeps at most 1 KB of its Location in last_error', async (t) => {
+  const peer = await rawPeer(`HTTP/1.1 302 Found\r\nLocation: http://169.254.169.254/${'a'.repeat(15_000)}\r\nContent-Length: 0\r\n\r\n`);
+  try {
+    const outcome = await postWebhook(peer.url, headers, '{}', { timeoutMs: 2000, allowPrivateTargets: true });
+    t.like(outcome, { statusCode: 302, succeeded: false });
+    t.regex(outcome.error ?? '', /^HTTP 302: redirects are not followed \(Location: http:\/\/169\.254\.169\.254\/a+…\)$/);
+    t.true((outcome.error ?? '').length < 1_100, `${outcome.error?.length} characters`);
+  } finally {
+    peer.close();
+  }
+});
+
+test('a 101 Switching Protocols fails the attempt at once, not at its timeout', async (t) => {
+  const peer = await rawPeer('HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n');
+  try {
+    const outcome = await postWebhook(peer.url, headers, '{}', { timeoutMs: 5000, allowPrivateTargets: true });
+    t.like(outcome, { statusCode: 101, succeeded: false, error: 'HTTP 101: switching protocols is refused' });
+    t.true(outcome.durationMs < 1_000, `${outcome.durationMs} ms`);
+  } finally {
+    peer.close();
   }
 });
