@@ -205,3 +205,33 @@ test('a 101 Switching Protocols fails the attempt at once, not at its timeout', 
     peer.close();
   }
 });
+
+test('a 2xx with an endless body succeeds, and its body is drained only up to 64 KB before the connection is dropped', async (t) => {
+  let written = 0;
+  let dropped!: () => void;
+  const closed = new Promise<void>((resolve) => (dropped = resolve));
+  const server = http.createServer((request, response) => {
+    request.resume();
+    response.writeHead(200);
+    const chunk = Buffer.alloc(64 * 1024, 0x61);
+    const pump = () => {
+      while (!response.destroyed) {
+        written += chunk.length;
+        if (!response.write(chunk)) return void response.once('drain', pump);
+      }
+    };
+    response.on('close', dropped);
+    pump();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const outcome = await postWebhook(`http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, headers, '{}', { timeoutMs: 5000, allowPrivateTargets: true });
+    t.like(outcome, { statusCode: 200, succeeded: true, error: null });
+    await closed;
+    t.log(`the receiver wrote ${(written / 1024 / 1024).toFixed(1)} MiB before its connection was dropped`);
+    t.true(written < 16 * 1024 * 1024, `${written} bytes`);
+  } finally {
+    server.closeAllConnections();
+    server.close();
+  }
+});
