@@ -40,7 +40,7 @@ export function readPageRequest(query: Record<string, unknown>, cursorKey: Buffe
 export function rejectUnknownParameters(query: Record<string, unknown>, known: readonly string[]): void {
   const unknown = Object.keys(query).filter((name) => !known.includes(name));
   if (unknown.length > 0) {
-    throw new ApiError(400, 'invalid_parameter', `Unknown parameter(s): ${unknown.map((name) => JSON.stringify(name)).join(', ')}; this list takes ${known.join(', ')}.`, unknown[0]);
+    throw new ApiError(400, 'invalid_parameter', `Unknown parameter(s): ${unknown.map((name) => JSON.stringify(name)).join(', ')}; ${known.length > 0 ? `this list takes ${known.join(', ')}` : 'this list takes none'}.`, unknown[0]);
   }
 }
 

@@ -103,6 +103,11 @@ test('GET /v1/companies lists only authorized companies, with the spec fields an
   const unrestricted = await seedKey(api.database);
   const all = await getJson('/v1/companies', bearer(unrestricted.key));
   t.deepEqual((all.body as unknown as { id: number }[]).map((c) => c.id), [companyA.id, companyB.id]);
+
+  // Never paged: a limit is refused, not silently ignored (it answered every company).
+  const limited = await getJson('/v1/companies?limit=1', bearer(unrestricted.key));
+  t.is(limited.response.status, 400);
+  t.like(limited.body, { error: { code: 'invalid_parameter', param: 'limit' } });
 });
 
 test('a company outside the key list is 404, exactly like one that does not exist', async (t) => {

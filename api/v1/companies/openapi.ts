@@ -18,6 +18,8 @@ export const companiesOpenApi: ZodOpenApiPathsObject = {
       operationId: 'listCompanies',
       summary: 'Companies the key is authorized for',
       tags,
+      // None: the list is never paged, and a parameter (say limit) is refused, not ignored.
+      query: z.object({}),
       success: {
         status: 200,
         description: 'JSON array of companies, ordered by id.',
