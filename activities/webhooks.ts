@@ -12,6 +12,7 @@ import { startDeliveryWorkflows } from '../services/start-deliveries';
 import { recordEventDeliveries } from '../services/publish-events';
 import { repairUnstartedDeliveries, type RepairReport } from '../services/repair-unstarted-deliveries';
 import { postWebhook } from './webhook-http';
+import { AttemptShares, type AttemptShareLimits, type Release } from './attempt-shares';
 
 export type WebhookActivityDependencies = {
   repositories: Repositories;
@@ -26,8 +27,16 @@ export type WebhookActivityDependencies = {
      * workflow-task slot, for as long as the receiver takes (up to ATTEMPT_TIMEOUT_MS).
      */
     inlineAttempts: number;
+    /** Attempts one endpoint, and one company, may have in flight in this worker (worker/tuning.ts). */
+    attemptShares: AttemptShareLimits;
   };
 };
+
+/**
+ * How long a queued attempt waits for its endpoint's share before it answers endpoint_busy: long
+ * enough for a fast receiver's attempts to end, far shorter than a slow one's.
+ */
+const SHARE_WAIT_MS = 250;
 
 /**
  * A failed delivery still uncounted this long after it failed is recounted: its entity normally
@@ -39,6 +48,10 @@ const RECOUNT_FAILURES_PER_RUN = 500;
 
 /** An inline attempt the worker had no room for: the workflow makes it as an activity task instead. */
 export type DeferredAttempt = { kind: 'deferred' };
+/** A queued attempt whose endpoint (or company) had its share of attempts in flight: nothing sent, nothing recorded. */
+export type BusyEndpoint = { kind: 'endpoint_busy' };
+/** inline: a place now or none; queued: a short wait for one; uncapped: always (older runs cannot come back later). */
+type Admission = 'inline' | 'queued' | 'uncapped';
 
 export type AttemptResult =
   | {
@@ -56,6 +69,8 @@ export type AttemptRequest = DeliveryInput & {
   retryDelayMs?: number | null;
   /** Older workflow runs: the next attempt estimated before this one started (used only without retryDelayMs). */
   nextAttemptAt: string | null;
+  /** The workflow tries again later when told endpoint_busy (webhookDeliveryWorkflowV3's queued attempts). */
+  mayComeBackLater?: boolean;
 };
 
 /** When the next attempt is due, measured from the end of this one, as the workflow's schedule is. */
@@ -77,8 +92,14 @@ export function createWebhookActivities(deps: WebhookActivityDependencies) {
       signalArgs: [outcome],
     });
 
-  /** One delivery attempt: check the endpoint, sign the stored body, POST, record the outcome. */
-  async function deliverAttempt(request: AttemptRequest): Promise<AttemptResult> {
+  const shares = new AttemptShares(deps.webhooks.attemptShares);
+  const admit = (admission: Admission, target: { endpointId: number; companyId: number }): Promise<Release | null> => {
+    if (admission === 'uncapped') return Promise.resolve(shares.occupy(target));
+    return shares.enter(target, admission === 'queued' ? SHARE_WAIT_MS : 0);
+  };
+
+  /** One delivery attempt: check the endpoint, take a place in its share, sign the stored body, POST, record the outcome. */
+  async function attemptDelivery(request: AttemptRequest, admission: Admission): Promise<AttemptResult | BusyEndpoint> {
     const { endpoint, deliveryStatus, payload: body } = await repositories.webhookDeliveries.attemptContext(request.deliveryId, request.endpointId, request.eventId);
     const unavailable = !endpoint || endpoint.deleted_at ? 'endpoint deleted' : !endpoint.enabled ? 'endpoint disabled' : null;
     if (unavailable || !endpoint) {
@@ -96,6 +117,8 @@ export function createWebhookActivities(deps: WebhookActivityDependencies) {
     }
     if (!body) throw new Error(`event ${request.eventId} has no payload`);
 
+    const release = await admit(admission, { endpointId: request.endpointId, companyId: endpoint.company_id });
+    if (!release) return { kind: 'endpoint_busy' };
     const startedAt = new Date();
     const headers = webhookHeaders(
       signingSecrets(deps.secretBox, endpoint.secrets, startedAt),
@@ -106,7 +129,7 @@ export function createWebhookActivities(deps: WebhookActivityDependencies) {
     const outcome = await postWebhook(endpoint.url, headers, body, {
       timeoutMs: ATTEMPT_TIMEOUT_MS,
       allowPrivateTargets: deps.webhooks.allowPrivateTargets,
-    });
+    }).finally(release);
     const recorded = await repositories.webhookDeliveries.recordAttempt(
       {
         deliveryId: request.deliveryId,
@@ -141,8 +164,13 @@ export function createWebhookActivities(deps: WebhookActivityDependencies) {
       await startDeliveryWorkflows(deps.temporal, deliveries);
     },
 
-    /** One delivery attempt: check the endpoint, sign the stored body, POST, record the outcome. */
-    deliverAttempt,
+    /**
+     * One delivery attempt as an activity task. A V3 run's attempt (mayComeBackLater) answers
+     * endpoint_busy when its endpoint's share stays full; older runs' attempts are always made.
+     */
+    async deliverAttempt(request: AttemptRequest): Promise<AttemptResult | BusyEndpoint> {
+      return attemptDelivery(request, request.mayComeBackLater ? 'queued' : 'uncapped');
+    },
 
     /**
      * The same attempt as a local activity (webhookDeliveryWorkflowV3), when fewer than
@@ -152,7 +180,9 @@ export function createWebhookActivities(deps: WebhookActivityDependencies) {
       if (inlineRunning >= deps.webhooks.inlineAttempts) return { kind: 'deferred' };
       inlineRunning += 1;
       try {
-        return await deliverAttempt(request);
+        // An endpoint with its share in flight would hold this workflow-task slot too: an activity task instead.
+        const result = await attemptDelivery(request, 'inline');
+        return result.kind === 'endpoint_busy' ? { kind: 'deferred' } : result;
       } finally {
         inlineRunning -= 1;
       }

@@ -8,7 +8,7 @@ import { createRepositories } from '../db/repositories';
 import { SecretBox } from '../domain/secret-box';
 import type { ActivityDependencies } from '../activities';
 import { createWorkers } from './create-worker';
-import { inlineWebhookAttempts } from './tuning';
+import { inlineWebhookAttempts, webhookAttemptShares } from './tuning';
 import { ensureSchedules } from './schedules';
 import { startMetricsServer } from '../config/metrics';
 import { tracingClientInterceptors, type Tracing } from '../config/tracing';
@@ -81,6 +81,7 @@ export function buildActivityDependencies(config: AppConfig, db: ActivityDepende
       allowPrivateTargets: config.webhooks.allowPrivateTargets,
       repairAfterSeconds: config.webhooks.repairAfterSeconds,
       inlineAttempts: inlineWebhookAttempts(env),
+      attemptShares: webhookAttemptShares(env),
     },
     exports: { alegraBaseUrl: config.exports.alegraBaseUrl },
     dian: { simulatorUrl: config.dian.simulatorUrl, bulkListing: config.dian.bulkListing },

@@ -1,6 +1,7 @@
 import type { WorkerOptions } from '@temporalio/worker';
 import { z } from 'zod';
 import { setVariables } from '../config/set-variables';
+import type { AttemptShareLimits } from '../activities/attempt-shares';
 
 const count = (fallback: number) => z.coerce.number().int().min(1).max(10_000).default(fallback);
 
@@ -34,6 +35,12 @@ const tuningSchema = z.object({
   TEMPORAL_MAX_WEBHOOK_ATTEMPTS: count(10),
   /** Webhook attempts run inline at once (decision 0020); absent: half the workflow-task slots. 0: none. */
   TEMPORAL_INLINE_WEBHOOK_ATTEMPTS: z.coerce.number().int().min(0).max(10_000).optional(),
+  /**
+   * Webhook attempts (inline and activity) one endpoint, and one company's endpoints together,
+   * may have in flight in this worker: slow receivers of one tenant cannot hold every slot.
+   */
+  WEBHOOK_MAX_ATTEMPTS_PER_ENDPOINT: count(4),
+  WEBHOOK_MAX_ATTEMPTS_PER_COMPANY: count(8),
 });
 
 export function workerTuning(env: NodeJS.ProcessEnv = process.env): Partial<WorkerOptions> {
@@ -75,4 +82,10 @@ export function inlineWebhookAttempts(env: NodeJS.ProcessEnv = process.env): num
     throw new Error(`TEMPORAL_INLINE_WEBHOOK_ATTEMPTS (${inline}) must be below TEMPORAL_MAX_WORKFLOW_TASKS (${slots}): inline attempts hold workflow-task slots, and other workflows need some.`);
   }
   return inline;
+}
+
+/** Each endpoint's and each company's share of the worker's webhook attempts in flight (activities/attempt-shares.ts). */
+export function webhookAttemptShares(env: NodeJS.ProcessEnv = process.env): AttemptShareLimits {
+  const tuning = tuningSchema.parse(setVariables(env));
+  return { perEndpoint: tuning.WEBHOOK_MAX_ATTEMPTS_PER_ENDPOINT, perCompany: tuning.WEBHOOK_MAX_ATTEMPTS_PER_COMPANY };
 }

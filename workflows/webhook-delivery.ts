@@ -1,6 +1,6 @@
 import { ActivityFailure, ApplicationFailure, isCancellation, patched, proxyActivities, proxyLocalActivities, sleep, TemporalFailure, TimeoutFailure, workflowInfo } from '@temporalio/workflow';
 import type { AttemptRequest, AttemptResult, createWebhookActivities } from '../activities/webhooks';
-import { delayBeforeAttempt, MAX_ATTEMPTS } from '../domain/webhooks/retry-schedule';
+import { delayBeforeAttempt, delayWhileEndpointBusy, MAX_ATTEMPTS } from '../domain/webhooks/retry-schedule';
 import { COUNT_FAILED_DELIVERIES_PATCH, LOCAL_BOOKKEEPING_PATCH, webhookAttemptQueueOf, type DeliveryInput } from './messages';
 import { settleIfCancelled, type SettlesOnCancellation } from './settle-on-cancellation';
 
@@ -59,12 +59,22 @@ async function attemptInlineWhenRoom(request: AttemptRequest): Promise<AttemptRe
 /**
  * deliverAttempt as an activity task on the attempts' own queue (webhookAttemptQueueOf), named
  * from this run's queue: hanging receivers then hold the attempt worker's slots only. (Runs of
- * the older types keep scheduling theirs on the main queue, whose worker still has it.)
+ * the older types keep scheduling theirs on the main queue, whose worker still has it.) While the
+ * endpoint has its share of attempts in flight the activity sends nothing and answers
+ * endpoint_busy at once, and the attempt comes back after a timer instead of waiting in a slot
+ * other endpoints' deliveries need.
  */
-function queuedAttempt(request: AttemptRequest): Promise<AttemptResult> {
+async function queuedAttempt(request: AttemptRequest): Promise<AttemptResult> {
   const { deliverAttempt: onAttemptQueue } = proxyActivities<WebhookActivities>({ ...attemptOptions, taskQueue: webhookAttemptQueueOf(workflowInfo().taskQueue) });
-  return onAttemptQueue(request);
+  for (let turn = 0; ; turn += 1) {
+    const result = await onAttemptQueue({ ...request, mayComeBackLater: true });
+    if (result.kind !== 'endpoint_busy') return result;
+    await sleep(delayWhileEndpointBusy(turn, Math.random()));
+  }
 }
+
+/** An activity task of the older delivery types: they do not ask for a share, so it is always made. */
+const attemptAsTask = deliverAttempt as (request: AttemptRequest) => Promise<AttemptResult>;
 
 /**
  * The delivery type from decision 0018 until webhookDeliveryWorkflowV3: every attempt an
@@ -72,7 +82,7 @@ function queuedAttempt(request: AttemptRequest): Promise<AttemptResult> {
  * their histories.
  */
 export async function webhookDeliveryWorkflowV2(input: DeliveryInput): Promise<'delivered' | 'failed'> {
-  return deliver(input, { attempt: deliverAttempt, reportsOnlyOutcomes: true, bookkeeping: () => localBookkeeping, settlesOnCancellation: 'always' });
+  return deliver(input, { attempt: attemptAsTask, reportsOnlyOutcomes: true, bookkeeping: () => localBookkeeping, settlesOnCancellation: 'always' });
 }
 
 /**
@@ -86,7 +96,7 @@ export async function webhookDeliveryWorkflow(input: DeliveryInput): Promise<'de
   const reportsOnlyOutcomes = patched(COUNT_FAILED_DELIVERIES_PATCH);
   // Runs started before LOCAL_BOOKKEEPING_PATCH scheduled these steps as activities; they replay so.
   const bookkeeping = () => (patched(LOCAL_BOOKKEEPING_PATCH) ? localBookkeeping : remoteBookkeeping);
-  return deliver(input, { attempt: deliverAttempt, reportsOnlyOutcomes, bookkeeping, settlesOnCancellation: 'ask-patch' });
+  return deliver(input, { attempt: attemptAsTask, reportsOnlyOutcomes, bookkeeping, settlesOnCancellation: 'ask-patch' });
 }
 
 async function deliver(input: DeliveryInput, revision: DeliveryRevision): Promise<'delivered' | 'failed'> {

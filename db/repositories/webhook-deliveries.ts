@@ -51,7 +51,7 @@ export type AttemptRecord = {
 };
 
 export type AttemptContext = {
-  endpoint: Pick<WebhookEndpointRow, 'url' | 'secrets' | 'enabled' | 'deleted_at'> | null;
+  endpoint: Pick<WebhookEndpointRow, 'company_id' | 'url' | 'secrets' | 'enabled' | 'deleted_at'> | null;
   deliveryStatus: DeliveryStatus | null;
   payload: string | null;
 };
@@ -232,7 +232,7 @@ export function createWebhookDeliveriesRepository(db: Database) {
      */
     async attemptContext(deliveryId: number, endpointId: number, eventId: string): Promise<AttemptContext> {
       const { rows } = await db.raw<{ rows: (Partial<WebhookEndpointRow> & { endpoint_id: number | null; delivery_status: DeliveryStatus | null; payload: string | null })[] }>(
-        `SELECT e.id AS endpoint_id, e.url, e.secrets, e.enabled, e.deleted_at,
+        `SELECT e.id AS endpoint_id, e.company_id, e.url, e.secrets, e.enabled, e.deleted_at,
                 (SELECT d.status FROM webhook_deliveries d WHERE d.id = :deliveryId) AS delivery_status,
                 (SELECT ev.payload FROM events ev WHERE ev.id = :eventId) AS payload
            FROM (SELECT 1) AS one LEFT JOIN webhook_endpoints e ON e.id = :endpointId`,
@@ -240,7 +240,7 @@ export function createWebhookDeliveriesRepository(db: Database) {
       ).options(PREPARED);
       const row = rows[0]!;
       return {
-        endpoint: row.endpoint_id === null ? null : { url: row.url!, secrets: row.secrets!, enabled: row.enabled!, deleted_at: row.deleted_at ?? null },
+        endpoint: row.endpoint_id === null ? null : { company_id: row.company_id!, url: row.url!, secrets: row.secrets!, enabled: row.enabled!, deleted_at: row.deleted_at ?? null },
         deliveryStatus: row.delivery_status,
         payload: row.payload,
       };

@@ -14,3 +14,14 @@ export function delayBeforeAttempt(attempt: number): number | undefined {
   if (attempt === 1) return 0;
   return RETRY_DELAYS_MS[attempt - 2];
 }
+
+/**
+ * The wait before a queued attempt whose endpoint had its share of attempts in flight comes back
+ * (activities/attempt-shares.ts): 2 s, doubling to at most 30 s, each drawn between half and the
+ * whole so a burst's attempts do not all come back together. Not an attempt: the schedule above
+ * counts from when the attempt is finally made.
+ */
+export function delayWhileEndpointBusy(turn: number, random: number): number {
+  const ceiling = Math.min(2_000 * 2 ** turn, 30_000);
+  return Math.round(ceiling * (0.5 + random / 2));
+}
