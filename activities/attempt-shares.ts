@@ -7,7 +7,7 @@ export type AttemptTarget = { endpointId: number; companyId: number | null };
 export type Release = () => void;
 
 /**
- * The worker's webhook attempt slots (inline and activity) are served first come, first served,
+ * The worker's queued webhook attempt slots (activity tasks) are served first come, first served,
  * across every tenant. Without a share, a burst to one receiver that takes its 10 s held every
  * slot, and another endpoint's delivery queued behind the whole burst (60 events to a receiver
  * answering after 9.9 s delayed other endpoints' deliveries by 41–49 s). Each endpoint, and each

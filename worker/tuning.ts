@@ -36,8 +36,9 @@ const tuningSchema = z.object({
   /** Webhook attempts run inline at once (decision 0020); absent: half the workflow-task slots. 0: none. */
   TEMPORAL_INLINE_WEBHOOK_ATTEMPTS: z.coerce.number().int().min(0).max(10_000).optional(),
   /**
-   * Webhook attempts (inline and activity) one endpoint, and one company's endpoints together,
-   * may have in flight in this worker: slow receivers of one tenant cannot hold every slot.
+   * Webhook attempts queued as activity tasks (inline ones are bounded by the inline share) that
+   * one endpoint, and one company's endpoints together, may have in flight in this worker: slow
+   * receivers of one tenant cannot hold every slot.
    */
   WEBHOOK_MAX_ATTEMPTS_PER_ENDPOINT: count(4),
   WEBHOOK_MAX_ATTEMPTS_PER_COMPANY: count(8),
