@@ -34,7 +34,7 @@ test.after.always(async () => {
   await api?.close();
 });
 
-test('Schemathesis finds no failure (all checks; examples, fuzzing and stateful phases)', async (t) => {
+test('Schemathesis finds no failure (all checks; examples, coverage, fuzzing and stateful phases)', async (t) => {
   t.timeout(8 * 60_000);
   const binary = process.env.TEST_SCHEMATHESIS_PATH;
   if (!binary) return t.fail('TEST_SCHEMATHESIS_PATH is not set: run the suite with npm test.');
@@ -56,9 +56,9 @@ test('Schemathesis finds no failure (all checks; examples, fuzzing and stateful 
     '--url', api.url,
     '-H', `Authorization: Bearer ${key}`,
     '--checks', 'all',
-    // The coverage phase (boundary values of every keyword, ~3 min here) runs in the full
-    // recorded run (docs/api.md); the suite keeps examples, fuzzing and the stateful phase.
-    '--phases', process.env.FUZZ_PHASES ?? 'examples,fuzzing,stateful',
+    // Every phase. The coverage phase (boundary values of every keyword, 17 s here) alone found
+    // a since the API took although its own format: date-time refused it (2026-11-25).
+    '--phases', process.env.FUZZ_PHASES ?? 'examples,coverage,fuzzing,stateful',
     '--max-examples', String(MAX_EXAMPLES),
     '--seed', seed,
     // One worker: hypothesis's lambda descriptions call ast.parse, which is not thread-safe on
