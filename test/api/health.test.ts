@@ -31,3 +31,21 @@ test('health is degraded (503) when Temporal cannot be reached, and says which c
     await api.close();
   }
 });
+
+test('a flood of GET /healthz shares its checks: 200 concurrent probes run Postgres\' check a few times, not 200', async (t) => {
+  const api = await startTestApi();
+  try {
+    let checks = 0;
+    const countCheck = (query: { sql: string }) => {
+      if (query.sql.trim().toLowerCase() === 'select 1') checks += 1;
+    };
+    api.dependencies.db.on('query', countCheck);
+    const answers = await Promise.all(Array.from({ length: 200 }, () => fetch(`${api.url}/healthz`).then(async (response) => ({ status: response.status, body: (await response.json()) as { checks: Record<string, { status: string }> } }))));
+    api.dependencies.db.off('query', countCheck);
+    t.deepEqual([...new Set(answers.map((answer) => answer.status))], [200]);
+    t.true(answers.every((answer) => answer.body.checks.postgres.status === 'ok' && answer.body.checks.temporal.status === 'ok'));
+    t.true(checks >= 1 && checks <= 5, `Postgres checked ${checks} times for 200 probes`);
+  } finally {
+    await api.close();
+  }
+});
