@@ -9,11 +9,13 @@ import { loadOpenApiDocument, servedFrom } from './document';
  */
 export function openApiRoutes(publicBaseUrl: () => string): Router {
   const router = createRouter();
-  let served: { url: string; document: object } | undefined;
+  // Serialized once: 250 KB of JSON took 0.7 ms of CPU per unauthenticated request.
+  let served: { url: string; json: string } | undefined;
   router.get('/openapi.json', (ctx) => {
     const url = publicBaseUrl();
-    if (served?.url !== url) served = { url, document: servedFrom(loadOpenApiDocument(), url) };
-    ctx.body = served.document;
+    if (served?.url !== url) served = { url, json: JSON.stringify(servedFrom(loadOpenApiDocument(), url)) };
+    ctx.type = 'application/json';
+    ctx.body = served.json;
   });
   return router;
 }
