@@ -1,6 +1,7 @@
 import { contentTypeFor, detectFileType, extensionFor, type DetectedFileType } from '../files/detect';
 import { ArchiveError, pairPdfWithXml, readZipSafely, type ArchiveFile } from '../files/zip';
 import { parseUbl } from '../ubl/parse';
+import { answersDocument, DIAN_REJECTED, dianVerdict, parseDianResponse, type DianResponse } from '../ubl/dian-response';
 import { UblParseError, type UblDocument, type UblParty, type UblValidation } from '../ubl/types';
 import type { DocumentType } from '../documents/collections';
 
@@ -91,12 +92,15 @@ class ImportRefusal extends Error {
 function zipDocuments(xmls: readonly ArchiveFile[], companyNit: string, progress: (step: ImportStep) => void) {
   const documents: { xml: ArchiveFile; draft: DocumentDraft }[] = [];
   const others: string[] = [];
+  const responses: DianResponse[] = [];
   for (const xml of xmls) {
     try {
       documents.push({ xml, draft: ublDraft(xml.data, companyNit, null) });
     } catch (error) {
       if (error instanceof UblParseError && error.code === 'unsupported_document') {
         others.push(xml.name);
+        const response = parseDianResponse(xml.data);
+        if (response) responses.push(response);
         continue;
       }
       if (error instanceof UblParseError) throw new UblParseError(error.code, `entry ${JSON.stringify(xml.name)}: ${error.message}`);
@@ -105,7 +109,23 @@ function zipDocuments(xmls: readonly ArchiveFile[], companyNit: string, progress
     }
     progress({ step: 'document_parsed', entry: xml.name });
   }
-  return { documents, others };
+  return { documents: documents.map((entry) => ({ ...entry, draft: withResponseBeside(entry.draft, entry.xml.name, responses) })), others };
+}
+
+/**
+ * A bare document's validation from DIAN's ApplicationResponse saved beside it in the ZIP (the
+ * response naming its CUFE), as an AttachedDocument would carry it: a rejection beside a bare
+ * invoice refuses it like a rejection inside the container (before 2026-11-25 it was set aside
+ * and the rejected invoice imported as valid). A response naming no document is not matched.
+ */
+function withResponseBeside(draft: DocumentDraft, entryName: string, responses: readonly DianResponse[]): DocumentDraft {
+  const cufe = draft.ubl?.cufe;
+  if (!cufe || draft.validation) return draft;
+  const answers = responses.filter((response) => answersDocument(response, cufe, false));
+  const answer = answers.find((response) => dianVerdict(response.validation) === 'rejected') ?? answers.find((response) => dianVerdict(response.validation) === 'validated');
+  if (!answer) return draft;
+  refuseIfRejectedByDian(draft.ubl!.number, answer.validation, `Entry ${JSON.stringify(entryName)}: `);
+  return { ...draft, validation: answer.validation };
 }
 
 /**
@@ -164,20 +184,17 @@ function ublDraft(xml: Buffer, companyNit: string, zipPdfEntry: string | null): 
   };
 }
 
-/** DIAN's ApplicationResponse code for "Documento rechazado por la DIAN" (02 is "Documento validado por la DIAN"). */
-const DIAN_REJECTED = '04';
-
 /**
  * A document whose AttachedDocument carries DIAN's rejection has no validity as an invoice or
  * note: importing it would let it be exported to the books and answered with events. Any other
  * code (or none) imports as before.
  */
-function refuseIfRejectedByDian(number: string, validation: UblValidation | null): void {
-  if (validation?.responseCode?.trim() !== DIAN_REJECTED) return;
+function refuseIfRejectedByDian(number: string, validation: UblValidation | null, where = ''): void {
+  if (!validation || dianVerdict(validation) !== 'rejected') return;
   const reason = validation.description ? `: ${validation.description.slice(0, 200)}` : '';
   throw new ImportRefusal(
     'dian_rejected_document',
-    `Document ${number} was rejected by DIAN (ApplicationResponse code ${DIAN_REJECTED}${reason}); a rejected document has no validity and is not imported.`,
+    `${where}Document ${number} was rejected by DIAN (ApplicationResponse code ${DIAN_REJECTED}${reason}); a rejected document has no validity and is not imported.`,
   );
 }
 

@@ -7,6 +7,7 @@ import { DOCUMENT_TYPES, readDocument } from './document';
 import { UblParseError, type ParsedUbl, type UblDocumentType, type UblValidation } from './types';
 import { assertSafeXml, decodeXmlInput } from './xml-safety';
 import { parseIsoDate } from './dates';
+import { answersDocument, readDianResponse } from './dian-response';
 import { all, parseXmlTree, text, type XmlElement } from './xml-tree';
 
 export { UblParseError } from './types';
@@ -46,9 +47,17 @@ function unsupported(name: string, context = ''): UblParseError {
   );
 }
 
-/** DIAN's ApplicationResponse in ParentDocumentLineReference; null when absent or unreadable. */
-function readValidation(container: XmlElement): UblValidation | null {
+/**
+ * DIAN's validation of the wrapped document, from ParentDocumentLineReference: the embedded
+ * ApplicationResponse that answers this document (one answering another CUFE is not its
+ * validation), else the reference's own cac:ResultOfVerification/cbc:ValidationResultCode, which
+ * says the same (02 validated, 04 rejected) and is all some providers keep when the embedded
+ * response is missing or unreadable. Null when there is neither.
+ */
+function readValidation(container: XmlElement, documentKey: string): UblValidation | null {
+  let verified: UblValidation | null = null;
   for (const reference of all(container, 'ParentDocumentLineReference/DocumentReference')) {
+    const referenceDate = parseIsoDate(text(reference, 'IssueDate')) ?? parseIsoDate(text(reference, 'ResultOfVerification/ValidationDate'));
     for (const description of all(reference, EMBEDDED_PATH)) {
       let response: XmlElement;
       try {
@@ -61,16 +70,13 @@ function readValidation(container: XmlElement): UblValidation | null {
         continue;
       }
       if (response.name !== 'ApplicationResponse') continue;
-      const issueDate = parseIsoDate(text(response, 'IssueDate'));
-      return {
-        responseCode: text(response, 'DocumentResponse/Response/ResponseCode'),
-        description: text(response, 'DocumentResponse/Response/Description'),
-        validationDate:
-          issueDate ?? parseIsoDate(text(reference, 'IssueDate')) ?? parseIsoDate(text(reference, 'ResultOfVerification/ValidationDate')),
-      };
+      const answer = readDianResponse(response, referenceDate);
+      if (answersDocument(answer, documentKey, true)) return answer.validation;
     }
+    const resultCode = text(reference, 'ResultOfVerification/ValidationResultCode');
+    if (resultCode && !verified) verified = { responseCode: resultCode, description: null, validationDate: referenceDate };
   }
-  return null;
+  return verified;
 }
 
 function parseContainer(container: XmlElement): ParsedUbl {
@@ -89,7 +95,8 @@ function parseContainer(container: XmlElement): ParsedUbl {
     );
   }
   if (!isDocumentType(inner.name)) throw unsupported(inner.name, ' inside the AttachedDocument');
-  return { container: CONTAINER, document: readDocument(inner, inner.name), validation: readValidation(container) };
+  const document = readDocument(inner, inner.name);
+  return { container: CONTAINER, document, validation: readValidation(container, document.cufe) };
 }
 
 /**

@@ -77,3 +77,45 @@ test("an AttachedDocument whose ApplicationResponse is DIAN's rejection (04) ref
   t.like(zipped, { ok: false, code: 'dian_rejected_document' }, 'the bare invoice beside it does not let the rejected document in');
   t.like(planImport(Buffer.from(attached), 'ad0901.xml', CUSTOMER_NIT, null), { ok: true }, 'the validated original still imports');
 });
+
+/** The AttachedDocument's DIAN ApplicationResponse, answering `code` (02 validated, 04 rejected) about the document of `cufe`. */
+const responseBeside = (code: string, cufe = volCufe) =>
+  Buffer.from(
+    embedded('ApplicationResponse')
+      .toString('utf8')
+      .replace('<cbc:ResponseCode>02</cbc:ResponseCode>\n      <cbc:Description>Documento validado por la DIAN</cbc:Description>', `<cbc:ResponseCode>${code}</cbc:ResponseCode>\n      <cbc:Description>Documento ${code === '04' ? 'rechazado' : 'validado'} por la DIAN</cbc:Description>`)
+      .replaceAll(volCufe, cufe),
+  );
+const volCufe = 'e79f0bd45e5c0494ad03f6dc0d5ae3f7eff36324420feb8cca67419669c05e661eb056fd70dab877aed93451ad2511d7';
+
+test("a bare invoice with DIAN's rejection (04) of its CUFE beside it in the ZIP is refused; with the validation (02) it imports carrying it", (t) => {
+  t.true(embedded('ApplicationResponse').toString('utf8').includes(volCufe), 'the response names the invoice it answers');
+  const rejected = planImport(zip([['fv0901.xml', embedded('Invoice')], ['ar0901.xml', responseBeside('04')], ['fv0901.pdf', PDF]]), 'FE.zip', CUSTOMER_NIT, null);
+  t.like(rejected, { ok: false, code: 'dian_rejected_document' });
+  if (!rejected.ok) t.regex(rejected.message, /^Entry "fv0901\.xml": Document NC424 was rejected by DIAN \(ApplicationResponse code 04: Documento rechazado por la DIAN\)/);
+  // Upper case is the same CUFE.
+  t.like(planImport(zip([['fv0901.xml', embedded('Invoice')], ['ar0901.xml', responseBeside('04', volCufe.toUpperCase())]]), 'FE.zip', CUSTOMER_NIT, null), { ok: false, code: 'dian_rejected_document' });
+
+  const validated = planImport(zip([['fv0901.xml', embedded('Invoice')], ['ar0901.xml', responseBeside('02')]]), 'FE.zip', CUSTOMER_NIT, null);
+  if (!validated.ok) return t.fail(`${validated.code}: ${validated.message}`);
+  t.like(validated.drafts[0].validation, { responseCode: '02', description: 'Documento validado por la DIAN' });
+
+  const another = planImport(zip([['fv0901.xml', embedded('Invoice')], ['ar0999.xml', responseBeside('04', 'ab'.repeat(48))]]), 'FE.zip', CUSTOMER_NIT, null);
+  t.like(another, { ok: true, drafts: [{ validation: null }] }, "a rejection of another document is not this invoice's");
+});
+
+test('an AttachedDocument whose embedded response is missing but whose ResultOfVerification says 04 is refused; a response about another CUFE is not its validation', (t) => {
+  const withoutResponse = (code: string) =>
+    attached
+      .replace(/(<cac:ParentDocumentLineReference>[\s\S]*?)<cac:Attachment>[\s\S]*?<\/cac:Attachment>/, '$1')
+      .replace('<cbc:ValidationResultCode>02</cbc:ValidationResultCode>', `<cbc:ValidationResultCode>${code}</cbc:ValidationResultCode>`);
+  t.false(withoutResponse('04').slice(withoutResponse('04').indexOf('<cac:ParentDocumentLineReference>')).includes('ApplicationResponse xmlns'));
+  t.like(planImport(Buffer.from(withoutResponse('04')), 'ad0901.xml', CUSTOMER_NIT, null), { ok: false, code: 'dian_rejected_document' });
+  t.like(planImport(Buffer.from(withoutResponse('02')), 'ad0901.xml', CUSTOMER_NIT, null), { ok: true, drafts: [{ validation: { responseCode: '02', validationDate: '2022-04-05' } }] });
+
+  // DIAN's rejection of another document packed into this one's container does not refuse it, nor validate it.
+  const otherKey = 'cd'.repeat(48);
+  const foreignAnswer = attached.replace(/(<cac:DocumentResponse>[\s\S]*?<cbc:ResponseCode>)02(<\/cbc:ResponseCode>[\s\S]*?<cbc:UUID[^>]*>)[0-9a-f]+/, `$104$2${otherKey}`);
+  t.true(foreignAnswer.includes(otherKey));
+  t.like(planImport(Buffer.from(foreignAnswer), 'ad0901.xml', CUSTOMER_NIT, null), { ok: true, drafts: [{ validation: { responseCode: '02', description: null } }] });
+});

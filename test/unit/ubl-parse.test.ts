@@ -245,11 +245,12 @@ test('AttachedDocument with the document as escaped text instead of CDATA', (t) 
   t.deepEqual(parseUbl(escaped), parseUbl(original));
 });
 
-test('an unreadable ApplicationResponse gives validation null, not a failure', (t) => {
+test("an unreadable ApplicationResponse is not a failure: the validation is the reference's ResultOfVerification, else null", (t) => {
   const original = fixture('attached-document-volt.xml');
   const broken = original.replace('</ApplicationResponse>]]>', '</ApplicationRespo]]>');
   const parsed: ParsedUbl = parseUbl(broken);
-  t.is(parsed.validation, null);
+  t.deepEqual(parsed.validation, { responseCode: '02', description: null, validationDate: '2022-04-05' });
+  t.is(parseUbl(broken.replace(/<cac:ResultOfVerification>[\s\S]*?<\/cac:ResultOfVerification>/, '')).validation, null);
   t.is(parsed.document.number, 'NC424');
   const without = original.replace(/<cac:ParentDocumentLineReference>[\s\S]*<\/cac:ParentDocumentLineReference>/, '');
   t.is(parseUbl(without).validation, null);
