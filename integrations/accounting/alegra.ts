@@ -428,8 +428,13 @@ const ratedTaxKey = (tax: RatedTax) => `${tax.schemeId ?? ''}|${Number(tax.perce
 function lineTaxes(line: ExportLine): { rated: RatedTax[]; perUnit: { name: string; amount: string }[] } {
   const hasRate = (percent: string | null): percent is string => percent !== null && percent.trim() !== '';
   if (!line.taxes) return { rated: hasRate(line.taxPercent) ? [{ schemeId: null, percent: line.taxPercent }] : [], perUnit: [] };
+  // A free item (muestra gratis, FreeOfChargeIndicator) has a line total of 0 but is taxed on its
+  // commercial value (cac:PricingReference): Alegra's rate on a price of 0 would book no tax at
+  // all, so its tax is booked as an amount, like a tax per unit.
+  const free = Number(line.lineTotal) === 0;
   // Per unit: it says so (PerUnitAmount, even beside a Percent of 0.00), or it has no rate at all.
-  const perUnit = (tax: NonNullable<ExportLine['taxes']>[number]) => (tax.perUnitAmount ?? null) !== null || !hasRate(tax.percent);
+  const perUnit = (tax: NonNullable<ExportLine['taxes']>[number]) =>
+    (tax.perUnitAmount ?? null) !== null || !hasRate(tax.percent) || (free && Number(tax.amount) !== 0);
   return {
     rated: line.taxes.flatMap((tax) => (!perUnit(tax) && hasRate(tax.percent) ? [{ schemeId: tax.taxSchemeId, percent: tax.percent }] : [])),
     perUnit: line.taxes

@@ -470,3 +470,37 @@ test("a line's every tax is booked: IVA with ICUI, INC to Alegra's INC (not an I
     await fake.close();
   }
 });
+
+test("a free item's tax (muestra gratis: line total 0, IVA on its commercial value) is booked as an amount, so the bill is not short of it", async (t) => {
+  const fake = await startFakeAlegra({ taxes: [{ id: '1', name: 'IVA 19%', percentage: '19.00', type: 'IVA', status: 'active' }] });
+  try {
+    // DIAN's toolbox example "Muestras Gratis": a product worth 1,000,000.00 given free, its IVA 190,000.00 is the whole PayableAmount.
+    const input = purchase({
+      subTotal: '0.00',
+      vat: '190000.00',
+      total: '190000.00',
+      lines: [
+        {
+          description: 'Prod  Gratis con Impuestos',
+          quantity: '1.000000',
+          unitPrice: '0.00',
+          lineTotal: '0.00',
+          taxPercent: '19.00',
+          taxes: [{ taxSchemeId: '01', taxSchemeName: 'IVA', percent: '19.00', amount: '190000.00' }],
+        },
+      ],
+    });
+    await integration(fake).exportPurchase(input, { idempotencyKey: 'exp_free_sample' });
+    const [bill] = fake.state.bills;
+    t.deepEqual(
+      bill!.purchases.categories.map((line) => [line.observations, line.price, line.quantity, line.tax?.map((tax) => tax.id) ?? []]),
+      [
+        ['Prod  Gratis con Impuestos', 0, 1, []],
+        ['Impuesto IVA de la línea 1', 190000, 1, []],
+      ],
+    );
+    t.is(bill!.total, 190000);
+  } finally {
+    await fake.close();
+  }
+});
