@@ -20,7 +20,22 @@ function describeLine(line: UblLine): string {
     const reason = entry.reason ? ` (${entry.reason})` : '';
     return `${label}${percent}${reason}: ${entry.chargeIndicator ? '' : '-'}${formatAmount(entry.amount)}`;
   });
-  return [line.description, ...adjustments].filter(Boolean).join('\n');
+  return [line.description, freeItemNote(line), ...adjustments].filter(Boolean).join('\n');
+}
+
+/** DIAN's names of the reference price types (Anexo Técnico 1.9, table 13.3.7). */
+const REFERENCE_PRICE_TYPES: Record<string, string> = { '01': 'Valor comercial', '02': 'Valor en inventarios', '03': 'Otro valor' };
+
+/**
+ * A free item shows 0 as its value, yet carries taxes: they are computed on its reference price,
+ * which the reader needs to see to make sense of them.
+ */
+function freeItemNote(line: UblLine): string | null {
+  if (!line.freeOfCharge) return null;
+  const reference = line.referencePrice;
+  if (!reference) return 'Sin costo (muestra gratis)';
+  const label = (reference.typeCode && REFERENCE_PRICE_TYPES[reference.typeCode.trim()]) ?? reference.type ?? 'Valor de referencia';
+  return `Sin costo (muestra gratis). ${label}: ${formatAmount(reference.amount)}`;
 }
 
 export function drawLineTable(flow: PageFlow, document: UblDocument): void {

@@ -39,7 +39,16 @@ function readLine(line: XmlElement, index: number, documentType: UblDocumentType
     lineExtensionAmount: required(amount(text(line, 'LineExtensionAmount'), `${field} LineExtensionAmount`), `${field} LineExtensionAmount`),
     taxes: readTaxes(line, field),
     allowanceCharges: readAllowanceCharges(line, `${field} `),
+    freeOfCharge: text(line, 'FreeOfChargeIndicator')?.toLowerCase() === 'true',
+    referencePrice: readReferencePrice(line, field),
   };
+}
+
+/** The line's cac:PricingReference/cac:AlternativeConditionPrice with an amount; null without one. */
+function readReferencePrice(line: XmlElement, field: string): UblLine['referencePrice'] {
+  const price = first(line, 'PricingReference/AlternativeConditionPrice');
+  const value = amount(text(price, 'PriceAmount'), `${field} PricingReference PriceAmount`);
+  return value === null ? null : { amount: value, typeCode: text(price, 'PriceTypeCode'), type: text(price, 'PriceType') };
 }
 
 /**

@@ -51,6 +51,16 @@ export type UblLine = {
    * which is why quantity × price can differ from it). Absent from lines stored before it was read.
    */
   allowanceCharges?: UblAllowanceCharge[];
+  /**
+   * A free item (cbc:FreeOfChargeIndicator true: a muestra gratis, a gift): its total is 0, but its
+   * taxes are computed on referencePrice. Absent from lines stored before it was read.
+   */
+  freeOfCharge?: boolean;
+  /**
+   * cac:PricingReference/cac:AlternativeConditionPrice: the value DIAN requires for a free item
+   * (PriceTypeCode 01 valor comercial, 02 valor en inventarios, 03 otro valor); null without one.
+   */
+  referencePrice?: { amount: string; typeCode: string | null; type: string | null } | null;
 };
 
 export type UblReference = { number: string; cufe: string | null; issueDate: string | null };

@@ -466,3 +466,17 @@ test('a tax per unit (INC bolsas) shows its amount per unit and its units, not a
   t.true(text.includes('132,00'), text);
   assertCleanLayout(t, await pdfWords(pdf));
 });
+
+test("a free item (muestra gratis) says so and shows its reference value, on which its taxes are computed", async (t) => {
+  // DIAN's toolbox "Muestras Gratis": one line of value 0,00 whose IVA (190.000,00) is on its commercial value 1.000.000.
+  const invoice = parseUbl(readFileSync(path.join(FIXTURES, 'toolbox-free-samples.xml'))).document;
+  t.like(invoice.lines[0], { freeOfCharge: true, lineExtensionAmount: '0.00', referencePrice: { amount: '1000000', typeCode: '01', type: 'Valor comercial' } });
+  const pdf = await renderInvoicePdf(invoice, { generatedAt: GENERATED_AT });
+  const text = collapse((await pdfPagesText(pdf))[0]);
+  t.regex(text, /Prod Gratis con Impuestos Sin costo \(muestra gratis\)\. Valor comercial: 1\.000\.000,00/, text);
+  assertCleanLayout(t, await pdfWords(pdf));
+  // A line that is not free says nothing of the kind, even with a reference price.
+  const setp = parseUbl(readFileSync(path.join(FIXTURES, 'invoice-signed-setp.xml'))).document;
+  t.like(setp.lines[0], { freeOfCharge: false, referencePrice: null });
+  t.regex(collapse((await pdfPagesText(await renderInvoicePdf(setp, { generatedAt: GENERATED_AT })))[0]), /Bolsa Sin costo \(muestra gratis\)\. Otro valor: 100,00/);
+});

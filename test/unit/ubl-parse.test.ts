@@ -128,6 +128,8 @@ test('credit note: reference, parties, taxes, lines, due date', (t) => {
       allowanceCharges: [
         { chargeIndicator: false, reasonCode: null, reason: 'Descuento por cliente frecuente', percent: '33.33', amount: '6299.94', baseAmount: '18900.00' },
       ],
+      freeOfCharge: false,
+      referencePrice: null,
     },
   ]);
   t.is(document.notes.length, 1);
