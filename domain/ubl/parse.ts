@@ -41,9 +41,15 @@ function embeddedXml(description: XmlElement): string | null {
 }
 
 function unsupported(name: string, context = ''): UblParseError {
+  // DIAN's own answer (its validation of a document, or a buyer's event 030–034) is the file most
+  // often uploaded by mistake for the invoice it is about: say so, not only which root it has.
+  const what =
+    name === 'ApplicationResponse'
+      ? ' (a DIAN ApplicationResponse: DIAN\'s validation of a document or a RADIAN event, not a document to import; upload the invoice itself, or its AttachedDocument or ZIP)'
+      : '';
   return new UblParseError(
     'unsupported_document',
-    `unsupported document${context}: root element <${name}>; expected Invoice, CreditNote, DebitNote or AttachedDocument`,
+    `unsupported document${context}: root element <${name}>${what}; expected Invoice, CreditNote, DebitNote or AttachedDocument`,
   );
 }
 
