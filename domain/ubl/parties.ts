@@ -11,6 +11,8 @@ const NAME_PATHS = ['PartyTaxScheme/RegistrationName', 'PartyLegalEntity/Registr
 const ADDRESS_PATHS = ['PhysicalLocation/Address', 'PartyTaxScheme/RegistrationAddress', 'PartyLegalEntity/RegistrationAddress'] as const;
 
 const NIT_TYPE = '31';
+/** DIAN's identification types that are numbers only: registro civil (11), tarjeta de identidad (12), cédula de ciudadanía (13). */
+const DIGITS_ONLY_ID_TYPES = new Set(['11', '12', '13']);
 
 type Identification = { idNumber: string; dv: string | null; idType: string | null };
 
@@ -47,8 +49,13 @@ function identification(party: XmlElement, role: string): Identification {
     }
     const digits = idNumber.replace(/\D/g, '');
     if (digits !== '') idNumber = digits;
-    // A first-version NIT carries no check digit of its own: it is computed, as DIAN does.
-    if (dv === null && typeInSchemeId && isValidNit(idNumber)) dv = nitCheckDigit(idNumber);
+    // A first-version NIT, or one written without its schemeID, carries no check digit of its own:
+    // it is computed, as DIAN does (it is a function of the number).
+    if (dv === null && (typeInSchemeId || idType === NIT_TYPE) && isValidNit(idNumber)) dv = nitCheckDigit(idNumber);
+  } else if (idType !== null && DIGITS_ONLY_ID_TYPES.has(idType) && /^[\d.\s-]+$/.test(raw)) {
+    // A cédula or a tarjeta de identidad is a number: '79.845.123' and '79845123' are one person
+    // (kept as written, one supplier became two contacts).
+    idNumber = raw.replace(/\D/g, '');
   }
   return { idNumber, dv, idType };
 }

@@ -63,3 +63,13 @@ test('a first-version (fe:Invoice) identification: schemeID is the id type, neve
   // UBL 2.1 as DIAN writes it now: unchanged.
   t.like(customer, { idNumber: '900108281', idType: '31', dv: '3' });
 });
+
+test("a NIT (schemeName 31) written without its schemeID gets its check digit computed; a cédula written with dots is its digits", (t) => {
+  const setp = fixture('invoice-signed-setp.xml').toString('utf8');
+  const noDv = setp.replace(/<cbc:CompanyID ([^>]*)schemeID="[49]" schemeName="31">800197268</g, '<cbc:CompanyID $1schemeName="31">800197268<');
+  t.not(noDv, setp);
+  t.like(parseUbl(noDv).document.supplier, { idNumber: '800197268', idType: '31', dv: '4' });
+
+  const cedula = setp.replace(/<cbc:CompanyID ([^>]*)schemeID="[49]" schemeName="31">800197268</g, '<cbc:CompanyID $1schemeName="13">79.845.123<');
+  t.like(parseUbl(cedula).document.supplier, { idNumber: '79845123', idType: '13', dv: null });
+});
