@@ -61,6 +61,8 @@ const environmentSchema = z.object({
   S3_REGION: z.string().default('us-east-1'),
   S3_ENDPOINT: z.string().url().optional(),
   S3_FORCE_PATH_STYLE: booleanFromEnv.default(false),
+  S3_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(3_000),
+  S3_IDLE_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(5_000),
   SMTP_PORT: z.coerce.number().int().min(0).max(65535).default(2525),
   SMTP_HOST: z.string().default('127.0.0.1'),
   INBOX_DOMAIN: z
@@ -132,7 +134,15 @@ export type AppConfig = {
   };
   blobStore:
     | { driver: 'filesystem'; directory: string }
-    | { driver: 's3'; bucket: string; region: string; endpoint?: string; forcePathStyle: boolean };
+    | {
+        driver: 's3';
+        bucket: string;
+        region: string;
+        endpoint?: string;
+        forcePathStyle: boolean;
+        /** Per attempt: a connection within connectMs; no byte sent or received for idleMs ends it (storage/s3-blob-store.ts). */
+        deadlines: { connectMs: number; idleMs: number };
+      };
   /** The SMTP intake (docs/email-intake.md); port 0 = off. Quotas are per company over the last 24 hours. */
   email: {
     port: number;
@@ -224,7 +234,14 @@ function blobStoreConfig(e: z.infer<typeof environmentSchema>, dataDir: string):
     return { driver: 'filesystem', directory: path.resolve(e.BLOB_DIR ?? path.join(dataDir, 'blobs')) };
   }
   if (!e.S3_BUCKET) throw new ConfigError('Invalid configuration:\n  S3_BUCKET: required when BLOB_STORE=s3');
-  return { driver: 's3', bucket: e.S3_BUCKET, region: e.S3_REGION, endpoint: e.S3_ENDPOINT, forcePathStyle: e.S3_FORCE_PATH_STYLE };
+  return {
+    driver: 's3',
+    bucket: e.S3_BUCKET,
+    region: e.S3_REGION,
+    endpoint: e.S3_ENDPOINT,
+    forcePathStyle: e.S3_FORCE_PATH_STYLE,
+    deadlines: { connectMs: e.S3_CONNECT_TIMEOUT_MS, idleMs: e.S3_IDLE_TIMEOUT_MS },
+  };
 }
 
 export const EMBEDDED_DATABASE_NAME = 'invoicing';

@@ -2,6 +2,7 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { DeleteObjectCommand, GetObjectCommand, HeadBucketCommand, HeadObjectCommand, NoSuchKey, NotFound, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import type { AppConfig } from '../config';
 import {
   assertSafeKey,
   BlobNotFoundError,
@@ -14,7 +15,7 @@ import {
   type DownloadOptions,
 } from './blob-store';
 
-export type S3Settings = { bucket: string; region: string; endpoint?: string; forcePathStyle: boolean };
+export type S3Settings = Omit<Extract<AppConfig['blobStore'], { driver: 's3' }>, 'driver'>;
 
 /** S3 (or MinIO with path-style addressing); downloads are presigned GETs valid for one hour. */
 export class S3BlobStore implements BlobStore {
@@ -22,9 +23,7 @@ export class S3BlobStore implements BlobStore {
   private readonly client: S3Client;
 
   constructor(private readonly settings: S3Settings, client?: S3Client) {
-    this.client =
-      client ??
-      new S3Client({ region: settings.region, endpoint: settings.endpoint, forcePathStyle: settings.forcePathStyle });
+    this.client = client ?? s3ClientWithDeadlines(settings);
   }
 
   async put(key: string, data: Buffer, contentType: string): Promise<void> {
@@ -133,6 +132,25 @@ export class S3BlobStore implements BlobStore {
     });
     return getSignedUrl(this.client, command, { expiresIn: options.expiresInSeconds ?? SIGNED_URL_TTL_SECONDS });
   }
+}
+
+/**
+ * The SDK's defaults have no deadline at all: a frozen store (SIGSTOP, a black-holed network)
+ * held every upload, import and export that touched it for as long as it stayed frozen (measured:
+ * a 15 s freeze, 15.2 s). Each attempt now gets a connection deadline and an idle one, no byte
+ * sent or received for idleMs (Node's socket timeout), rather than a deadline on the whole request:
+ * a 20 MB PUT to a slow but moving store still succeeds however long it takes. The SDK retries a
+ * timed-out attempt (3 attempts unless AWS_MAX_ATTEMPTS says otherwise), so a frozen store is
+ * reported, as BlobStoreUnavailableError, after about attempts × idleMs (an idle deadline of 6 s
+ * or more starts 3 s late: the SDK defers it, so 10 s meant 39 s in all).
+ */
+function s3ClientWithDeadlines(settings: S3Settings): S3Client {
+  return new S3Client({
+    region: settings.region,
+    endpoint: settings.endpoint,
+    forcePathStyle: settings.forcePathStyle,
+    requestHandler: { connectionTimeout: settings.deadlines.connectMs, socketTimeout: settings.deadlines.idleMs },
+  });
 }
 
 function isNotFound(error: unknown): boolean {

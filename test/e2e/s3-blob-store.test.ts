@@ -4,6 +4,7 @@ import { loadConfig } from '../../config';
 import { S3BlobStore } from '../../storage/s3-blob-store';
 import { bearer, seedCompany, seedKey, startTestApi } from '../support/api';
 import { startS3Server } from '../support/s3-server';
+import { startSlowLink } from '../support/slow-link';
 
 // The S3 driver against a real MinIO server process on loopback.
 let s3: Awaited<ReturnType<typeof startS3Server>>;
@@ -14,8 +15,8 @@ test.before(async () => {
 });
 test.after.always(async () => s3?.close());
 
-function store() {
-  const config = loadConfig({ ...process.env, ...s3.env });
+function store(env: Record<string, string> = {}) {
+  const config = loadConfig({ ...process.env, ...s3.env, ...env });
   if (config.blobStore.driver !== 's3') throw new Error('expected the s3 driver');
   return new S3BlobStore(config.blobStore);
 }
@@ -80,4 +81,22 @@ test('delete removes an object; deleting a missing key is not an error', async (
   await blobs.delete('companies/1/uploads/gone.pdf');
   t.false(await blobs.exists('companies/1/uploads/gone.pdf'));
   await t.notThrowsAsync(blobs.delete('companies/1/uploads/never.pdf'));
+});
+
+test('a 20 MB write to a slow but moving store takes many times the idle deadline, and succeeds', async (t) => {
+  t.timeout(60_000);
+  // 4 MiB a second: 5 s for the body, against a deadline of 1 s without a byte (a total deadline of 3 × 1 s would refuse it).
+  const link = await startSlowLink(s3.endpoint, 4 * 1024 * 1024);
+  try {
+    const blobs = store({ S3_ENDPOINT: link.url, S3_CONNECT_TIMEOUT_MS: '1000', S3_IDLE_TIMEOUT_MS: '1000' });
+    const bytes = Buffer.alloc(20 * 1024 * 1024, 0x61);
+    const started = Date.now();
+    await blobs.put('companies/1/uploads/large.xml', bytes, 'application/xml');
+    const ms = Date.now() - started;
+    t.log(`20 MiB written through a 4 MiB/s link in ${ms} ms (idle deadline 1000 ms)`);
+    t.true(ms > 3_000, `the link was slow (${ms} ms)`);
+    t.is((await store().get('companies/1/uploads/large.xml')).length, bytes.length);
+  } finally {
+    await link.close();
+  }
 });
