@@ -7,6 +7,7 @@ import { requestId } from './middleware/request-id';
 import { httpMetrics } from './middleware/metrics';
 import { traceRequests } from './middleware/trace-requests';
 import { errorHandler } from './middleware/error-handler';
+import { unreadRequestBodies } from './middleware/unread-body';
 import { accessLog } from './middleware/access-log';
 import { authenticate } from './middleware/authenticate';
 import { rateLimit } from './middleware/rate-limit';
@@ -60,6 +61,7 @@ export function createApp(deps: ApiDependencies): { app: Koa; routes: RouteEntry
   app.use(traceRequests());
   app.use(requestId());
   app.use(accessLog(deps.logger));
+  app.use(unreadRequestBodies());
   app.use(errorHandler(deps.logger));
   app.use(publicRouter.routes()).use(publicRouter.allowedMethods());
   app.use(v1.routes()).use(v1.allowedMethods());

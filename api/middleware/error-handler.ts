@@ -22,38 +22,9 @@ export function errorHandler(logger: Logger): Middleware {
       }
       ctx.status = mapped.status;
       for (const [name, value] of Object.entries(mapped.headers)) ctx.set(name, value);
-      // A body refused before it was read to the end (too large, malformed, aborted): answer, then
-      // close the connection rather than read an unbounded remainder to keep it alive. A small
-      // unread body (an upload refused with 503 while the database is down) is read and dropped
-      // first: closing a socket with unread data resets it, and the client would lose the answer.
-      // Not one refused for arriving too slowly (408): waiting for the rest is what was refused.
-      if (!ctx.req.complete && (mapped.status === 408 || !(await drainedSmallBody(ctx)))) ctx.set('Connection', 'close');
       ctx.body = mapped.body;
     }
   };
-}
-
-/** Request bodies up to this size are read and dropped before an error answer (see above). */
-const DRAIN_LIMIT_BYTES = 256 * 1024;
-const DRAIN_TIMEOUT_MS = 2_000;
-
-async function drainedSmallBody(ctx: Context): Promise<boolean> {
-  const length = Number(ctx.get('Content-Length'));
-  if (!Number.isFinite(length) || length <= 0 || length > DRAIN_LIMIT_BYTES || ctx.req.readableEnded || ctx.req.destroyed) return false;
-  const request = ctx.req;
-  request.unpipe();
-  return new Promise<boolean>((resolve) => {
-    const timer = setTimeout(() => finish(false), DRAIN_TIMEOUT_MS);
-    const finish = (complete: boolean) => {
-      clearTimeout(timer);
-      request.off('end', onEnd).off('error', onError);
-      resolve(complete);
-    };
-    const onEnd = () => finish(true);
-    const onError = () => finish(false);
-    request.on('end', onEnd).on('error', onError);
-    request.resume();
-  });
 }
 
 /**

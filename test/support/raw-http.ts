@@ -29,23 +29,33 @@ export function rawExchange(url: string, request: string | Buffer): Promise<RawA
 
 /**
  * A slow client: writes `head`, then `chunk` every `everyMs` (nothing more when chunk is null) until
- * the server closes the connection; resolves with its answer (null: none) and how long that took.
- * After `giveUpMs` the client closes itself (answer null).
+ * the server closes the connection; resolves with its answer (null: none), how long until the
+ * server closed (ms) and until the answer's first byte arrived (answeredMs; null: none).
+ * After `giveUpMs` the client closes itself.
  */
-export function dripRequest(url: string, head: string, chunk: Buffer | null, options: { everyMs?: number; giveUpMs: number }): Promise<{ answer: RawAnswer | null; ms: number }> {
+export function dripRequest(
+  url: string,
+  head: string,
+  chunk: Buffer | null,
+  options: { everyMs?: number; giveUpMs: number },
+): Promise<{ answer: RawAnswer | null; ms: number; answeredMs: number | null }> {
   const { hostname, port } = new URL(url);
   const started = Date.now();
+  let answeredMs: number | null = null;
   return new Promise((resolve) => {
     const socket = net.connect(Number(port), hostname);
     const received: Buffer[] = [];
-    socket.on('data', (data) => received.push(data));
+    socket.on('data', (data) => {
+      answeredMs ??= Date.now() - started;
+      received.push(data);
+    });
     socket.on('error', () => undefined);
     const trickle = chunk ? setInterval(() => socket.writable && socket.write(chunk), options.everyMs ?? 1_000) : undefined;
     const giveUp = setTimeout(() => socket.destroy(), options.giveUpMs);
     socket.on('close', () => {
       clearInterval(trickle);
       clearTimeout(giveUp);
-      resolve({ answer: parseAnswer(Buffer.concat(received)), ms: Date.now() - started });
+      resolve({ answer: parseAnswer(Buffer.concat(received)), ms: Date.now() - started, answeredMs });
     });
     socket.write(head);
   });
