@@ -98,6 +98,8 @@ export function exportInputOf(document: DocumentForExport): ExportInput {
             amount: tax.taxAmount,
             perUnitAmount: tax.perUnitAmount ?? null,
           })),
+          freeOfCharge: line.freeOfCharge ?? false,
+          referencePrice: line.referencePrice?.amount ?? null,
         };
       }),
       documentType: document.dian_document_type,

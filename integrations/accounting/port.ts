@@ -34,6 +34,12 @@ export type ExportInput = {
        * usually no percent), its amount is then the whole; absent from inputs built before it was passed.
        */
       taxes?: { taxSchemeId: string; taxSchemeName: string | null; percent: string | null; amount: string; perUnitAmount?: string | null }[];
+      /**
+       * A free item (muestra gratis: line total 0, its taxes on referencePrice, the commercial value
+       * DIAN requires for it); absent from inputs built before it was passed.
+       */
+      freeOfCharge?: boolean;
+      referencePrice?: string | null;
     }[];
     /** DIAN's type (electronic_invoice, support_document, pos_equivalent, …) and code scheme (CUFE/CUDE/CUDS); null for a bare PDF. */
     documentType: string | null;

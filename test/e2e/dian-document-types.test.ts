@@ -170,6 +170,9 @@ test.serial('both exports carry what accountants book: the generic ERP gets it a
     ['rete_fuente', '100309.25'], ['rete_iva', '114352.55'], ['rete_ica', '38759.49'],
   ]);
   t.is(sent.allowanceCharges.length, 2);
+  // Each line says whether it is a free item (a muestra gratis, booked on its reference price): none here.
+  t.true(sent.lines.length > 0);
+  t.deepEqual([...new Set(sent.lines.map((line: { freeOfCharge?: boolean; referencePrice?: string | null }) => `${line.freeOfCharge}/${line.referencePrice}`))], ['false/null']);
 
   t.is((await call('POST', `/v1/companies/${company.id}/integrations`, {
     name: 'alegra', provider: 'alegra', credentials: { email: FAKE_ALEGRA_EMAIL, token: FAKE_ALEGRA_TOKEN }, settings: { category_id: FAKE_CATEGORY_ID },
