@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { ZodOpenApiOperationObject, ZodOpenApiResponseObject } from 'zod-openapi';
 import { LONE_SURROGATE } from '../../../domain/storable-text';
+import { AUTHENTICATION_CHALLENGE, NO_STORE, retryAfter, type ResponseHeaders } from './response-headers';
 
 /**
  * The building blocks of the contract: field schemas the routes validate with (and that render
@@ -172,10 +173,11 @@ const ERROR_DESCRIPTIONS: Record<ErrorStatus, string> = {
   507: 'insufficient_storage: the blob store cannot take the file now; retry later.',
 };
 
-const ERROR_HEADERS: Partial<Record<ErrorStatus, ZodOpenApiResponseObject['headers']>> = {
-  401: { 'WWW-Authenticate': { schema: { type: 'string' } } },
-  429: { 'Retry-After': { description: 'Seconds to wait.', schema: { type: 'integer' } } },
-  503: { 'Retry-After': { description: 'Seconds to wait, when known.', schema: { type: 'integer' } } },
+const ERROR_HEADERS: Partial<Record<ErrorStatus, ResponseHeaders>> = {
+  401: AUTHENTICATION_CHALLENGE,
+  429: retryAfter('Seconds to wait (at least 1).', true),
+  // Every 503 service_unavailable says when to retry (api/errors.ts, api/middleware/upload-memory.ts).
+  503: retryAfter('Seconds to wait before retrying.', true),
 };
 
 export function errorResponse(status: ErrorStatus, description = ERROR_DESCRIPTIONS[status]): ZodOpenApiResponseObject {
@@ -280,8 +282,8 @@ export const signedRedirect = (description: string): Success => ({
   status: 302,
   description: `${description} Location is a signed URL valid for one hour; follow it without the Authorization header and do not store it.`,
   headers: {
-    Location: { schema: { type: 'string', format: 'uri' } },
-    'Cache-Control': { schema: { type: 'string', const: 'no-store' } },
+    Location: { required: true, schema: { type: 'string', format: 'uri' } },
+    ...NO_STORE,
   },
 });
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { createDocument, type ZodOpenApiPathsObject } from 'zod-openapi';
+import { createDocument, type ZodOpenApiPathsObject, type ZodOpenApiResponseObject } from 'zod-openapi';
 import { errorResponse, idempotencyKeyHeader } from './common';
+import { HEADER_COMPONENTS, IDEMPOTENT_REPLAYED, NO_STORE, retryAfter, withResponseHeaders } from './response-headers';
 import { healthQuery } from '../../health';
 import { meOpenApi } from '../me/openapi';
 import { companiesOpenApi } from '../companies/openapi';
@@ -46,10 +47,10 @@ const publicOpenApi: ZodOpenApiPathsObject = {
       security: [],
       requestParams: { query: healthQuery },
       responses: {
-        '200': { description: 'Every dependency answered.', content: { 'application/json': { schema: health } } },
+        '200': { description: 'Every dependency answered.', headers: NO_STORE, content: { 'application/json': { schema: health } } },
         '400': errorResponse(400),
         '429': errorResponse(429),
-        '503': { description: 'At least one dependency did not answer or cannot be used; each failed check says why in its error (for the blob store: a missing bucket, denied credentials, an unwritable directory, an unreachable store).', content: { 'application/json': { schema: health } } },
+        '503': { description: 'At least one dependency did not answer or cannot be used; each failed check says why in its error (for the blob store: a missing bucket, denied credentials, an unwritable directory, an unreachable store).', headers: NO_STORE, content: { 'application/json': { schema: health } } },
       },
     },
   },
@@ -81,7 +82,11 @@ const publicOpenApi: ZodOpenApiPathsObject = {
       responses: {
         '200': {
           description: 'The file, with the Content-Type and name it was signed with.',
-          headers: { 'Content-Disposition': { description: 'attachment, with the file name (filename and filename*).', schema: { type: 'string' } } },
+          headers: {
+            'Content-Disposition': { description: 'attachment, with the file name (filename and filename*).', required: true, schema: { type: 'string' } },
+            'Cache-Control': { required: true, schema: { type: 'string', const: 'private, max-age=3600' } },
+            'X-Content-Type-Options': { required: true, schema: { type: 'string', const: 'nosniff' } },
+          },
           content: BLOB_CONTENT,
         },
         '403': errorResponse(403, 'invalid_signature or url_expired: ask the API for a new link.'),
@@ -139,10 +144,12 @@ const IDEMPOTENT_POST = z.object({
   ),
 });
 const IDEMPOTENCY_CONFLICTS = 'idempotency_key_reused: the Idempotency-Key was used for another request (path or body); idempotency_key_in_use: the first request with it still runs (Retry-After).';
+const IN_USE_RETRY_AFTER = retryAfter('On idempotency_key_in_use only: seconds to wait before retrying with the same key.', false);
 
 /**
- * Every POST takes an Idempotency-Key (api/middleware/idempotent-requests.ts), hence its header
- * and its 409s; an operation that declares the header itself (uploads) keeps its own rules.
+ * Every POST takes an Idempotency-Key (api/middleware/idempotent-requests.ts), hence its header,
+ * its 409s (with Retry-After while the first request runs) and Idempotent-Replayed on its 2xx
+ * answers; an operation that declares the header itself (uploads) keeps its own rules.
  */
 function withIdempotencyKeys(paths: ZodOpenApiPathsObject): ZodOpenApiPathsObject {
   const result: ZodOpenApiPathsObject = {};
@@ -155,12 +162,18 @@ function withIdempotencyKeys(paths: ZodOpenApiPathsObject): ZodOpenApiPathsObjec
     }
     const conflict = post.responses?.['409'];
     const conflictDescription = conflict && 'description' in conflict ? conflict.description : undefined;
+    const conflicts = errorResponse(409, conflictDescription ? `${conflictDescription} Or ${IDEMPOTENCY_CONFLICTS}` : IDEMPOTENCY_CONFLICTS);
+    const responses: Record<string, ZodOpenApiResponseObject> = { ...(post.responses as Record<string, ZodOpenApiResponseObject>) };
+    for (const [status, response] of Object.entries(responses)) {
+      if (status.startsWith('2')) responses[status] = { ...response, headers: { ...response.headers, ...IDEMPOTENT_REPLAYED } };
+    }
+    responses['409'] = { ...conflicts, headers: { ...conflicts.headers, ...IN_USE_RETRY_AFTER } };
     result[path] = {
       ...item,
       post: {
         ...post,
         requestParams: { ...post.requestParams, header: header ? header.extend(IDEMPOTENT_POST.shape) : IDEMPOTENT_POST },
-        responses: { ...post.responses, '409': errorResponse(409, conflictDescription ? `${conflictDescription} Or ${IDEMPOTENCY_CONFLICTS}` : IDEMPOTENCY_CONFLICTS) },
+        responses,
       },
     };
   }
@@ -175,12 +188,13 @@ export function buildOpenApiDocument(): OpenApiDocument {
     // The local default (`npm start`); a deployment serves its own URL (servedFrom).
     servers: [{ url: 'http://127.0.0.1:3000', description: 'The local service of `npm start`; GET /v1/openapi.json of a deployment names its PUBLIC_BASE_URL.' }],
     security: [{ apiKey: [] }],
-    paths: withIdempotencyKeys(mergePaths(OPERATIONS)),
+    paths: withResponseHeaders(withIdempotencyKeys(mergePaths(OPERATIONS))),
     // What the service sends: one delivery per event type, its headers and body (Standard Webhooks).
     webhooks: webhookEventsOpenApi,
     components: {
       securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: '`<prefix>_live_<key_id>_<secret>`, shown once at creation.' } },
       schemas: webhookEventSchemas,
+      headers: HEADER_COMPONENTS,
     },
   });
 }
