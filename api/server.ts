@@ -8,6 +8,7 @@ import { httpMetrics } from './middleware/metrics';
 import { traceRequests } from './middleware/trace-requests';
 import { errorHandler } from './middleware/error-handler';
 import { unreadRequestBodies } from './middleware/unread-body';
+import { optionsAndAllow } from './middleware/allowed-methods';
 import { accessLog } from './middleware/access-log';
 import { authenticate } from './middleware/authenticate';
 import { rateLimit } from './middleware/rate-limit';
@@ -32,7 +33,7 @@ import { dianImportsRoutes } from './v1/dian-imports/routes';
 export type RouteEntry = { method: string; path: string };
 
 /**
- * Middleware order: metrics → trace span → request id → access log → errors → routing. Authentication, rate
+ * Middleware order: metrics → trace span → request id → access log → errors → OPTIONS and Allow → routing. Authentication, rate
  * limiting, body parsing and idempotent POSTs sit on the /v1 router, so they run only for routes that exist
  * (an unknown path is a 404 whoever asks).
  */
@@ -63,6 +64,7 @@ export function createApp(deps: ApiDependencies): { app: Koa; routes: RouteEntry
   app.use(accessLog(deps.logger));
   app.use(unreadRequestBodies());
   app.use(errorHandler(deps.logger));
+  app.use(optionsAndAllow());
   app.use(publicRouter.routes()).use(publicRouter.allowedMethods());
   app.use(v1.routes()).use(v1.allowedMethods());
 

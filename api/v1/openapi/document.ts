@@ -121,7 +121,8 @@ const DESCRIPTION = `Stores the accounting documents a Colombian company receive
 software, emits the buyer's DIAN events and pushes signed webhooks. Every /v1 route except
 /v1/openapi.json takes \`Authorization: Bearer <prefix>_live_<key_id>_<secret>\`.
 Errors are \`{"error": {"code", "message", "param"?}}\` with an \`X-Request-Id\` header
-(see docs/errors.md). A method a path does not declare answers 405 with \`Allow\`.
+(see docs/errors.md). A method a path does not declare answers 405 with \`Allow\`; OPTIONS on any path
+answers 204 with \`Allow\`, and HEAD on a GET operation answers as GET does, without a body.
 Generated from the zod schemas the routes validate with (api/v1/*/openapi.ts); do not edit by hand.
 `;
 
