@@ -153,7 +153,7 @@ function blobKeyFor(incoming: IncomingFile, fileName: string, sha256: string, ex
  * download opens as what it is (an XML sent as "factura.html" is kept as "factura.html.xml").
  */
 function cleanFileName(name: string, extension: string): string {
-  const base = name.split(/[\\/]/).pop()!.replace(/[\x00-\x1f\x7f]/g, '').trim().slice(0, 200);
+  const base = name.split(/[\\/]/).pop()!.replace(/[\x00-\x1f\x7f-\x9f]/g, '').trim().slice(0, 200);
   if (!base) return `file.${extension}`;
   return base.toLowerCase().endsWith(`.${extension}`) ? base : `${base}.${extension}`;
 }

@@ -223,6 +223,30 @@ test('a file name in raw UTF-8 (as curl and browsers send it) is kept as written
   t.true(decodeURIComponent(/filename\*=UTF-8''([^;]+)/i.exec(download.headers.get('content-disposition') ?? '')?.[1] ?? '').includes('Factura Electrónica Año Ñandú'), download.headers.get('content-disposition') ?? '');
 });
 
+/** A PDF upload whose Content-Disposition parameters after `name="file"` are these bytes, as written. */
+async function uploadNamed(disposition: Buffer) {
+  const pdf = '%PDF-1.4\n1 0 obj\n<<>>\nendobj\ntrailer\n<<>>\nstartxref\n9\n%%EOF\n';
+  const body = Buffer.concat([Buffer.from('--X\r\nContent-Disposition: form-data; name="file"; '), disposition, Buffer.from(`\r\n\r\n${pdf}\r\n--X--\r\n`)]);
+  const response = await fetch(`${api.url}/v1/companies/${companyId}/files`, {
+    method: 'POST',
+    headers: { ...bearer(key), 'Content-Type': 'multipart/form-data; boundary=X' },
+    body: new Uint8Array(body),
+  });
+  return { status: response.status, body: (await response.json()) as { file_name?: string; error?: { code: string; param?: string } } };
+}
+
+test('a file name in Latin-1 (a legacy client) is read as Latin-1, filename* by its charset, and bytes its declared charset cannot read are refused', async (t) => {
+  // A raw 0xE9 in filename="…" was stored as "P\uFFFDrez.pdf" (read as UTF-8) before 2026-11-25.
+  t.like(await uploadNamed(Buffer.concat([Buffer.from('filename="P'), Buffer.from([0xe9]), Buffer.from('rez N\u00ba 7.pdf"', 'latin1')])), { status: 202, body: { file_name: 'Pérez Nº 7.pdf' } });
+  t.like(await uploadNamed(Buffer.from('filename="Pérez €.pdf"', 'utf8')), { status: 202, body: { file_name: 'Pérez €.pdf' } });
+  t.like(await uploadNamed(Buffer.from("filename*=UTF-8''P%C3%A9rez%20%E2%82%AC.pdf")), { status: 202, body: { file_name: 'Pérez €.pdf' } });
+  t.like(await uploadNamed(Buffer.from("filename*=ISO-8859-1''P%E9rez.pdf")), { status: 202, body: { file_name: 'Pérez.pdf' } });
+  // Declared UTF-8, not UTF-8: no name can be read from it.
+  t.like(await uploadNamed(Buffer.from("filename*=UTF-8''P%E9rez.pdf")), { status: 400, body: { error: { code: 'invalid_parameter', param: 'file' } } });
+  // C1 control characters (0x80-0x9F in Latin-1) are dropped like the other control characters.
+  t.like(await uploadNamed(Buffer.concat([Buffer.from('filename="a'), Buffer.from([0x85, 0x9f]), Buffer.from('b.pdf"')])), { status: 202, body: { file_name: 'ab.pdf' } });
+});
+
 test.serial('a text field or a file sent twice in a multipart body is refused like a repeated query parameter, and nothing is stored', async (t) => {
   const before = await storedCounts();
   const response = await fetch(`${api.url}/v1/companies/${companyId}/files`, {

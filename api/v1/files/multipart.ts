@@ -4,6 +4,7 @@ import Busboy from 'busboy';
 import { ApiError, invalidParameter } from '../../errors';
 import { requestAborted } from '../../middleware/json-body';
 import { watchBodyPace, type BodyPace } from '../../body-pace';
+import { multipartFileName } from '../../../domain/files/multipart-file-name';
 
 export type MultipartUpload = { fileName: string; bytes: Buffer; fields: Record<string, string> };
 
@@ -28,9 +29,9 @@ export function readMultipartFile(request: IncomingMessage, contentType: string,
   return new Promise((resolve, reject) => {
     let busboy: Busboy.Busboy;
     try {
-      // defParamCharset: a file name arrives as the client's raw UTF-8 (curl, browsers) in
-      // filename="…"; busboy's default reads it as latin1 ("Electrónica" became "ElectrÃ³nica").
-      busboy = Busboy({ headers: request.headers, defParamCharset: 'utf8', limits: { files: 1, fileSize: maxBytes, fields: 10, fieldSize: 1024 } });
+      // defParamCharset latin1: filename="…"'s bytes as they came, one character each, for
+      // multipartFileName to read as UTF-8 (curl, browsers) or, when they are not, as Latin-1.
+      busboy = Busboy({ headers: request.headers, defParamCharset: 'latin1', limits: { files: 1, fileSize: maxBytes, fields: 10, fieldSize: 1024 } });
     } catch (error) {
       request.resume();
       reject(malformed(error as Error));
@@ -93,8 +94,13 @@ export function readMultipartFile(request: IncomingMessage, contentType: string,
         if (!settled) chunks.push(chunk);
       });
       stream.on('limit', () => settle(new ApiError(413, 'file_too_large', `Files are limited to ${maxBytes / (1024 * 1024)} MB.`)));
+      const fileName = multipartFileName(info.filename ?? '');
+      if (fileName === null) {
+        settle(invalidParameter('file', "The file name's bytes are not valid in the charset its filename* declares; send it as UTF-8."));
+        return;
+      }
       stream.on('end', () => {
-        if (!settled) file = { fileName: info.filename || 'upload', bytes: Buffer.concat(chunks) };
+        if (!settled) file = { fileName: fileName || 'upload', bytes: Buffer.concat(chunks) };
         chunks = [];
       });
     });
