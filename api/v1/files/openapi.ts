@@ -27,7 +27,7 @@ export const filesOpenApi: ZodOpenApiPathsObject = {
         links: linksTo('file_id', 'id', ['getFile', 'getFileContent'], inCompany),
       },
       errors: {
-        400: 'invalid_multipart, invalid_parameter (no file field, an unknown kind, a bad Idempotency-Key) or empty_file.',
+        400: 'invalid_multipart, invalid_parameter (no file field, an unknown kind, a bad Idempotency-Key, a filename* its charset cannot read) or empty_file.',
         409: 'idempotency_key_reused: the Idempotency-Key was used for a different file.',
         413: 'file_too_large (20 MB) or payload_too_large.',
         415: 'unsupported_media_type (not multipart/form-data) or unsupported_file_type (the content is not XML, ZIP or PDF).',

@@ -122,7 +122,8 @@ software, emits the buyer's DIAN events and pushes signed webhooks. Every /v1 ro
 /v1/openapi.json takes \`Authorization: Bearer <prefix>_live_<key_id>_<secret>\`.
 Errors are \`{"error": {"code", "message", "param"?}}\` with an \`X-Request-Id\` header
 (see docs/errors.md). A method a path does not declare answers 405 with \`Allow\`; OPTIONS on any path
-answers 204 with \`Allow\`, and HEAD on a GET operation answers as GET does, without a body.
+answers 204 with \`Allow\`, and HEAD on a GET operation answers as GET does, without a body. \`Accept\`,
+\`Accept-Charset\` and \`Accept-Encoding\` are disregarded (never 406): answers are as documented, uncompressed.
 Generated from the zod schemas the routes validate with (api/v1/*/openapi.ts); do not edit by hand.
 `;
 
