@@ -24,7 +24,7 @@ let api: TestApi;
 let document: Documented;
 const BURST = 30;
 test.before(async () => {
-  api = await startTestApi({ RATE_LIMIT_PER_SECOND: '1', RATE_LIMIT_BURST: String(BURST) });
+  api = await startTestApi({ RATE_LIMIT_PER_SECOND: '1', RATE_LIMIT_BURST: String(BURST), REQUEST_BODY_LIMIT_BYTES: '4096' });
   document = (await (await fetch(`${api.url}/v1/openapi.json`)).json()) as Documented;
 });
 test.after.always(async () => api?.close());
@@ -90,6 +90,9 @@ test('every header of real answers is documented on its answer, and every docume
   t.is(replayed.headers.get('idempotent-replayed'), 'true');
   await check('POST /v1/companies/{company_id}/webhooks', 409, webhooks, create('http://127.0.0.1:41904/other'));
   await check('POST /v1/companies/{company_id}/webhooks', 415, webhooks, { method: 'POST', headers: { ...auth, 'Content-Type': 'text/plain' }, body: '{}' });
+  await check('POST /v1/companies/{company_id}/webhooks', 413, webhooks, { method: 'POST', headers: json, body: JSON.stringify({ url: 'x'.repeat(8192) }) });
+  const { key: memberKey } = await seedKey(api.database, { scopes: ['documents:read'] });
+  await check('GET /v1/companies/{company_id}/webhooks', 403, webhooks, { headers: { Authorization: `Bearer ${memberKey}` } });
 
   // The same key while its first request still runs: 409 idempotency_key_in_use with Retry-After.
   const { data: endpoints } = (await (await fetch(`${api.url}${webhooks}`, { headers: auth })).json()) as { data: { id: number }[] };
@@ -98,6 +101,9 @@ test('every header of real answers is documented on its answer, and every docume
   await api.dependencies.repositories.idempotentRequests.claim(keyId, 'still-running', fingerprint, `POST ${testPath}`);
   const inUse = await check('POST /v1/webhooks/{webhook_id}/test', 409, testPath, { method: 'POST', headers: { ...json, 'Idempotency-Key': 'still-running' }, body: '{}' });
   t.is(inUse.headers.get('retry-after'), '1');
+  const endpoint = `/v1/webhooks/${endpoints[0].id}`;
+  await check('PATCH /v1/webhooks/{webhook_id}', 200, endpoint, { method: 'PATCH', headers: json, body: JSON.stringify({ enabled: true }) });
+  await check('DELETE /v1/webhooks/{webhook_id}', 204, endpoint, { method: 'DELETE', headers: auth });
 
   // An upload and its replay, the redirect to its bytes, the signed download and a forged one.
   const form = new FormData();
