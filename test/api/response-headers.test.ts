@@ -88,6 +88,14 @@ test('every header of real answers is documented on its answer, and every docume
   const replayed = await check('POST /v1/companies/{company_id}/webhooks', 201, webhooks, create('http://127.0.0.1:41904/hook'));
   t.is(created.headers.get('idempotent-replayed'), null);
   t.is(replayed.headers.get('idempotent-replayed'), 'true');
+  // A 201 names what it created (it named nothing before 2026-11-25: the collection, by RFC 9110).
+  const location = created.headers.get('location');
+  t.is(replayed.headers.get('location'), location);
+  t.is((await fetch(`${api.url}${location}`, { headers: auth })).status, 200, `GET ${location}`);
+  const claim = await check('POST /v1/companies/{company_id}/payment-claim-accounts', 201, `/v1/companies/${company.id}/payment-claim-accounts`, {
+    method: 'POST', headers: json, body: JSON.stringify({ number: 'CC-1', issue_date: '2026-11-20', total: '5' }),
+  });
+  t.is((await fetch(`${api.url}${claim.headers.get('location')}`, { headers: auth })).status, 200, `GET ${claim.headers.get('location')}`);
   await check('POST /v1/companies/{company_id}/webhooks', 409, webhooks, create('http://127.0.0.1:41904/other'));
   await check('POST /v1/companies/{company_id}/webhooks', 415, webhooks, { method: 'POST', headers: { ...auth, 'Content-Type': 'text/plain' }, body: '{}' });
   await check('POST /v1/companies/{company_id}/webhooks', 413, webhooks, { method: 'POST', headers: json, body: JSON.stringify({ url: 'x'.repeat(8192) }) });
@@ -113,9 +121,9 @@ test('every header of real answers is documented on its answer, and every docume
   await check('POST /v1/companies/{company_id}/files', 202, `/v1/companies/${company.id}/files`, uploadInit);
   const fileId = ((await (await fetch(`${api.url}/v1/companies/${company.id}/files`, { headers: auth })).json()) as { data: { id: number }[] }).data[0].id;
   const redirect = await check('GET /v1/companies/{company_id}/files/{file_id}/content', 302, `/v1/companies/${company.id}/files/${fileId}/content`, { headers: auth });
-  const location = new URL(redirect.headers.get('location')!);
-  await check('GET /blobs/{key}', 200, `${location.pathname}${location.search}`);
-  await check('GET /blobs/{key}', 403, `${location.pathname}${location.search.replace(/signature=[^&]+/, 'signature=forged')}`);
+  const download = new URL(redirect.headers.get('location')!);
+  await check('GET /blobs/{key}', 200, `${download.pathname}${download.search}`);
+  await check('GET /blobs/{key}', 403, `${download.pathname}${download.search.replace(/signature=[^&]+/, 'signature=forged')}`);
   t.is(uploaded.status, 202);
 
   // Over the burst of a second key: 429 with Retry-After and the bucket's headers.

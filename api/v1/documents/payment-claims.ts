@@ -7,6 +7,8 @@ import { loadCompany, type CompanyState } from '../../middleware/company-scope';
 import { ApiError } from '../../errors';
 import { calendarDate, id, text } from '../openapi/common';
 import { parseBody } from '../../validation';
+import { answerCreated } from '../../created';
+import { COLLECTIONS } from '../../../domain/documents/collections';
 import { presentDocument } from './present';
 import { sumDecimals } from '../../../domain/ubl/amounts';
 
@@ -67,8 +69,7 @@ export function paymentClaimRoutes({ repositories }: ApiDependencies): Router {
       currency: input.currency,
     });
     const created = await repositories.documents.find(company.id, 'payment_claim_account', id);
-    ctx.status = 201;
-    ctx.body = presentDocument(created!);
+    answerCreated(ctx, `/v1/companies/${company.id}/${COLLECTIONS.payment_claim_account}/${id}`, presentDocument(created!));
   });
   return router;
 }

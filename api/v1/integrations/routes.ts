@@ -6,6 +6,7 @@ import { loadCompany, parseIdParam, type CompanyState } from '../../middleware/c
 import { ApiError, notFound } from '../../errors';
 import { buildPage, readPageRequest } from '../../pagination';
 import { parseBody } from '../../validation';
+import { answerCreated } from '../../created';
 import { IntegrationNameTakenError } from '../../../db/repositories/integrations';
 import { createIntegration, IntegrationConfigError, type IntegrationProvider } from '../../../integrations/accounting/registry';
 import { resolvesToNonPublic, RESOLVES_TO_NON_PUBLIC } from '../../../integrations/outbound/public-targets';
@@ -51,8 +52,7 @@ export function integrationsRoutes(deps: ApiDependencies): Router {
         sealedCredentials: secretBox.seal(JSON.stringify(input.credentials)),
         settings: input.settings,
       });
-      ctx.status = 201;
-      ctx.body = presentIntegration(row);
+      answerCreated(ctx, `/v1/companies/${company.id}/integrations/${row.id}`, presentIntegration(row));
     } catch (error) {
       if (error instanceof IntegrationNameTakenError) {
         throw new ApiError(409, 'integration_name_taken', `The company already has an integration named ${JSON.stringify(input.name)}.`, 'name');

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { ZodOpenApiOperationObject, ZodOpenApiResponseObject } from 'zod-openapi';
 import { LONE_SURROGATE } from '../../../domain/storable-text';
-import { AUTHENTICATION_CHALLENGE, NO_STORE, retryAfter, type ResponseHeaders } from './response-headers';
+import { AUTHENTICATION_CHALLENGE, CREATED_LOCATION, NO_STORE, retryAfter, type ResponseHeaders } from './response-headers';
 
 /**
  * The building blocks of the contract: field schemas the routes validate with (and that render
@@ -251,7 +251,7 @@ export function operation(spec: OperationSpec): ZodOpenApiOperationObject {
   const responses: Record<string, ZodOpenApiResponseObject> = {
     [String(success.status)]: {
       description: success.description,
-      ...(success.headers ? { headers: success.headers } : {}),
+      ...(success.headers || success.status === 201 ? { headers: { ...(success.status === 201 ? CREATED_LOCATION : {}), ...success.headers } } : {}),
       ...(success.schema ? { content: { 'application/json': { schema: success.schema } } } : {}),
       ...(success.links ? { links: success.links } : {}),
     },

@@ -47,6 +47,11 @@ export const AUTHENTICATION_CHALLENGE: ResponseHeaders = {
   'WWW-Authenticate': { description: 'The Bearer challenge (RFC 6750).', required: true, schema: { type: 'string', const: 'Bearer realm="document-invoicing"' } },
 };
 
+/** Every 201 (api/created.ts): the path of what was created. */
+export const CREATED_LOCATION: ResponseHeaders = {
+  Location: { description: 'The path of the created resource, under this server.', required: true, schema: { type: 'string', format: 'uri-reference', pattern: '^/v1/' } },
+};
+
 /** Answers that must not be cached (health, signed redirects). */
 export const NO_STORE: ResponseHeaders = { 'Cache-Control': { required: true, schema: { type: 'string', const: 'no-store' } } };
 

@@ -8,6 +8,7 @@ import { loadCompany, parseIdParam, type CompanyState } from '../../middleware/c
 import { ApiError, invalidParameter, notFound } from '../../errors';
 import { buildPage, readPageRequest } from '../../pagination';
 import { parseBody, takesNoBody } from '../../validation';
+import { answerCreated } from '../../created';
 import { emitEvent } from '../../publish-event';
 import { endPendingDeliveries } from '../../../services/end-pending-deliveries';
 import type { WebhookEndpointRow } from '../../../db/repositories/webhook-endpoints';
@@ -88,8 +89,7 @@ export function webhooksRoutes(deps: ApiDependencies): Router {
     if (!endpoint) {
       throw new ApiError(409, 'endpoint_limit_reached', `A company can have at most ${MAX_ENDPOINTS_PER_COMPANY} webhook endpoints.`);
     }
-    ctx.status = 201;
-    ctx.body = presentEndpoint(endpoint, secret);
+    answerCreated(ctx, `/v1/webhooks/${endpoint.id}`, presentEndpoint(endpoint, secret));
   });
 
   router.get('/companies/:company_id/webhooks', ...manage, loadCompany(repositories.companies), async (ctx) => {
