@@ -50,7 +50,8 @@ export const SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
 export function mapError(error: unknown): MappedError {
   if (error instanceof ApiError) {
     const body: ErrorBody = { error: { code: error.code, message: error.message } };
-    if (error.param) body.error.param = error.param;
+    // An empty name is a name too (a query string `?=1`): only no param at all leaves it out.
+    if (error.param !== undefined) body.error.param = error.param;
     return { status: error.status, body, headers: error.headers, unexpected: false };
   }
   if (isBlobStoreUnavailable(error)) {
