@@ -184,9 +184,15 @@ test('every route that takes a body: wrong type → 415, invalid or truncated JS
   }
 });
 
-test('UTF-8 however it is spelt, and the identity coding, are read as JSON', async (t) => {
+test('UTF-8 however it is spelt, the identity coding, and JSON types in any case or with other parameters are read as JSON', async (t) => {
   const route = bodyRoutes().find((candidate) => candidate.path === '/v1/companies/:company_id/payment-claim-accounts')!;
-  for (const headers of [{ 'Content-Type': 'application/json; charset="UTF-8"' }, { 'Content-Type': 'application/json;charset=utf8', 'Content-Encoding': 'identity' }] as Record<string, string>[]) {
+  for (const headers of [
+    { 'Content-Type': 'application/json; charset="UTF-8"' },
+    { 'Content-Type': 'application/json;charset=utf8', 'Content-Encoding': 'identity' },
+    { 'Content-Type': 'APPLICATION/JSON' },
+    { 'Content-Type': 'application/json ; foo=bar' },
+    { 'Content-Type': 'application/merge-patch+json' },
+  ] as Record<string, string>[]) {
     const answer = await send(route.method, concrete(route.path), { ...bearer(key), ...headers }, '{}');
     t.is(answer?.status, 400, JSON.stringify(headers));
     t.is(answer?.body?.error?.code, 'invalid_parameter', 'read, then refused for its missing fields');
