@@ -46,7 +46,13 @@ export function jsonBody(limitBytes: number, pace: BodyPace): Middleware {
       return next();
     }
     if (!JSON_CONTENT_TYPE.test(ctx.get('Content-Type'))) {
-      throw new ApiError(415, 'unsupported_media_type', 'Send the request body as JSON with Content-Type: application/json.');
+      throw new ApiError(
+        415,
+        'unsupported_media_type',
+        routeAcceptsMultipart(ctx)
+          ? 'Send the request body as multipart/form-data (or as JSON with Content-Type: application/json where the operation documents one).'
+          : 'Send the request body as JSON with Content-Type: application/json.',
+      );
     }
     refuseUnreadableRepresentation(ctx);
     if (declaredLength !== undefined && declaredLength > limitBytes) {

@@ -180,6 +180,8 @@ test('every route that takes a body: wrong type → 415, invalid or truncated JS
       const answer = await send(route.method, path, { ...bearer(key), ...headers }, body);
       t.is(answer?.status, status, `${label}: ${what}`);
       t.is(answer?.body?.error?.code, code, `${label}: ${what}`);
+      // The 415 names what the route takes: an upload route was told to send JSON.
+      if (what === 'text/plain') t.regex(answer?.body?.error?.message ?? '', multipartRoutes.has(route.path) ? /multipart\/form-data/ : /^Send the request body as JSON/, label);
     }
   }
 });
