@@ -49,7 +49,6 @@ const publicOpenApi: ZodOpenApiPathsObject = {
       responses: {
         '200': { description: 'Every dependency answered.', headers: NO_STORE, content: { 'application/json': { schema: health } } },
         '400': errorResponse(400),
-        '429': errorResponse(429),
         '503': { description: 'At least one dependency did not answer or cannot be used; each failed check says why in its error (for the blob store: a missing bucket, denied credentials, an unwritable directory, an unreachable store).', headers: NO_STORE, content: { 'application/json': { schema: health } } },
       },
     },
