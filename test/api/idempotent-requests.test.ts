@@ -145,7 +145,14 @@ test('deleting what a kept answer created forgets it: the same request with the 
   const integration = { name: 'erp-idem', provider: 'generic_http', credentials: { secret: generateWebhookSecret() }, settings: { url: 'https://erp.example.com/invoices' } };
   const first = await post(`/companies/${company.id}/integrations`, integration, 'integration-idem-1');
   t.is(first.status, 201, JSON.stringify(first.body));
+  // Its Location reads it (it pointed at a path with DELETE only: 405), without the credentials.
+  const location = first.headers.get('location')!;
+  t.is(location, `/v1/companies/${company.id}/integrations/${first.body.id}`);
+  const read = await fetch(`${api.url}${location}`, { headers: bearer(writer.key) });
+  t.is(read.status, 200);
+  t.deepEqual(await read.json(), first.body);
   t.is((await del(`/companies/${company.id}/integrations/${first.body.id}`)).status, 204);
+  t.is((await get(`/companies/${company.id}/integrations/${first.body.id}`)).status, 404);
   const again = await post(`/companies/${company.id}/integrations`, integration, 'integration-idem-1');
   t.is(again.status, 201);
   t.is(again.headers.get('idempotent-replayed'), null);

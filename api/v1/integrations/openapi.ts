@@ -19,7 +19,7 @@ export const integrationsOpenApi: ZodOpenApiPathsObject = {
         status: 201,
         description: 'The integration, without its credentials.',
         schema: integrationOut,
-        links: linksTo('integration_id', 'id', ['deleteIntegration'], { company_id: '$request.path.company_id' }),
+        links: linksTo('integration_id', 'id', ['getIntegration', 'deleteIntegration'], { company_id: '$request.path.company_id' }),
       },
       errors: {
         400: 'invalid_parameter: a malformed field, or a settings.url the deployment does not allow (https only and public addresses in production).',
@@ -37,6 +37,14 @@ export const integrationsOpenApi: ZodOpenApiPathsObject = {
     }),
   },
   '/v1/companies/{company_id}/integrations/{integration_id}': {
+    get: operation({
+      operationId: 'getIntegration',
+      summary: 'One integration, without its credentials (scope documents:read)',
+      tags,
+      restricted: true,
+      path: pathIds('company_id', 'integration_id'),
+      success: { status: 200, description: 'The integration, without its credentials.', schema: integrationOut },
+    }),
     delete: operation({
       operationId: 'deleteIntegration',
       summary: 'Delete an integration (scope documents:write, admin role)',

@@ -69,6 +69,15 @@ export function integrationsRoutes(deps: ApiDependencies): Router {
     ctx.body = buildPage(rows, page, cursorKey, scope, (row) => [row.id], presentIntegration);
   });
 
+  // The Location of its creation: until 2026-11-25 it named this path, which had only DELETE (405).
+  router.get('/companies/:company_id/integrations/:integration_id', requireScope('documents:read'), company, async (ctx) => {
+    const { company } = ctx.state as CompanyState;
+    const id = parseIdParam(ctx.params.integration_id, 'integration_id');
+    const row = await repositories.integrations.find(company.id, id);
+    if (!row) throw notFound(`Integration ${id}`);
+    ctx.body = presentIntegration(row);
+  });
+
   router.delete('/companies/:company_id/integrations/:integration_id', ...manage, async (ctx) => {
     const { company } = ctx.state as CompanyState;
     const id = parseIdParam(ctx.params.integration_id, 'integration_id');
