@@ -166,6 +166,8 @@ test('every route that takes a body: wrong type → 415, invalid or truncated JS
       ['no type', {}, '{"a":1}', 415, 'unsupported_media_type'],
       ['invalid JSON', { 'Content-Type': 'application/json' }, '{"a": tru', 400, 'invalid_json'],
       ['truncated JSON', { 'Content-Type': 'application/json' }, '{"url": "https://exa', 400, 'invalid_json'],
+      // Whitespace alone is no JSON text: it was taken for no body, and a '\r' rotated a webhook secret.
+      ['whitespace only', { 'Content-Type': 'application/json' }, ' \r\n', 400, 'invalid_json'],
       // JSON is UTF-8: Latin-1 bytes are not read as U+FFFD (they were, and stored so).
       ['Latin-1 bytes', { 'Content-Type': 'application/json' }, Buffer.from('{"name": "P\u00e9rez"}', 'latin1'), 400, 'invalid_json'],
       ['oversized JSON', { 'Content-Type': 'application/json' }, JSON.stringify({ a: 'x'.repeat(BODY_LIMIT) }), 413, 'payload_too_large'],
