@@ -1,6 +1,7 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Repositories } from '../db/repositories';
 import type { DocumentForExport } from '../db/repositories/exports';
+import { knownDianEnvironment } from '../db/repositories/documents';
 import type { SecretBox } from '../domain/secret-box';
 import { ExportError, type ExportInput, type ExportResult } from '../integrations/accounting/port';
 import { documentAccounting } from '../domain/documents/accounting';
@@ -104,7 +105,7 @@ export function exportInputOf(document: DocumentForExport): ExportInput {
       }),
       documentType: document.dian_document_type,
       codeScheme: document.code_scheme,
-      dianEnvironment: document.dian_environment === 'production' || document.dian_environment === 'testing' ? document.dian_environment : null,
+      dianEnvironment: knownDianEnvironment(document.dian_environment),
       withholdings: accounting.withholdings.map((entry) => ({
         type: entry.type,
         taxSchemeId: entry.schemeId,

@@ -1,4 +1,4 @@
-import type { DocumentRow } from '../../../db/repositories/documents';
+import { knownDianEnvironment, type DocumentRow } from '../../../db/repositories/documents';
 import { filesObject } from '../../../domain/documents/files-object';
 import { originalOf } from '../../../services/link-document-files';
 import { documentAccounting, type DocumentAccounting } from '../../../domain/documents/accounting';
@@ -58,7 +58,7 @@ function presentDianType(row: DocumentRow) {
     document_type: row.dian_document_type,
     document_type_code: row.dian_type_code,
     code_scheme: row.code_scheme,
-    dian_environment: row.dian_environment === 'production' || row.dian_environment === 'testing' ? row.dian_environment : null,
+    dian_environment: knownDianEnvironment(row.dian_environment),
   };
 }
 
