@@ -18,10 +18,13 @@ export function fileMemoryBudgetBytes(env: NodeJS.ProcessEnv = process.env): num
 }
 
 /**
- * The semaphore counts KiB, not bytes: async-mutex's release walks every free unit (186 ms of a
- * blocked event loop per release with 64 Mi units, measured; 0.2 ms with 64 Ki).
+ * The semaphore counts units of at least a KiB, never more than MAX_UNITS of them: async-mutex's
+ * release walks every free unit (186 ms of a blocked event loop per release with 64 Mi units,
+ * measured; 0.2 ms with 64 Ki, which was 3.5 % of the API's CPU in an upload burst and a release
+ * per upload and per import). A budget of 128 MiB counts in 128 KiB units: a small file holds one.
  */
-const UNIT_BYTES = 1024;
+const MIN_UNIT_BYTES = 1024;
+const MAX_UNITS = 1024;
 
 export class BudgetWaitTimedOut extends Error {
   constructor(readonly waitedMs: number) {
@@ -32,9 +35,11 @@ export class BudgetWaitTimedOut extends Error {
 export class FileMemoryBudget {
   private readonly semaphore: Semaphore;
   private readonly units: number;
+  private readonly unitBytes: number;
 
   constructor(readonly bytes: number) {
-    this.units = Math.max(1, Math.ceil(bytes / UNIT_BYTES));
+    this.unitBytes = Math.max(MIN_UNIT_BYTES, Math.ceil(bytes / MAX_UNITS));
+    this.units = Math.max(1, Math.ceil(bytes / this.unitBytes));
     this.semaphore = new Semaphore(this.units);
   }
 
@@ -65,7 +70,7 @@ export class FileMemoryBudget {
 
   /** Semaphore units for `size` bytes: at least one, at most the whole budget. */
   private weightOf(size: number): number {
-    return Math.max(1, Math.min(Math.ceil(size / UNIT_BYTES), this.units));
+    return Math.max(1, Math.min(Math.ceil(size / this.unitBytes), this.units));
   }
 
   /** Runs `use` once `acquired` grants the units, and gives them back when it ends. */
@@ -78,9 +83,9 @@ export class FileMemoryBudget {
     }
   }
 
-  /** Bytes free right now, in whole KiB (tests). */
+  /** Bytes free right now, in whole units (tests). */
   available(): number {
-    return this.semaphore.getValue() * UNIT_BYTES;
+    return this.semaphore.getValue() * this.unitBytes;
   }
 }
 
