@@ -65,6 +65,28 @@ test('filesystem writes go through one temporary folder, and a dead process’s 
   }
 });
 
+test('filesystem folders are made when a write finds them missing: a new company, a temporary folder removed meanwhile', async (t) => {
+  const directory = await mkdtemp(path.join(os.tmpdir(), 'blob-folders-'));
+  try {
+    const store: BlobStore = new FilesystemBlobStore(directory, Buffer.alloc(32), () => 'http://x');
+    await store.put('companies/1/uploads/a.xml', Buffer.from('<a/>'), 'application/xml');
+    // An operator cleaned up: the temporary folder and a company's folder are gone.
+    await rm(path.join(directory, TEMPORARY_FOLDER), { recursive: true });
+    await rm(path.join(directory, 'companies/1'), { recursive: true });
+    await store.put('companies/1/uploads/b.xml', Buffer.from('<b/>'), 'application/xml');
+    await store.put('companies/2/documents/7/representation.pdf', Buffer.from('%PDF'), 'application/pdf');
+    t.deepEqual(await store.get('companies/1/uploads/b.xml'), Buffer.from('<b/>'));
+    t.deepEqual(await store.get('companies/2/documents/7/representation.pdf'), Buffer.from('%PDF'));
+    t.deepEqual(await readdir(path.join(directory, TEMPORARY_FOLDER)), [], 'no temporary file left behind');
+    // A folder that cannot be made (a file in its place) is the store's error, and leaves nothing behind.
+    await writeFile(path.join(directory, 'companies/3'), 'not a folder');
+    await t.throwsAsync(store.put('companies/3/uploads/c.xml', Buffer.from('<c/>'), 'application/xml'));
+    t.deepEqual(await readdir(path.join(directory, TEMPORARY_FOLDER)), []);
+  } finally {
+    await rm(directory, { recursive: true, force: true });
+  }
+});
+
 /** An S3 store with one attempt per call (the SDK's retries are not what is tested) against `endpoint`. */
 function s3Store(endpoint: string): S3BlobStore {
   const client = new S3Client({ region: 'us-east-1', endpoint, forcePathStyle: true, maxAttempts: 1, credentials: { accessKeyId: 'k', secretAccessKey: 's' } });
