@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import type { Middleware } from 'koa';
 import type { Logger } from 'pino';
-import { IDEMPOTENCY_WINDOW, type IdempotentRequestsRepository } from '../../db/repositories/idempotent-requests';
+import { IDEMPOTENCY_WINDOW, type HeldClaim, type IdempotentRequestsRepository } from '../../db/repositories/idempotent-requests';
 import type { SecretBox } from '../../domain/secret-box';
 import { ApiError } from '../errors';
 import { IDEMPOTENCY_KEY } from '../v1/openapi/common';
@@ -49,9 +49,9 @@ export function idempotentRequests(
     const fingerprint = createHmac('sha256', fingerprintKey).update(`${requestLine}\n${canonicalJson(ctx.request.body ?? {})}`).digest('hex');
 
     const claim = await requests.claim(apiKeyId, sent, fingerprint, requestLine);
-    let claimId: number;
+    let held: HeldClaim;
     if (claim.claimed) {
-      claimId = claim.id;
+      held = claim;
     } else {
       const { existing } = claim;
       if (existing.fingerprint !== fingerprint) {
@@ -66,16 +66,19 @@ export function idempotentRequests(
         ctx.set('Idempotent-Replayed', 'true');
         return;
       }
-      if (!(await requests.takeOverAbandoned(apiKeyId, existing.id))) {
+      const taken = await requests.takeOverAbandoned(apiKeyId, existing.id);
+      if (!taken) {
         throw new ApiError(409, 'idempotency_key_in_use', 'A request with this Idempotency-Key is still running; retry once it has answered.', 'Idempotency-Key', { 'Retry-After': '1' });
       }
-      claimId = existing.id;
+      held = taken;
     }
 
     // While the request runs its claim is renewed, so that only a claim whose process died is taken
     // over: a request held for over a minute (Temporal or Postgres stalled) was run a second time
     // by a retry that took its claim over, and both acted (two events for one webhook test).
-    const renewal = setInterval(() => void requests.renew(apiKeyId, claimId).catch(() => undefined), renewEveryMs);
+    // The claim's token keeps a process that was frozen past the limit from renewing (or answering
+    // for, or releasing) a claim another request has taken over since.
+    const renewal = setInterval(() => void requests.renew(apiKeyId, held).catch(() => undefined), renewEveryMs);
     renewal.unref();
     let kept = false;
     let keptLater: Promise<void> | null = null;
@@ -85,7 +88,11 @@ export function idempotentRequests(
       if (ctx.status >= 200 && ctx.status < 300 && isJsonValue(body)) {
         const answer: StoredAnswer = { body: body ?? null, ...(ctx.response.get('Location') ? { location: ctx.response.get('Location') } : {}) };
         kept = true;
-        const keep = () => requests.complete(apiKeyId, claimId, ctx.status, secretBox.seal(JSON.stringify(answer)), createdIdOf(ctx.status, body));
+        const keep = async () => {
+          if (!(await requests.complete(apiKeyId, held, ctx.status, secretBox.seal(JSON.stringify(answer)), createdIdOf(ctx.status, body)))) {
+            logger.warn({ requestId: ctx.state.requestId, path: ctx.path }, 'an idempotent request answered after its claim was taken over (its process was held past the limit); the answer of the request that took it over is the one kept');
+          }
+        };
         try {
           await keep();
         } catch (error) {
@@ -102,7 +109,7 @@ export function idempotentRequests(
       if (keptLater) void keptLater.finally(() => clearInterval(renewal));
       else clearInterval(renewal);
       // Nothing to replay: a retry with the key runs the request again.
-      if (!kept) await requests.release(apiKeyId, claimId).catch(() => undefined);
+      if (!kept) await requests.release(apiKeyId, held).catch(() => undefined);
     }
   };
 }

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Database } from '../connection';
 import { deleteOlderThan } from '../retention';
 
@@ -9,9 +10,11 @@ export type IdempotentRequestRow = {
   response_sealed: string | null;
 };
 
-type IdempotentRequestsTable = IdempotentRequestRow & { api_key_id: string; idempotency_key: string; created_at: Date; claimed_at: Date; created_id: string | null };
+type IdempotentRequestsTable = IdempotentRequestRow & { api_key_id: string; idempotency_key: string; created_at: Date; claimed_at: Date; created_id: string | null; claim_token: string | null };
 
-export type IdempotentClaim = { claimed: true; id: number } | { claimed: false; existing: IdempotentRequestRow };
+/** A claim held by this request: `token` proves it still holds it (renew, complete, release). */
+export type HeldClaim = { id: number; token: string };
+export type IdempotentClaim = ({ claimed: true } & HeldClaim) | { claimed: false; existing: IdempotentRequestRow };
 
 /**
  * How long an answer is replayed (Stripe: 24 hours), after how long a claim not renewed is deemed
@@ -29,12 +32,13 @@ export function createIdempotentRequestsRepository(db: Database) {
      */
     async claim(apiKeyId: string, idempotencyKey: string, fingerprint: string, requestLine: string): Promise<IdempotentClaim> {
       await table().where({ api_key_id: apiKeyId }).where('created_at', '<', db.raw(`now() - interval '${IDEMPOTENCY_WINDOW.keepHours} hours'`)).delete();
+      const token = randomUUID();
       const inserted = await table()
-        .insert({ api_key_id: apiKeyId, idempotency_key: idempotencyKey, fingerprint, request_line: requestLine })
+        .insert({ api_key_id: apiKeyId, idempotency_key: idempotencyKey, fingerprint, request_line: requestLine, claim_token: token })
         .onConflict(['api_key_id', 'idempotency_key'])
         .ignore()
         .returning('id');
-      if (inserted.length > 0) return { claimed: true, id: Number(inserted[0]!.id) };
+      if (inserted.length > 0) return { claimed: true, id: Number(inserted[0]!.id), token };
       const existing = await table()
         .where({ api_key_id: apiKeyId, idempotency_key: idempotencyKey })
         .first('id', 'fingerprint', 'request_line', 'response_status', 'response_sealed');
@@ -42,27 +46,41 @@ export function createIdempotentRequestsRepository(db: Database) {
       return existing ? { claimed: false, existing } : this.claim(apiKeyId, idempotencyKey, fingerprint, requestLine);
     },
 
-    /** A claim whose request never finished (its process died): taken over when older than the window's limit. */
-    async takeOverAbandoned(apiKeyId: string, id: number): Promise<boolean> {
+    /**
+     * A claim whose request never finished (its process died): taken over when older than the
+     * window's limit, under a new token, so the old holder (a process that was only frozen) can no
+     * longer renew, answer for or release it. Null when it is not abandoned.
+     */
+    async takeOverAbandoned(apiKeyId: string, id: number): Promise<HeldClaim | null> {
+      const token = randomUUID();
       const taken = await table()
         .where({ id, api_key_id: apiKeyId })
         .whereNull('response_status')
         .where('claimed_at', '<', db.raw(`now() - interval '${IDEMPOTENCY_WINDOW.abandonedAfterSeconds} seconds'`))
-        .update({ claimed_at: db.fn.now() });
-      return taken === 1;
+        .update({ claimed_at: db.fn.now(), claim_token: token });
+      return taken === 1 ? { id, token } : null;
     },
 
     /**
      * The running request's process is alive: its claim is taken again, so no retry takes it
      * over while the request runs, however long (a request held by a stalled Temporal or Postgres).
+     * False when the claim is no longer this request's (taken over, or answered).
      */
-    async renew(apiKeyId: string, id: number): Promise<void> {
-      await table().where({ id, api_key_id: apiKeyId }).whereNull('response_status').update({ claimed_at: db.fn.now() });
+    async renew(apiKeyId: string, claim: HeldClaim): Promise<boolean> {
+      const renewed = await table().where({ id: claim.id, api_key_id: apiKeyId, claim_token: claim.token }).whereNull('response_status').update({ claimed_at: db.fn.now() });
+      return renewed === 1;
     },
 
-    /** Keeps the answer; createdId: the id of what a 201 created, for forgetCreation. */
-    async complete(apiKeyId: string, id: number, status: number, sealedAnswer: string, createdId: string | null): Promise<void> {
-      await table().where({ id, api_key_id: apiKeyId }).update({ response_status: status, response_sealed: sealedAnswer, created_id: createdId });
+    /**
+     * Keeps the answer; createdId: the id of what a 201 created, for forgetCreation. False when the
+     * claim was taken over meanwhile: the answer of the request that holds it now is the one kept.
+     */
+    async complete(apiKeyId: string, claim: HeldClaim, status: number, sealedAnswer: string, createdId: string | null): Promise<boolean> {
+      const kept = await table()
+        .where({ id: claim.id, api_key_id: apiKeyId, claim_token: claim.token })
+        .whereNull('response_status')
+        .update({ response_status: status, response_sealed: sealedAnswer, created_id: createdId });
+      return kept === 1;
     },
 
     /**
@@ -83,9 +101,9 @@ export function createIdempotentRequestsRepository(db: Database) {
       return deleteOlderThan(db, 'idempotent_requests', `${IDEMPOTENCY_WINDOW.keepHours} hours`, batchSize);
     },
 
-    /** The request failed: nothing is kept, so a retry with the key runs it again. */
-    async release(apiKeyId: string, id: number): Promise<void> {
-      await table().where({ id, api_key_id: apiKeyId }).whereNull('response_status').delete();
+    /** The request failed: nothing is kept, so a retry with the key runs it again (unless another request holds the claim now). */
+    async release(apiKeyId: string, claim: HeldClaim): Promise<void> {
+      await table().where({ id: claim.id, api_key_id: apiKeyId, claim_token: claim.token }).whereNull('response_status').delete();
     },
   };
 }

@@ -121,3 +121,80 @@ test('an answer that could not be kept at once (Postgres lost after the request 
   t.deepEqual(later.body, { run: 1 });
   t.is(runs, 1, 'the request acted once');
 });
+
+/**
+ * The idempotent-requests repository of a process that froze (SIGSTOP, a VM paused, a GC pause of
+ * minutes): renewals stop while `frozen` is on, as they would, and everything else goes through.
+ */
+function freezable() {
+  const requests = database.repositories.idempotentRequests;
+  const state = { frozen: false };
+  const repository = {
+    ...requests,
+    async renew(...args: Parameters<typeof requests.renew>) {
+      return state.frozen ? false : requests.renew(...args);
+    },
+  };
+  return { repository, state };
+}
+
+/** Request 1 froze past the limit while running; a retry took its claim over and is running. */
+async function takenOverWhileFrozen(t: import('ava').ExecutionContext, key: string, firstOutcome: 'answers' | 'fails') {
+  const { id: keyId } = await seedKey(database);
+  let runs = 0;
+  const gates: (() => void)[] = [];
+  const frozenServer = freezable();
+  const handler = async () => {
+    runs += 1;
+    const run = runs;
+    await new Promise<void>((resolve) => gates.push(resolve));
+    if (run === 1 && firstOutcome === 'fails') throw new Error('the frozen request failed once resumed');
+    return { run };
+  };
+  // Two API processes: the one that froze, and the one the retry reached.
+  const frozen = await serve(keyId, handler, frozenServer.repository);
+  const other = await serve(keyId, handler);
+  t.teardown(frozen.close);
+  t.teardown(other.close);
+
+  const first = post(frozen.url, key);
+  for (let i = 0; i < 50 && runs === 0; i += 1) await new Promise((resolve) => setTimeout(resolve, 20));
+  frozenServer.state.frozen = true;
+  await new Promise((resolve) => setTimeout(resolve, 200)); // a renewal in flight lands
+  await database.db('idempotent_requests').where({ api_key_id: keyId, idempotency_key: key }).update({ claimed_at: database.db.raw("now() - interval '2 minutes'") });
+  const retry = post(other.url, key);
+  for (let i = 0; i < 50 && runs < 2; i += 1) await new Promise((resolve) => setTimeout(resolve, 20));
+  t.is(runs, 2, 'the retry took the abandoned-looking claim over and runs');
+
+  const resumeFirst = async () => {
+    // The frozen process resumes: its renewals go on, and its request ends.
+    frozenServer.state.frozen = false;
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    gates[0]!();
+    return first;
+  };
+  return { resumeFirst, retry, releaseRetry: () => gates[1]!(), runs: () => runs, other };
+}
+
+test('a process frozen past the limit, then resumed, cannot replace the answer of the request that took its claim over', async (t) => {
+  const { resumeFirst, retry, releaseRetry, runs, other } = await takenOverWhileFrozen(t, 'frozen-answers', 'answers');
+  releaseRetry();
+  t.deepEqual((await retry).body, { run: 2 });
+  t.deepEqual((await resumeFirst()).body, { run: 1 }, 'the resumed request still answers its own client');
+  const replay = await post(other.url, 'frozen-answers');
+  t.is(replay.replayed, 'true');
+  t.deepEqual(replay.body, { run: 2 }, 'the kept answer is the one of the request that held the claim');
+  t.is(runs(), 2);
+});
+
+test('a process frozen past the limit, then failing, does not release the claim another request holds now', async (t) => {
+  const { resumeFirst, retry, releaseRetry, runs, other } = await takenOverWhileFrozen(t, 'frozen-fails', 'fails');
+  t.is((await resumeFirst()).status, 500);
+  const meanwhile = await post(other.url, 'frozen-fails');
+  t.is(meanwhile.status, 409, 'the running retry still holds the key');
+  t.is(meanwhile.body.error.code, 'idempotency_key_in_use');
+  releaseRetry();
+  t.deepEqual((await retry).body, { run: 2 });
+  t.deepEqual((await post(other.url, 'frozen-fails')).body, { run: 2 });
+  t.is(runs(), 2, 'nothing ran a third time');
+});
