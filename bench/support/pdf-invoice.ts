@@ -30,7 +30,7 @@ export function benchInvoice(lineCount: number): UblDocument {
     subTotal: '12600.06', vat: '2424.01', taxExclusiveAmount: '12600.06', taxInclusiveAmount: '15024.07', total: '14024.07',
     taxes: [{ schemeId: '01', schemeName: 'IVA', percent: '19.00', taxableAmount: '12600.06', taxAmount: '2394.01' }],
     lines,
-    referencedDocument: null,
+    referencedDocuments: [],
     notes: ['Documento de prueba para medir el tiempo de generación del PDF.'],
   };
 }

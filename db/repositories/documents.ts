@@ -4,7 +4,7 @@ import type { DocumentType } from '../../domain/documents/collections';
 import type { StoredAccounting } from '../../domain/documents/accounting';
 import { roundDecimal } from '../../domain/ubl/amounts';
 import type { DianEnvironment } from '../../domain/dian/catalogue';
-import type { CodeScheme, DianDocumentType, UblDocument } from '../../domain/ubl/types';
+import type { CodeScheme, DianDocumentType, UblDocument, UblReference } from '../../domain/ubl/types';
 
 type DocumentRowBase = {
   id: number;
@@ -16,8 +16,11 @@ type DocumentRowBase = {
   issued_at: Date;
   due_date: string | null;
   contact_id: number | null;
+  /** The first document a note corrects (kept for the API's referenced_document); referenced_documents holds them all. */
   referenced_document_number: string | null;
   referenced_document_cufe: string | null;
+  /** Every document a note corrects, in reading order (cac:BillingReference); empty without any. */
+  referenced_documents: UblReference[];
   /** DIAN's type (electronic_invoice, pos_equivalent, support_document, …), type code and code scheme; null for a bare PDF. */
   dian_document_type: DianDocumentType | null;
   dian_type_code: string | null;
@@ -61,8 +64,10 @@ export type DocumentFilters = {
   kind?: 'purchase' | 'sale';
 };
 
-export type NewDocument = Partial<Omit<DocumentRowBase & Pick<StoredAccounting, 'sub_total' | 'vat' | 'total' | 'currency'>, 'id' | 'created_at' | 'updated_at' | 'issued_at_key' | 'contact_name' | 'contact_id_number'>> & {
+export type NewDocument = Partial<Omit<DocumentRowBase & Pick<StoredAccounting, 'sub_total' | 'vat' | 'total' | 'currency'>, 'id' | 'created_at' | 'updated_at' | 'issued_at_key' | 'contact_name' | 'contact_id_number' | 'referenced_documents'>> & {
   company_id: number;
+  /** JSON text of the UblReference list (a JS array would be written as a Postgres array, not jsonb). */
+  referenced_documents?: string;
   document_type: DocumentType;
   issued_at: Date;
 };
@@ -75,10 +80,14 @@ export function knownDianEnvironment(stored: string | null): DianEnvironment | n
   return stored === 'production' || stored === 'testing' ? stored : null;
 }
 
-/** DIAN type and the accounting extras; jsonb amounts rounded to 2 decimals like the numeric(18,2) columns. */
+/** DIAN type, the documents it corrects and the accounting extras; jsonb amounts rounded to 2 decimals like the numeric(18,2) columns. */
 export function dianColumns(ubl: UblDocument) {
   const money = (value: string) => roundDecimal(value, 2);
+  const [firstReference] = ubl.referencedDocuments;
   return {
+    referenced_document_number: firstReference?.number ?? null,
+    referenced_document_cufe: firstReference?.cufe ?? null,
+    referenced_documents: JSON.stringify(ubl.referencedDocuments),
     dian_document_type: ubl.dianDocumentType,
     dian_type_code: ubl.typeCode,
     code_scheme: ubl.codeScheme,

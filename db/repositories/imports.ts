@@ -111,8 +111,6 @@ function documentRow(file: UploadedFileRow, draft: DocumentDraft, contactId: num
     supplier: ubl ? JSON.stringify(ubl.supplier) : null,
     customer: ubl ? JSON.stringify(ubl.customer) : null,
     lines: ubl ? JSON.stringify(ubl.lines) : null,
-    referenced_document_number: ubl?.referencedDocument?.number ?? null,
-    referenced_document_cufe: ubl?.referencedDocument?.cufe ?? null,
     dian_validation: draft.validation ? JSON.stringify(draft.validation) : null,
     ...(ubl ? dianColumns(ubl) : {}),
     imported_file_id: file.id,

@@ -42,14 +42,19 @@ function heading(text: string): BlockInput {
   return { text, style: { size: 7, bold: true, color: ACCENT }, maxLines: 1 };
 }
 
-function referenceInputs(document: UblDocument, reference: UblReference): BlockInput[] {
+/** The most references drawn in full: the header keeps a bounded height; the rest are counted. */
+export const MAX_DRAWN_REFERENCES = 3;
+
+function referenceInputs(document: UblDocument, references: UblReference[]): BlockInput[] {
   const kind = document.documentType === 'Invoice' ? 'Documento' : 'Factura';
-  const inputs: BlockInput[] = [
-    heading('DOCUMENTO REFERENCIADO'),
-    { text: `${kind} No. ${reference.number}`, style: { size: 9, bold: true }, gapBefore: 2, maxLines: 2 },
-  ];
-  if (reference.issueDate) inputs.push({ text: `Fecha de emisión: ${formatDate(reference.issueDate)}`, style: { size: 8 }, maxLines: 1 });
-  if (reference.cufe) inputs.push({ text: `CUFE: ${reference.cufe}`, style: { size: 7.5 }, maxLines: 4 });
+  const inputs: BlockInput[] = [heading(references.length > 1 ? 'DOCUMENTOS REFERENCIADOS' : 'DOCUMENTO REFERENCIADO')];
+  for (const reference of references.slice(0, MAX_DRAWN_REFERENCES)) {
+    inputs.push({ text: `${kind} No. ${reference.number}`, style: { size: 9, bold: true }, gapBefore: 2, maxLines: 2 });
+    if (reference.issueDate) inputs.push({ text: `Fecha de emisión: ${formatDate(reference.issueDate)}`, style: { size: 8 }, maxLines: 1 });
+    if (reference.cufe) inputs.push({ text: `CUFE: ${reference.cufe}`, style: { size: 7.5 }, maxLines: 4 });
+  }
+  const rest = references.length - MAX_DRAWN_REFERENCES;
+  if (rest > 0) inputs.push({ text: `y ${rest} documento${rest === 1 ? '' : 's'} más`, style: { size: 8 }, gapBefore: 2, maxLines: 1 });
   return inputs;
 }
 
@@ -115,7 +120,7 @@ function drawCustomerRow(flow: PageFlow, document: UblDocument): void {
   const customer = layoutBlocks(fonts, [heading('ADQUIRIENTE'), ...partyInputs(document.customer, 10)], columnWidth);
   const right = layoutBlocks(
     fonts,
-    document.referencedDocument ? referenceInputs(document, document.referencedDocument) : detailInputs(document),
+    document.referencedDocuments.length ? referenceInputs(document, document.referencedDocuments) : detailInputs(document),
     columnWidth,
   );
   const top = flow.y;

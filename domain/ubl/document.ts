@@ -60,18 +60,23 @@ export function canonicalUniqueCode(code: string): string {
   return /^[0-9A-Fa-f]+$/.test(code) ? code.toLowerCase() : code;
 }
 
-function readReference(root: XmlElement): UblReference | null {
-  for (const name of ['InvoiceDocumentReference', 'CreditNoteDocumentReference', 'DebitNoteDocumentReference']) {
-    for (const reference of all(root, `BillingReference/${name}`)) {
-      const number = text(reference, 'ID');
-      if (number) {
-        const cufe = text(reference, 'UUID');
-        return { number, cufe: cufe === null ? null : canonicalUniqueCode(cufe), issueDate: parseIsoDate(text(reference, 'IssueDate')) };
-      }
-    }
-  }
+const REFERENCE_NAMES = ['InvoiceDocumentReference', 'CreditNoteDocumentReference', 'DebitNoteDocumentReference'];
+
+/**
+ * Every document a note corrects, in reading order: one cac:BillingReference per document (Anexo
+ * técnico 1.9 lets a note correct several invoices), each with the first of its document
+ * references that has an ID. Without any, the DiscrepancyResponse's ReferenceID (no CUFE).
+ */
+function readReferences(root: XmlElement): UblReference[] {
+  const references = children(root, 'BillingReference').flatMap((billing) => {
+    const reference = REFERENCE_NAMES.flatMap((name) => children(billing, name)).find((candidate) => text(candidate, 'ID'));
+    if (!reference) return [];
+    const cufe = text(reference, 'UUID');
+    return [{ number: text(reference, 'ID')!, cufe: cufe === null ? null : canonicalUniqueCode(cufe), issueDate: parseIsoDate(text(reference, 'IssueDate')) }];
+  });
+  if (references.length) return references;
   const referenceId = text(root, 'DiscrepancyResponse/ReferenceID');
-  return referenceId ? { number: referenceId, cufe: null, issueDate: null } : null;
+  return referenceId ? [{ number: referenceId, cufe: null, issueDate: null }] : [];
 }
 
 /** Extracts every UblDocument field from an Invoice, CreditNote or DebitNote root element. */
@@ -138,7 +143,7 @@ export function readDocument(root: XmlElement, documentType: UblDocumentType): U
     prepaidPayments: readPrepaidPayments(root),
     exchangeRate: readExchangeRate(root),
     lines,
-    referencedDocument: readReference(root),
+    referencedDocuments: readReferences(root),
     notes: children(root, 'Note').map((note) => note.text).filter(Boolean),
   };
   refuseOverlongIdentifyingText(document);
@@ -172,8 +177,10 @@ function refuseOverlongIdentifyingText(document: UblDocument): void {
     ['CUFE/CUDE (cbc:UUID)', document.cufe],
     ['type code', document.typeCode],
     ['currency (cbc:DocumentCurrencyCode)', document.currency],
-    ['referenced document number', document.referencedDocument?.number],
-    ['referenced document CUFE', document.referencedDocument?.cufe],
+    ...document.referencedDocuments.flatMap((reference, index) => [
+      [`referenced document ${index + 1} number`, reference.number],
+      [`referenced document ${index + 1} CUFE`, reference.cufe],
+    ] as const),
     ...partyFields('supplier', document.supplier),
     ...partyFields('customer', document.customer),
   ] as const;

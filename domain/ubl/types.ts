@@ -174,8 +174,11 @@ export type UblDocument = {
   prepaidPayments: UblPrepaidPayment[];
   exchangeRate: UblExchangeRate | null;
   lines: UblLine[];
-  /** BillingReference/InvoiceDocumentReference (notes) or DiscrepancyResponse reference. */
-  referencedDocument: UblReference | null;
+  /**
+   * The documents a note corrects, in reading order: one per cac:BillingReference (invoice, credit
+   * or debit note reference), else the DiscrepancyResponse's ReferenceID; empty without any.
+   */
+  referencedDocuments: UblReference[];
   notes: string[];
 };
 

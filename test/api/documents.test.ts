@@ -79,6 +79,7 @@ test('every collection lists and reads its own kind only', async (t) => {
   t.is((await get(`/v1/companies/${companyA.id}/credit-notes/${demoA.invoiceFromZip}`)).status, 404);
   const note = await get(`/v1/companies/${companyA.id}/credit-notes/${demoA.creditNote}`);
   t.deepEqual(note.body.referenced_document.number, 'FEDEMO1');
+  t.deepEqual(note.body.referenced_documents.map((reference: { number: string }) => reference.number), ['FEDEMO1']);
   const withoutFile = await get(`/v1/companies/${companyA.id}/payment-claim-accounts/${demoA.paymentClaimWithoutFile}`);
   t.deepEqual(withoutFile.body.files, { original: { available: false }, pdf: { status: 'none', source: null } });
 });

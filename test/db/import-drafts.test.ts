@@ -7,6 +7,7 @@ import { isDataException } from '../../db/errors';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import { fixture } from '../support/ingestion';
 import { up as lowerCaseUniqueCodes } from '../../db/migrations/20261125090000_lower_case_unique_codes';
+import { fillFromFirstReference } from '../../db/migrations/20261125160000_document_referenced_documents';
 
 // importDrafts returns the documents it linked to the file, so the import's event record needs
 // no read of them: the list must be what documentsOf reads, whatever the drafts were.
@@ -98,6 +99,21 @@ test('the migration to lower-case codes lowers stored upper-case CUFEs and refer
   t.is((await cufeOf(twinLower)).cufe, code('c'));
   t.is((await cufeOf(twinUpper)).cufe, code('C'), 'its lower-case twin exists: left for an operator');
   t.is((await cufeOf(notHex)).cufe, 'CONTINGENCIA-1');
+});
+
+test('the migration to a list of references gives each stored note its one reference, and other documents none', async (t) => {
+  const company = await seedCompany(database, 'Notas Antiguas S.A.S.', '900000778');
+  const file = await storedFile(company.id, 'old-note.xml');
+  const insert = (documentType: string, number: string, extra: Record<string, unknown> = {}) =>
+    database.db('documents').insert({ company_id: company.id, kind: 'purchase', document_type: documentType, number, issued_at: new Date(), sub_total: '1', vat: '0', total: '1', currency: 'COP', imported_file_id: file.id, ...extra }).returning('id').then(([row]) => row.id as number);
+  const note = await insert('credit_note', 'NC-OLD', { referenced_document_number: 'FE-1', referenced_document_cufe: 'a'.repeat(96) });
+  const withoutCufe = await insert('debit_note', 'ND-OLD', { referenced_document_number: 'FE-2' });
+  const invoice = await insert('electronic_invoice', 'FE-3');
+  await fillFromFirstReference(database.db);
+  const referencesOf = async (id: number) => (await database.db('documents').where({ id }).first('referenced_documents')).referenced_documents;
+  t.deepEqual(await referencesOf(note), [{ number: 'FE-1', cufe: 'a'.repeat(96), issueDate: null }]);
+  t.deepEqual(await referencesOf(withoutCufe), [{ number: 'FE-2', cufe: null, issueDate: null }]);
+  t.deepEqual(await referencesOf(invoice), []);
 });
 
 test('a recurring contact is found in one statement; a new one is created once, even by two imports at once', async (t) => {

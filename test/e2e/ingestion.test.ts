@@ -6,6 +6,7 @@ import { fixture, importSteps, paddedXml, upload, waitForImport } from '../suppo
 import { startReceiver, verifiedEvents } from '../support/receiver';
 import { startTestWorker, type TestWorker } from '../support/worker';
 import { eventually } from '../support/eventually';
+import { creditNoteReferencingTwoInvoices, TWO_REFERENCES } from '../support/multi-reference-note';
 
 // Upload → import workflow → documents, contacts and webhooks, on the Temporal dev server,
 // with the real DIAN sample documents.
@@ -101,6 +102,21 @@ test.serial('a credit note updates the supplier contact (contact.updated) and re
   t.deepEqual(note.files.pdf, { status: 'none', source: null }, 'a credit note XML has no PDF');
   const updated = await eventually(() => eventsOfType('contact.updated').find((event) => event.data.id === note.contact.id));
   t.is(updated.data.name, 'FACTURADOR DE EJEMPLO');
+});
+
+test.serial('a credit note correcting two invoices shows both references through the API, in the order written', async (t) => {
+  const accepted = await upload(api.url, key, buyer.id, { name: 'nc-two-invoices.xml', bytes: Buffer.from(creditNoteReferencingTwoInvoices()) });
+  const file = await waitForImport(api.url, key, buyer.id, accepted.body.id);
+  t.is(file.status, 'DONE', JSON.stringify(file));
+  const note = await getJson(`/v1/companies/${buyer.id}/credit-notes/${file.documents[0].id}`);
+  t.is(note.number, 'NC3-2REF');
+  t.deepEqual(
+    note.referenced_documents,
+    TWO_REFERENCES.map((reference) => ({ number: reference.number, cufe: reference.cufe, issue_date: reference.issueDate })),
+  );
+  t.deepEqual(note.referenced_document, { number: TWO_REFERENCES[0].number, cufe: TWO_REFERENCES[0].cufe }, 'the first, as before');
+  const listed = await getJson(`/v1/companies/${buyer.id}/credit-notes?limit=100`);
+  t.deepEqual(listed.data.find((entry: { id: number }) => entry.id === note.id).referenced_documents, note.referenced_documents);
 });
 
 test.serial('a debit note is filed as a debit note, not as an invoice or credit note', async (t) => {

@@ -72,7 +72,7 @@ function setpInvoice(overrides: Partial<UblDocument> = {}): UblDocument {
       line(1, 'AV OASYS -2.25 (8.4) LENTE DE CONTACTO', { unitPrice: '18900.00', lineExtensionAmount: '12600.06' }),
       line(2, 'Estuche para lentes (obsequio, muestra sin valor comercial)', { unitCode: 'NIU', lineExtensionAmount: '0.00' }),
     ],
-    referencedDocument: null,
+    referencedDocuments: [],
     notes: ['Factura de prueba del set de habilitación.'],
     ...overrides,
   };
@@ -257,7 +257,7 @@ test('a credit note has its title, CUDE and the invoice it amends; a debit note 
     subTotal: '12600.06',
     vat: '2394.01',
     total: '14994.07',
-    referencedDocument: { number: 'SETP990000002', cufe: CUFE, issueDate: '2019-06-20' },
+    referencedDocuments: [{ number: 'SETP990000002', cufe: CUFE, issueDate: '2019-06-20' }],
   });
   const pdf = await renderInvoicePdf(credit, { generatedAt: GENERATED_AT });
   const [page] = await pdfPagesText(pdf);
@@ -268,6 +268,13 @@ test('a credit note has its title, CUDE and the invoice it amends; a debit note 
   t.true(text.includes('DOCUMENTO REFERENCIADO') && text.includes('Factura No. SETP990000002'));
   t.true(squeeze(page).includes(`CUFE:${CUFE}`), 'the referenced invoice CUFE');
   t.true(text.includes('US$ 14.994,07 USD'));
+
+  const several = [1, 2, 3, 4, 5].map((n) => ({ number: `SETP99000000${n}`, cufe: CUFE, issueDate: '2019-06-20' }));
+  const correctingFive = collapse((await pdfPagesText(await renderInvoicePdf({ ...credit, referencedDocuments: several }, { generatedAt: GENERATED_AT })))[0]);
+  t.true(correctingFive.includes('DOCUMENTOS REFERENCIADOS'));
+  t.true(['SETP990000001', 'SETP990000002', 'SETP990000003'].every((number) => correctingFive.includes(`Factura No. ${number}`)), 'every reference drawn, up to three');
+  t.false(correctingFive.includes('Factura No. SETP990000004'));
+  t.true(correctingFive.includes('y 2 documentos más'), 'the rest counted, so the header keeps its height');
 
   const debit = await renderInvoicePdf({ ...credit, documentType: 'DebitNote', dianDocumentType: 'debit_note', typeCode: '92', number: 'ND1' }, { generatedAt: GENERATED_AT });
   t.true(collapse((await pdfPagesText(debit))[0]).includes('Nota débito electrónica'));
@@ -428,7 +435,7 @@ test('a line longer than a page is split across pages; a document without lines,
   t.true(all.includes('Después de la línea larga'));
   assertCleanLayout(t, await pdfWords(pdf));
 
-  const empty = await renderInvoicePdf(setpInvoice({ lines: [], taxes: [], notes: [], vat: null, dueDate: null, referencedDocument: null }));
+  const empty = await renderInvoicePdf(setpInvoice({ lines: [], taxes: [], notes: [], vat: null, dueDate: null, referencedDocuments: [] }));
   const text = collapse((await pdfPagesText(empty)).join(' '));
   t.true(text.includes('El documento no tiene líneas.') && text.includes('$ 14.024,07 COP') && text.includes('Página 1 de 1'));
 });

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { parseUbl } from '../../domain/ubl/parse';
 import { UblParseError, type ParsedUbl } from '../../domain/ubl/types';
 import { FIXTURES } from '../support/ingestion';
+import { creditNoteReferencingTwoInvoices, TWO_REFERENCES } from '../support/multi-reference-note';
 
 type Expected = {
   file: string;
@@ -87,11 +88,7 @@ test('issuedAt honours another offset and assumes Colombian time without one', (
 
 test('credit note: reference, parties, taxes, lines, due date', (t) => {
   const document = parseUbl(fixture('creditnote-usd.xml')).document;
-  t.deepEqual(document.referencedDocument, {
-    number: 'SETP990000015',
-    cufe: 'e988c01fe2901d1bbf37911758961f7083b6e5c58400552b309549d6fbaa6402c8ff67b51d3c6f4ed478dc94b0c8b0fc',
-    issueDate: '2019-06-21',
-  });
+  t.deepEqual(document.referencedDocuments, [TWO_REFERENCES[0]]);
   t.is(document.typeCode, '91');
   t.is(document.dueDate, '2019-06-30');
   t.deepEqual(document.supplier, {
@@ -135,13 +132,31 @@ test('credit note: reference, parties, taxes, lines, due date', (t) => {
   t.is(document.notes.length, 1);
 });
 
+test('a credit note correcting two invoices keeps both references, in reading order, CUDE in lower case', (t) => {
+  const document = parseUbl(creditNoteReferencingTwoInvoices()).document;
+  t.is(document.number, 'NC3-2REF');
+  t.deepEqual(document.referencedDocuments, [...TWO_REFERENCES]);
+});
+
+test('references read in document order whatever their kind; DiscrepancyResponse only without any', (t) => {
+  const xml = fixture('creditnote-usd.xml');
+  const creditNoteFirst = xml.replace(
+    '<cac:BillingReference>',
+    '<cac:BillingReference><cac:CreditNoteDocumentReference><cbc:ID>NC1</cbc:ID></cac:CreditNoteDocumentReference></cac:BillingReference>\n   <cac:BillingReference>',
+  );
+  t.deepEqual(parseUbl(creditNoteFirst).document.referencedDocuments.map((reference) => reference.number), ['NC1', 'SETP990000015']);
+  const withoutBilling = parseUbl(xml.replace(/<cac:BillingReference>[\s\S]*?<\/cac:BillingReference>/, '')).document;
+  t.deepEqual(withoutBilling.referencedDocuments.length, 1);
+  t.is(withoutBilling.referencedDocuments[0].cufe, null, 'the discrepancy names the invoice, without its CUFE');
+});
+
 test('debit note: RequestedMonetaryTotal, DebitedQuantity lines and the invoice reference', (t) => {
   const document = parseUbl(fixture('debitnote.xml')).document;
   t.is(document.documentType, 'DebitNote');
   t.is(document.subTotal, '12600.06');
   t.is(document.total, '14994.07');
   t.is(document.lines[0].quantity, '1.000000');
-  t.is(document.referencedDocument?.number, 'SETP990000015');
+  t.deepEqual(document.referencedDocuments.map((reference) => reference.number), ['SETP990000015']);
 });
 
 test('invoice: VAT sums several IVA subtotals exactly and ignores line-level taxes', (t) => {
@@ -346,7 +361,7 @@ test('a CUFE/CUDE written in upper case reads in lower case, the document\'s and
   const shouted = parseUbl(xml.replace(/(<cbc:UUID[^>]*>)([0-9a-f]+)(<\/cbc:UUID>)/g, (_, open: string, code: string, close: string) => `${open}${code.toUpperCase()}${close}`)).document;
   t.not(plain.cufe, plain.cufe.toUpperCase(), 'the fixture has letters to change');
   t.is(shouted.cufe, plain.cufe);
-  t.is(shouted.referencedDocument?.cufe, plain.referencedDocument?.cufe);
+  t.is(shouted.referencedDocuments[0].cufe, plain.referencedDocuments[0].cufe);
   const notHex = parseUbl(xml.replace(/(<cbc:UUID[^>]*>)[0-9a-f]+(<\/cbc:UUID>)/, '$1Contingencia-ABC$2')).document;
   t.is(notHex.cufe, 'Contingencia-ABC', 'a code that is no hex is kept as written');
 });

@@ -13,7 +13,7 @@ function integerIdNumber(value: string | null): number | null {
   return Number(value);
 }
 
-/** The spec's Invoice object; the other kinds share it, with referenced_document on notes. */
+/** The spec's Invoice object; the other kinds share it, with referenced_document(s) on notes. */
 export function presentDocument(row: DocumentRow): DocumentOut {
   const isNote = row.document_type === 'credit_note' || row.document_type === 'debit_note';
   return {
@@ -44,11 +44,17 @@ export function presentDocument(row: DocumentRow): DocumentOut {
       : null,
     imported_file_id: row.imported_file_id,
     files: filesObject(row.document_type, originalOf(row)),
-    ...(isNote
-      ? { referenced_document: row.referenced_document_number ? { number: row.referenced_document_number, cufe: row.referenced_document_cufe } : null }
-      : {}),
+    ...(isNote ? presentReferences(row) : {}),
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
+  };
+}
+
+/** The documents a note corrects: all of them in reading order, and the first alone as before. */
+function presentReferences(row: DocumentRow) {
+  return {
+    referenced_document: row.referenced_document_number ? { number: row.referenced_document_number, cufe: row.referenced_document_cufe } : null,
+    referenced_documents: row.referenced_documents.map((reference) => ({ number: reference.number, cufe: reference.cufe, issue_date: reference.issueDate })),
   };
 }
 

@@ -58,7 +58,7 @@ export const accountingOut = z.object({
   cop_equivalents: z.object({ sub_total: decimal, vat: decimal, tax_total: decimal.nullable(), total: decimal, withholding_total: decimal }).nullable(),
 });
 
-/** The spec's Invoice object; every kind shares it (referenced_document only on credit and debit notes). */
+/** The spec's Invoice object; every kind shares it (referenced_document(s) only on credit and debit notes). */
 export const documentOut = z
   .object({
     id,
@@ -94,10 +94,21 @@ export const documentOut = z
       .nullable(),
     imported_file_id: id.nullable(),
     files: filesOut,
-    referenced_document: z.object({ number: z.string(), cufe: z.string().nullable() }).nullable().optional(),
+    referenced_document: z
+      .object({ number: z.string(), cufe: z.string().nullable() })
+      .nullable()
+      .optional()
+      .meta({ description: 'The first document the note corrects (referenced_documents lists them all); null when it names none.' }),
+    referenced_documents: z
+      .array(z.object({ number: z.string(), cufe: z.string().nullable(), issue_date: z.string().meta({ format: 'date' }).nullable() }))
+      .optional()
+      .meta({
+        description:
+          'Every document the note corrects, in the order written (one cac:BillingReference each: a note may correct several invoices; else the cac:DiscrepancyResponse reference, without CUFE). cufe is the CUFE/CUDE in lower case; issue_date is null when not written or for a note imported before 2026-11-25.',
+      }),
     created_at: timestamp,
     updated_at: timestamp,
   })
-  .meta({ id: 'Document', description: "The spec's Invoice object; every kind shares it (cufe is null for kinds without one; referenced_document only on credit and debit notes)." });
+  .meta({ id: 'Document', description: "The spec's Invoice object; every kind shares it (cufe is null for kinds without one; referenced_document and referenced_documents only on credit and debit notes)." });
 
 export type DocumentOut = z.infer<typeof documentOut>;
