@@ -63,6 +63,8 @@ const environmentSchema = z.object({
   S3_FORCE_PATH_STYLE: booleanFromEnv.default(false),
   S3_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(3_000),
   S3_IDLE_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(5_000),
+  S3_OPERATION_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(20_000),
+  S3_MIN_BYTES_PER_SECOND: z.coerce.number().int().min(1024).default(128 * 1024),
   SMTP_PORT: z.coerce.number().int().min(0).max(65535).default(2525),
   SMTP_HOST: z.string().default('127.0.0.1'),
   INBOX_DOMAIN: z
@@ -140,8 +142,12 @@ export type AppConfig = {
         region: string;
         endpoint?: string;
         forcePathStyle: boolean;
-        /** Per attempt: a connection within connectMs; no byte sent or received for idleMs ends it (storage/s3-blob-store.ts). */
-        deadlines: { connectMs: number; idleMs: number };
+        /**
+         * Per attempt: a connection within connectMs; no byte sent or received for idleMs ends it.
+         * Per call, all attempts and the wait for a socket included: operationMs plus the time its
+         * bytes take at minBytesPerSecond (storage/s3-operation-deadline.ts).
+         */
+        deadlines: { connectMs: number; idleMs: number; operationMs: number; minBytesPerSecond: number };
       };
   /** The SMTP intake (docs/email-intake.md); port 0 = off. Quotas are per company over the last 24 hours. */
   email: {
@@ -240,7 +246,12 @@ function blobStoreConfig(e: z.infer<typeof environmentSchema>, dataDir: string):
     region: e.S3_REGION,
     endpoint: e.S3_ENDPOINT,
     forcePathStyle: e.S3_FORCE_PATH_STYLE,
-    deadlines: { connectMs: e.S3_CONNECT_TIMEOUT_MS, idleMs: e.S3_IDLE_TIMEOUT_MS },
+    deadlines: {
+      connectMs: e.S3_CONNECT_TIMEOUT_MS,
+      idleMs: e.S3_IDLE_TIMEOUT_MS,
+      operationMs: e.S3_OPERATION_TIMEOUT_MS,
+      minBytesPerSecond: e.S3_MIN_BYTES_PER_SECOND,
+    },
   };
 }
 

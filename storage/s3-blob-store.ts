@@ -14,6 +14,7 @@ import {
   type BlobStore,
   type DownloadOptions,
 } from './blob-store';
+import { OperationDeadline } from './s3-operation-deadline';
 
 export type S3Settings = Omit<Extract<AppConfig['blobStore'], { driver: 's3' }>, 'driver'>;
 
@@ -28,23 +29,35 @@ export class S3BlobStore implements BlobStore {
 
   async put(key: string, data: Buffer, contentType: string): Promise<void> {
     assertSafeKey(key);
-    await this.send(`write ${key}`, () => this.client.send(new PutObjectCommand({ Bucket: this.settings.bucket, Key: key, Body: data, ContentType: contentType })));
+    await this.send(
+      `write ${key}`,
+      ({ signal }) => this.client.send(new PutObjectCommand({ Bucket: this.settings.bucket, Key: key, Body: data, ContentType: contentType }), { abortSignal: signal }),
+      { bytes: data.length },
+    );
   }
 
   async putFile(key: string, filePath: string, contentType: string): Promise<void> {
     assertSafeKey(key);
     const { size } = await stat(filePath);
     const body = createReadStream(filePath);
-    await this.send(`write ${key}`, () =>
-      this.client.send(new PutObjectCommand({ Bucket: this.settings.bucket, Key: key, Body: body, ContentLength: size, ContentType: contentType })),
-    );
+    try {
+      await this.send(
+        `write ${key}`,
+        ({ signal }) =>
+          this.client.send(new PutObjectCommand({ Bucket: this.settings.bucket, Key: key, Body: body, ContentLength: size, ContentType: contentType }), { abortSignal: signal }),
+        { bytes: size },
+      );
+    } finally {
+      body.destroy(); // an abandoned write leaves the file open otherwise
+    }
   }
 
   async get(key: string): Promise<Buffer> {
     assertSafeKey(key);
     try {
-      return await this.send(`read ${key}`, async () => {
-        const result = await this.client.send(new GetObjectCommand({ Bucket: this.settings.bucket, Key: key }));
+      return await this.send(`read ${key}`, async (deadline) => {
+        const result = await this.client.send(new GetObjectCommand({ Bucket: this.settings.bucket, Key: key }), { abortSignal: deadline.signal });
+        deadline.allowFor(result.ContentLength ?? 0);
         return Buffer.from(await result.Body!.transformToByteArray());
       });
     } catch (error) {
@@ -56,7 +69,7 @@ export class S3BlobStore implements BlobStore {
   async exists(key: string): Promise<boolean> {
     assertSafeKey(key);
     try {
-      await this.send(`look up ${key}`, () => this.client.send(new HeadObjectCommand({ Bucket: this.settings.bucket, Key: key })));
+      await this.send(`look up ${key}`, ({ signal }) => this.client.send(new HeadObjectCommand({ Bucket: this.settings.bucket, Key: key }), { abortSignal: signal }));
       return true;
     } catch (error) {
       if (error instanceof BlobStoreUnavailableError && isNotFound(error.cause)) return false;
@@ -66,7 +79,7 @@ export class S3BlobStore implements BlobStore {
 
   async delete(key: string): Promise<void> {
     assertSafeKey(key);
-    await this.send(`delete ${key}`, () => this.client.send(new DeleteObjectCommand({ Bucket: this.settings.bucket, Key: key })));
+    await this.send(`delete ${key}`, ({ signal }) => this.client.send(new DeleteObjectCommand({ Bucket: this.settings.bucket, Key: key }), { abortSignal: signal }));
   }
 
   /** HeadBucket, abandoned after timeoutMs (a frozen store must not pile up health probes). */
@@ -74,7 +87,11 @@ export class S3BlobStore implements BlobStore {
     const bucket = JSON.stringify(this.settings.bucket);
     const deadline = AbortSignal.timeout(timeoutMs);
     try {
-      await this.send(`reach bucket ${bucket}`, () => this.client.send(new HeadBucketCommand({ Bucket: this.settings.bucket }), { abortSignal: deadline }), { bucketLevel: true });
+      await this.send(
+        `reach bucket ${bucket}`,
+        ({ signal }) => this.client.send(new HeadBucketCommand({ Bucket: this.settings.bucket }), { abortSignal: AbortSignal.any([signal, deadline]) }),
+        { bucketLevel: true },
+      );
     } catch (error) {
       if (!deadline.aborted) throw error;
       throw new BlobStoreUnavailableError(`The object store did not answer within ${timeoutMs} ms; could not reach bucket ${bucket}.`, { cause: error });
@@ -90,11 +107,19 @@ export class S3BlobStore implements BlobStore {
    * answered as "cannot reach its database", a 5xx as 500 internal_error, and a denied or missing
    * bucket read like an outage, "cannot be used right now". `bucketLevel`: the call names no key,
    * so a bare 404 (HeadBucket's) is the bucket's.
+   *
+   * The whole call, the wait for a socket and every attempt included, must end within its
+   * OperationDeadline (`bytes`: the body it sends), which `call` hands to the SDK; one cut off is
+   * BlobStoreUnavailableError too: a store that trickles is as unusable as a frozen one.
    */
-  private async send<T>(what: string, call: () => Promise<T>, { bucketLevel = false } = {}): Promise<T> {
+  private async send<T>(what: string, call: (deadline: OperationDeadline) => Promise<T>, { bucketLevel = false, bytes = 0 } = {}): Promise<T> {
+    const deadline = new OperationDeadline(this.settings.deadlines, bytes);
     try {
-      return await call();
+      return await deadline.race(call(deadline));
     } catch (error) {
+      if (deadline.expired) {
+        throw new BlobStoreUnavailableError(`The object store did not finish within ${deadline.allowedMs} ms (S3_OPERATION_TIMEOUT_MS, plus its bytes at S3_MIN_BYTES_PER_SECOND); could not ${what}.`, { cause: error });
+      }
       const name = (error as { name?: string; Code?: string }).Code ?? (error as { name?: string }).name ?? 'Error';
       const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
       // A HEAD answer has no body to name the error: the SDK calls it Unknown, the status says more.
@@ -108,6 +133,8 @@ export class S3BlobStore implements BlobStore {
         throw new BlobStoreMisconfiguredError(`${misconfiguration} (${detail}); could not ${what}.`, { cause: error });
       }
       throw new BlobStoreUnavailableError(`The object store cannot be used right now (${detail}); could not ${what}.`, { cause: error });
+    } finally {
+      deadline.clear();
     }
   }
 

@@ -83,17 +83,18 @@ test('delete removes an object; deleting a missing key is not an error', async (
   await t.notThrowsAsync(blobs.delete('companies/1/uploads/never.pdf'));
 });
 
-test('a 20 MB write to a slow but moving store takes many times the idle deadline, and succeeds', async (t) => {
+test('a 20 MB write to a slow but moving store takes many times the idle deadline and the base of the whole-call one, and succeeds', async (t) => {
   t.timeout(60_000);
-  // 4 MiB a second: 5 s for the body, against a deadline of 1 s without a byte (a total deadline of 3 × 1 s would refuse it).
+  // 4 MiB a second: 5 s for the body, against a deadline of 1 s without a byte (a total deadline of 3 × 1 s would refuse it),
+  // and a whole-call deadline of 1 s plus the body's time at the default minimum pace (128 KiB/s: 160 s for 20 MiB).
   const link = await startSlowLink(s3.endpoint, 4 * 1024 * 1024);
   try {
-    const blobs = store({ S3_ENDPOINT: link.url, S3_CONNECT_TIMEOUT_MS: '1000', S3_IDLE_TIMEOUT_MS: '1000' });
+    const blobs = store({ S3_ENDPOINT: link.url, S3_CONNECT_TIMEOUT_MS: '1000', S3_IDLE_TIMEOUT_MS: '1000', S3_OPERATION_TIMEOUT_MS: '1000' });
     const bytes = Buffer.alloc(20 * 1024 * 1024, 0x61);
     const started = Date.now();
     await blobs.put('companies/1/uploads/large.xml', bytes, 'application/xml');
     const ms = Date.now() - started;
-    t.log(`20 MiB written through a 4 MiB/s link in ${ms} ms (idle deadline 1000 ms)`);
+    t.log(`20 MiB written through a 4 MiB/s link in ${ms} ms (idle deadline 1000 ms, whole-call base 1000 ms)`);
     t.true(ms > 3_000, `the link was slow (${ms} ms)`);
     t.is((await store().get('companies/1/uploads/large.xml')).length, bytes.length);
   } finally {

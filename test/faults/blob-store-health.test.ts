@@ -85,7 +85,7 @@ test.serial('S3: a bucket that does not exist: /healthz 503 naming the bucket; a
 
 test.serial('S3: credentials MinIO does not accept: the check and a write name the variable to correct', async (t) => {
   t.timeout(60_000);
-  const settings = { bucket: s3.bucket, region: 'us-east-1', endpoint: s3.endpoint, forcePathStyle: true, deadlines: { connectMs: 2_000, idleMs: 2_000 } };
+  const settings = { bucket: s3.bucket, region: 'us-east-1', endpoint: s3.endpoint, forcePathStyle: true, deadlines: { connectMs: 2_000, idleMs: 2_000, operationMs: 20_000, minBytesPerSecond: 128 * 1024 } };
   const storeWith = (accessKeyId: string, secretAccessKey: string) =>
     new S3BlobStore(settings, new S3Client({ ...settings, credentials: { accessKeyId, secretAccessKey } }));
   const cases = [

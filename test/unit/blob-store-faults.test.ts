@@ -90,7 +90,7 @@ test('filesystem folders are made when a write finds them missing: a new company
 /** An S3 store with one attempt per call (the SDK's retries are not what is tested) against `endpoint`. */
 function s3Store(endpoint: string): S3BlobStore {
   const client = new S3Client({ region: 'us-east-1', endpoint, forcePathStyle: true, maxAttempts: 1, credentials: { accessKeyId: 'k', secretAccessKey: 's' } });
-  return new S3BlobStore({ bucket: 'invoicing', region: 'us-east-1', endpoint, forcePathStyle: true, deadlines: { connectMs: 2_000, idleMs: 2_000 } }, client);
+  return new S3BlobStore({ bucket: 'invoicing', region: 'us-east-1', endpoint, forcePathStyle: true, deadlines: { connectMs: 2_000, idleMs: 2_000, operationMs: 20_000, minBytesPerSecond: 128 * 1024 } }, client);
 }
 
 /** A stand-in object store answering every request with `status` and an S3 error document of `code`. */
