@@ -1,7 +1,7 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Repositories } from '../db/repositories';
 import type { DocumentForExport } from '../db/repositories/exports';
-import { knownDianEnvironment } from '../db/repositories/documents';
+import { knownDianEnvironment } from '../domain/dian/catalogue';
 import type { SecretBox } from '../domain/secret-box';
 import { ExportError, type ExportInput, type ExportResult } from '../integrations/accounting/port';
 import { documentAccounting } from '../domain/documents/accounting';

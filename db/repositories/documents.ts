@@ -75,11 +75,6 @@ export type NewDocument = Partial<Omit<DocumentRowBase & Pick<StoredAccounting, 
 /** Stored for a DIAN document without a ProfileExecutionID of 1 or 2, so NULL keeps meaning "not read yet". */
 export const UNSPECIFIED_ENVIRONMENT = 'unspecified';
 
-/** The stored environment as the API and the exports show it: unspecified and not yet read are both null. */
-export function knownDianEnvironment(stored: string | null): DianEnvironment | null {
-  return stored === 'production' || stored === 'testing' ? stored : null;
-}
-
 /** DIAN type, the documents it corrects and the accounting extras; jsonb amounts rounded to 2 decimals like the numeric(18,2) columns. */
 export function dianColumns(ubl: UblDocument) {
   const money = (value: string) => roundDecimal(value, 2);

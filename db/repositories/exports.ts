@@ -29,6 +29,7 @@ export type ExportRow = {
   document_cufe: string | null;
   dian_document_type: string | null;
   code_scheme: string | null;
+  dian_environment: string | null;
 };
 
 /** What an export needs of its document (the parsed UBL parts are jsonb). */
@@ -61,7 +62,7 @@ export function createExportsRepository(db: Database) {
   const withDocument = (query: Knex.QueryBuilder) =>
     query
       .join('documents as d', 'd.id', 'e.document_id')
-      .select('e.*', 'd.document_type', 'd.cufe as document_cufe', 'd.dian_document_type', 'd.code_scheme', db.raw(COMPLETED_AT));
+      .select('e.*', 'd.document_type', 'd.cufe as document_cufe', 'd.dian_document_type', 'd.code_scheme', 'd.dian_environment', db.raw(COMPLETED_AT));
 
   /** The metrics' export target: the integration's provider (its name is the company's own). */
   async function providerOf(row: ExportRow): Promise<string | undefined> {

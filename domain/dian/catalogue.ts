@@ -15,6 +15,14 @@ export function dianDocumentSearchUrl(environment: DianEnvironment, code: string
   return `https://${dianCatalogueHost(environment)}/document/searchqr?documentkey=${code}`;
 }
 
+/**
+ * A document's stored environment as the API, its summaries and the exports show it: 'unspecified'
+ * (the XML does not say) and NULL (not read yet, or no XML) are both null.
+ */
+export function knownDianEnvironment(stored: string | null): DianEnvironment | null {
+  return stored === 'production' || stored === 'testing' ? stored : null;
+}
+
 /** cbc:ProfileExecutionID of a DIAN document: 1 production, 2 testing; null when absent or other. */
 export function dianEnvironmentOf(profileExecutionId: string | null): DianEnvironment | null {
   if (profileExecutionId === '1') return 'production';

@@ -14,5 +14,15 @@ export const nullableTimestamp = timestamp.nullable();
 
 /** The short form of a document inside other records (domain/documents/document-entry.ts). */
 export const documentEntryOut = z
-  .object({ kind: z.string(), id, cufe: z.string().nullable(), document_type: z.string().nullable(), code_scheme: z.string().nullable() })
+  .object({
+    kind: z.string(),
+    id,
+    cufe: z.string().nullable(),
+    document_type: z.string().nullable(),
+    code_scheme: z.string().nullable(),
+    dian_environment: z.enum(['production', 'testing']).nullable().meta({
+      description:
+        "The DIAN environment that validated the document, as on the document: testing (habilitación) is DIAN's test set, with no fiscal effect; null when unknown.",
+    }),
+  })
   .meta({ id: 'DocumentEntry' });

@@ -152,6 +152,11 @@ test.serial('each document says which DIAN environment validated it, and each tr
   t.is(cents(production.sub_total) + cents(production.tax_total) - cents(production.prepaid_amount), cents(production.total), 'the rounding is not in the total to pay');
   const listed = (await call('GET', `/v1/companies/${company.id}/invoices?limit=200`)).body.data as Record<string, any>[];
   t.is(listed.find((entry) => entry.id === production.id)?.dian_environment, 'production', 'the list says it too');
+  // And the uploaded file's summary, where a client first meets the document (document.imported).
+  t.is(files['production-tax-rounding.xml'].documents[0].dian_environment, 'production');
+  t.is(files['withholdings-usd.xml'].documents[0].dian_environment, 'testing');
+  const record = (await call('GET', `/v1/companies/${company.id}/files/${files['withholdings-usd.xml'].id}`)).body;
+  t.is(record.documents[0].dian_environment, 'testing');
 });
 
 test.serial('both exports carry what accountants book: the generic ERP gets it all, Alegra gets retentions and the exchange rate', async (t) => {

@@ -1,4 +1,5 @@
-import { knownDianEnvironment, type DocumentRow } from '../../../db/repositories/documents';
+import type { DocumentRow } from '../../../db/repositories/documents';
+import { knownDianEnvironment } from '../../../domain/dian/catalogue';
 import { filesObject } from '../../../domain/documents/files-object';
 import { originalOf } from '../../../services/link-document-files';
 import { documentAccounting, type DocumentAccounting } from '../../../domain/documents/accounting';
