@@ -28,6 +28,27 @@ const CLIENT_ERRORS: Record<string, { status: number; reason: string; code: stri
   },
 };
 const MALFORMED = { status: 400, reason: 'Bad Request', code: 'malformed_request', message: 'The request is not valid HTTP/1.1.' };
+const URI_TOO_LONG = {
+  status: 414,
+  reason: 'URI Too Long',
+  code: 'uri_too_long',
+  message: 'The request line (method and URL) is longer than the server accepts (16 KiB with the headers).',
+};
+
+/**
+ * Whether a header overflow is the request line's (414) rather than the headers' (431): the line
+ * did not end (CRLF) within maxHeaderSize bytes. Node hands over only the chunk being parsed
+ * (rawPacket), so this is decided when that chunk starts with the request (a method and a space:
+ * how clients write a request head, at once); a head that arrived in pieces shows only its tail,
+ * which cannot tell a long URL from a long header, and stays 431.
+ */
+export function requestLineOverflowed(rawPacket: Buffer | undefined, maxHeaderSize: number): boolean {
+  if (!rawPacket) return false;
+  const space = rawPacket.indexOf(0x20);
+  if (space <= 0 || !http.METHODS.includes(rawPacket.toString('latin1', 0, space))) return false;
+  const lineEnd = rawPacket.indexOf('\r\n');
+  return lineEnd === -1 || lineEnd > maxHeaderSize;
+}
 
 /**
  * Node's deadlines for a request, from the configuration: its headers within headersMs (Node's
@@ -45,19 +66,23 @@ export function httpServerTimeouts(timeouts: AppConfig['http']['timeouts']): htt
 
 /**
  * The API's HTTP server: the Koa app, plus a `clientError` handler so a request Node's parser
- * refuses (headers over 16 KiB, a garbled request line or header, a body framing error) gets the
- * JSON error body and its status (431, 400, 408) rather than Node's bare reply, then the
- * connection closes.
+ * refuses (a request line over 16 KiB, headers over 16 KiB, a garbled request line or header, a
+ * body framing error) gets the JSON error body and its status (414, 431, 400, 408) rather than
+ * Node's bare reply, then the connection closes.
  */
 export function createHttpServer(app: Koa, logger: Logger, options: http.ServerOptions = {}): http.Server {
   const server = http.createServer(options, app.callback());
+  const maxHeaderSize = options.maxHeaderSize ?? http.maxHeaderSize;
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
     // Nobody to answer (the peer reset), or an answer is already under way: just close.
     if (error.code === 'ECONNRESET' || !socket.writable || (socket as { _httpMessage?: http.ServerResponse })._httpMessage?.headersSent) {
       socket.destroy();
       return;
     }
-    const answer = CLIENT_ERRORS[error.code ?? ''] ?? MALFORMED;
+    const overflow = error.code === 'HPE_HEADER_OVERFLOW';
+    const answer = overflow && requestLineOverflowed((error as { rawPacket?: Buffer }).rawPacket, maxHeaderSize)
+      ? URI_TOO_LONG
+      : (CLIENT_ERRORS[error.code ?? ''] ?? MALFORMED);
     // Every error carries a request id (docs/errors.md), these too: the parser never read one from the request.
     const requestId = newRequestId();
     logger.debug({ code: error.code, status: answer.status, requestId }, 'refused unparseable request');

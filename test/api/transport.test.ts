@@ -131,13 +131,27 @@ test('oversized headers → 431 headers_too_large with the JSON body', async (t)
   t.is(answer?.body?.error?.code, 'headers_too_large');
   t.regex(answer?.headers['content-type'] ?? '', /application\/json/);
   t.regex(answer?.headers['x-request-id'] ?? '', /^req_[0-9a-f]{24}$/, 'every error carries a request id, those of the parser too');
-  // The request line counts in the 16 KiB: a URL that long is the same 431 (Node's parser cannot
-  // tell which part overflowed once the line arrived in pieces, so there is no 414).
-  for (const path of [`/v1/companies/${'1'.repeat(20 * 1024)}`, `/v1/companies?cursor=${'a'.repeat(20 * 1024)}`]) {
+  // A URL that fits, with headers that take the head over 16 KiB: still the headers' 431.
+  const fitting = await send('GET', `/v1/companies?cursor=${'a'.repeat(12 * 1024)}`, { ...bearer(key), 'X-Padding': 'b'.repeat(6 * 1024) });
+  t.is(fitting?.status, 431);
+  t.is(fitting?.body?.error?.code, 'headers_too_large');
+});
+
+test('a request line over 16 KiB → 414 uri_too_long with the JSON body, not the headers\' 431', async (t) => {
+  // It was 431 headers_too_large before 2026-11-25 (a strict client and attack probes expect 414).
+  for (const path of [`/v1/companies/${'1'.repeat(20 * 1024)}`, `/v1/companies?cursor=${'a'.repeat(20 * 1024)}`, `/healthz?${'x'.repeat(17 * 1024)}`]) {
     const long = await send('GET', path, bearer(key));
-    t.is(long?.status, 431, path.slice(0, 30));
-    t.is(long?.body?.error?.code, 'headers_too_large');
+    t.is(long?.status, 414, path.slice(0, 30));
+    t.is(long?.body?.error?.code, 'uri_too_long');
+    t.regex(long?.body?.error?.message ?? '', /request line/);
+    t.regex(long?.headers['content-type'] ?? '', /application\/json/);
+    t.regex(long?.headers['x-request-id'] ?? '', /^req_[0-9a-f]{24}$/);
+    t.is(long?.headers.connection, 'close');
   }
+  // A request line that never ends (no CRLF at all) is the same 414.
+  const endless = await rawExchange(api.url, `GET /v1/companies/${'2'.repeat(20 * 1024)}`);
+  t.is(endless?.status, 414);
+  t.is(endless?.body?.error?.code, 'uri_too_long');
 });
 
 test('an unparseable request (unknown method, garbled request line or header) → 400 malformed_request', async (t) => {

@@ -123,6 +123,9 @@ Errors are \`{"error": {"code", "message", "param"?}}\` with an \`X-Request-Id\`
 (see docs/errors.md). A method a path does not declare answers 405 with \`Allow\`; OPTIONS on any path
 answers 204 with \`Allow\`, and HEAD on a GET operation answers as GET does, without a body. \`Accept\`,
 \`Accept-Charset\` and \`Accept-Encoding\` are disregarded (never 406): answers are as documented, uncompressed.
+Before any route, on every path: a request line (method and URL) over 16 KiB answers 414 \`uri_too_long\`,
+a request line and headers over 16 KiB in all answer 431 \`headers_too_large\`, each with the error body,
+then the connection closes.
 Generated from the zod schemas the routes validate with (api/v1/*/openapi.ts); do not edit by hand.
 `;
 
