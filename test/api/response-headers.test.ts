@@ -118,8 +118,13 @@ test('every header of real answers is documented on its answer, and every docume
   form.append('file', new Blob([new Uint8Array(fixture('invoice-signed-setp.xml'))], { type: 'application/xml' }), 'invoice.xml');
   const uploadInit = { method: 'POST', headers: { ...auth, 'Idempotency-Key': 'upload-1' }, body: form };
   const uploaded = await check('POST /v1/companies/{company_id}/files', 202, `/v1/companies/${company.id}/files`, uploadInit);
-  await check('POST /v1/companies/{company_id}/files', 202, `/v1/companies/${company.id}/files`, uploadInit);
+  const uploadReplayed = await check('POST /v1/companies/{company_id}/files', 202, `/v1/companies/${company.id}/files`, uploadInit);
   const fileId = ((await (await fetch(`${api.url}/v1/companies/${company.id}/files`, { headers: auth })).json()) as { data: { id: number }[] }).data[0].id;
+  // A 202 points at where its outcome shows: the uploaded file, on the replay too (it named nothing before 2026-11-25).
+  t.is(uploaded.headers.get('location'), `/v1/companies/${company.id}/files/${fileId}`);
+  t.is(uploadReplayed.headers.get('idempotent-replayed'), 'true');
+  t.is(uploadReplayed.headers.get('location'), uploaded.headers.get('location'));
+  t.is((await fetch(`${api.url}${uploaded.headers.get('location')}`, { headers: auth })).status, 200);
   const redirect = await check('GET /v1/companies/{company_id}/files/{file_id}/content', 302, `/v1/companies/${company.id}/files/${fileId}/content`, { headers: auth });
   const download = new URL(redirect.headers.get('location')!);
   await check('GET /blobs/{key}', 200, `${download.pathname}${download.search}`);

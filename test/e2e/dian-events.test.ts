@@ -33,6 +33,8 @@ async function emitAndWait(event: string, withIssuer = true, concurrently = 1) {
   const refused = answers.filter((answer) => answer.status === 409 && ['event_in_progress', 'event_already_registered'].includes(answer.body.error.code));
   if (accepted.length !== 1 || refused.length !== concurrently - 1) throw new Error(JSON.stringify(answers.map((answer) => [answer.status, answer.body.error?.code])));
   const posted = accepted[0]!;
+  // Where the event's outcome shows: the invoice's events (an event has no GET of its own; no Location before 2026-11-25).
+  if (posted.headers.get('location') !== eventsPath()) throw new Error(`Location: ${posted.headers.get('location')}`);
   return eventually(async () => {
     const list = await world.call('GET', eventsPath());
     const row = list.body.data.find((item: { id: number }) => item.id === posted.body.id);

@@ -48,6 +48,8 @@ test.serial('a run from an uploaded "documentos recibidos" CSV imports the liste
   t.is(response.status, 202, JSON.stringify(accepted));
   t.deepEqual(Object.keys(accepted).sort(), ['begin_date', 'credit_notes_count', 'document_type', 'electronic_invoices_count', 'end_date', 'found_count', 'id', 'skipped_count', 'source', 'status'].sort());
   t.like(accepted, { source: 'dian_export_file', document_type: 'invoice', begin_date: '2019-01-01', end_date: '2019-12-31' });
+  // Where the run's outcome shows (no Location before 2026-11-25).
+  t.is(response.headers.get('location'), `${runsPath()}/${accepted.id}`);
 
   const done = await waitForRun(accepted.id);
   t.like(done, { status: 'DONE', found_count: 1, electronic_invoices_count: 1, credit_notes_count: 0, skipped_count: 0 });

@@ -57,7 +57,7 @@ async function call(method: string, path: string, body?: unknown, as = key) {
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await response.text();
-  return { status: response.status, body: text ? (JSON.parse(text) as Record<string, any>) : (null as any) };
+  return { status: response.status, headers: response.headers, body: text ? (JSON.parse(text) as Record<string, any>) : (null as any) };
 }
 
 function exportEvents() {
@@ -133,6 +133,9 @@ test.serial('an imported invoice is exported to Alegra: 202 pending, then export
   t.is(accepted.status, 202, JSON.stringify(accepted.body));
   t.like(accepted.body, { integration: 'alegra', export_kind: 'electronic_invoice', status: 'pending', external_reference: null, completed_at: null });
   t.is(accepted.body.document.id, invoiceId);
+  // Where the outcome shows (no Location before 2026-11-25).
+  t.is(accepted.headers.get('location'), `/v1/companies/${company.id}/exports/${accepted.body.id}`);
+  t.is((await call('GET', accepted.headers.get('location')!)).body.id, accepted.body.id);
 
   const event = await eventFor(accepted.body.id);
   t.is(event.type, 'export.succeeded');

@@ -98,7 +98,7 @@ export function jsonClient(apiUrl: string, key: string) {
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await response.text();
-    return { status: response.status, body: text ? (JSON.parse(text) as Record<string, any>) : null };
+    return { status: response.status, headers: response.headers, body: text ? (JSON.parse(text) as Record<string, any>) : null };
   };
 }
 

@@ -32,7 +32,7 @@ export async function startDianWorld(options: { env?: Record<string, string>; si
       headers: { ...bearer(key), ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
-    return { status: response.status, body: (await response.json()) as Record<string, any> };
+    return { status: response.status, headers: response.headers, body: (await response.json()) as Record<string, any> };
   };
   const endpoint = await call('POST', `/v1/companies/${company.id}/webhooks`, { url: receiver.url, events: [] });
   const secret = endpoint.body.secret as string;

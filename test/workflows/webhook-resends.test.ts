@@ -56,6 +56,8 @@ test.serial('retry resends a failed delivery: same webhook-id, fresh timestamp, 
     t.is(retried.status, 202);
     t.like(retried.body, { event_id: failed.eventId, resend_of: failed.id, status: 'pending' });
     const resendId = retried.body!.id as number;
+    // Where the resend's outcome shows (no Location before 2026-11-25).
+    t.is(retried.headers.get('location'), `/v1/webhooks/${endpoint.id}/deliveries/${resendId}`);
     t.not(resendId, failed.id);
     t.is(await world.resendResult(endpoint.id, failed.eventId, resendId), 'delivered');
 
@@ -75,6 +77,7 @@ test.serial('retry resends a failed delivery: same webhook-id, fresh timestamp, 
     const again = await admin.call('POST', `/v1/webhooks/${endpoint.id}/deliveries/${failed.id}/retry`);
     t.is(again.status, 202);
     t.is(again.body!.id, resendId);
+    t.is(again.headers.get('location'), retried.headers.get('location'));
     t.is(receiver.received.length, 6);
 
     // Only a failed delivery can be resent.

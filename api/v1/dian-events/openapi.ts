@@ -1,10 +1,13 @@
 import { z } from 'zod';
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
 import { operation, pathIds, signedRedirect } from '../openapi/common';
+import { acceptedLocation } from '../openapi/response-headers';
 import { dianEventIn, dianEventOut } from './schemas';
 
 const tags = ['DIAN'];
 const invoice = pathIds('company_id', 'document_id');
+/** An event has no GET of its own: its outcome, and DIAN's registered events, show in the invoice's list. */
+const toInvoiceEvents = () => acceptedLocation("the invoice's DIAN events (listDianEvents)");
 
 export const dianEventsOpenApi: ZodOpenApiPathsObject = {
   '/v1/companies/{company_id}/invoices/{document_id}/dian-events': {
@@ -15,7 +18,7 @@ export const dianEventsOpenApi: ZodOpenApiPathsObject = {
       restricted: true,
       path: invoice,
       body: dianEventIn,
-      success: { status: 202, description: 'The event, pending; dian_event.completed or dian_event.failed tells the outcome.', schema: dianEventOut },
+      success: { status: 202, description: 'The event, pending; dian_event.completed or dian_event.failed tells the outcome.', schema: dianEventOut, headers: toInvoiceEvents() },
       errors: {
         409: 'not_a_purchase, dian_settings_missing, event_already_registered, event_in_progress or event_out_of_order (032 needs 030, 033 needs 032).',
       },
@@ -48,6 +51,7 @@ export const dianEventsOpenApi: ZodOpenApiPathsObject = {
       success: {
         status: 202,
         description: 'The sync started (or joined the one running).',
+        headers: toInvoiceEvents(),
         schema: z.object({ invoice_id: z.int(), cufe: z.string().nullable(), status: z.literal('syncing'), registered_at_dian_synced_at: z.string().nullable() }),
       },
       errors: { 409: 'not_a_purchase or dian_settings_missing.' },

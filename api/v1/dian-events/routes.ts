@@ -5,6 +5,7 @@ import type { ApiDependencies } from '../../app-context';
 import { requireScope } from '../../middleware/authenticate';
 import { loadCompany, parseIdParam, type CompanyState } from '../../middleware/company-scope';
 import { ApiError, invalidParameter, notFound } from '../../errors';
+import { answerAccepted } from '../../accepted';
 import { parseBody, takesNoBody } from '../../validation';
 import type { DocumentRow } from '../../../db/repositories/documents';
 import type { DianEventCode, DianEventRow } from '../../../db/repositories/dian-events';
@@ -68,6 +69,8 @@ export function dianEventsRoutes(deps: ApiDependencies): Router {
   };
 
   const path = '/companies/:company_id/invoices/:document_id/dian-events';
+  /** Where an event's outcome and DIAN's registered events show (an event has no GET of its own): the invoice's events. */
+  const eventsOf = (companyId: number, invoiceId: number) => `/v1/companies/${companyId}/invoices/${invoiceId}/dian-events`;
 
   function requirePurchase(invoice: DocumentRow): asserts invoice is DocumentRow & { cufe: string } {
     if (invoice.kind !== 'purchase') {
@@ -142,8 +145,7 @@ export function dianEventsRoutes(deps: ApiDependencies): Router {
       await repositories.dianEvents.markFailed(row.id, 'not_started', 'The event could not be queued; send it again.');
       throw error;
     }
-    ctx.status = 202;
-    ctx.body = presentDianEvent(row, invoice.cufe);
+    answerAccepted(ctx, eventsOf(owner.id, invoice.id), presentDianEvent(row, invoice.cufe));
   });
 
   router.get(path, requireScope('documents:read'), company, loadInvoice, async (ctx) => {
@@ -185,13 +187,12 @@ export function dianEventsRoutes(deps: ApiDependencies): Router {
       workflowId: workflowIdsFor(config.temporal.taskQueue).dianEventsSync(invoice.id),
       args: [{ documentId: invoice.id }],
     });
-    ctx.status = 202;
-    ctx.body = {
+    answerAccepted(ctx, eventsOf(owner.id, invoice.id), {
       invoice_id: invoice.id,
       cufe: invoice.cufe,
       status: 'syncing',
       registered_at_dian_synced_at: (await repositories.dianRegisteredEvents.syncedAt(owner.id, invoice.id))?.toISOString() ?? null,
-    };
+    });
   });
 
   return router;

@@ -1,5 +1,6 @@
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
 import { linksTo, operation, pageOf, pageQuery, pathIds } from '../openapi/common';
+import { acceptedLocation } from '../openapi/response-headers';
 import { IMPORT_PAGE } from './routes';
 import { dianImportOut } from '../../../services/presenters/dian-import';
 import { dianImportIn, dianImportUpload } from './schemas';
@@ -18,6 +19,7 @@ const start = operation({
     status: 202,
     description: 'The import run, PENDING; dian_import.completed or dian_import.failed tells the outcome.',
     schema: dianImportOut,
+    headers: acceptedLocation('the import run (getDianImport)'),
     links: linksTo('import_id', 'id', ['getDianImport'], { company_id: '$request.path.company_id' }),
   },
   errors: {

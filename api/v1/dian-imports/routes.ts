@@ -5,6 +5,7 @@ import { requireScope } from '../../middleware/authenticate';
 import { acceptsMultipart } from '../../middleware/json-body';
 import { loadCompany, parseIdParam, type CompanyState } from '../../middleware/company-scope';
 import { ApiError, invalidParameter, notFound } from '../../errors';
+import { answerAccepted } from '../../accepted';
 import { buildPage, readPageRequest } from '../../pagination';
 import { parseBody } from '../../validation';
 import { MAX_FILE_BYTES } from '../../../services/accept-file';
@@ -82,8 +83,7 @@ export function dianImportsRoutes(deps: ApiDependencies): Router {
       await repositories.dianImports.fail(run.id, 'not_started', 'The run could not be queued; start it again.');
       throw error;
     }
-    ctx.status = 202;
-    ctx.body = presentDianImport(run);
+    answerAccepted(ctx, `/v1/companies/${owner.id}/dian-imports/${run.id}`, presentDianImport(run));
   });
 
   router.get('/companies/:company_id/dian-imports', requireScope('documents:read'), company, async (ctx) => {

@@ -1,6 +1,7 @@
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
 import { linksTo, operation, pageOf, pageQuery, pathIds } from '../openapi/common';
 import { documentOut } from '../documents/schemas';
+import { acceptedLocation } from '../openapi/response-headers';
 import { EXPORT_PAGE } from './routes';
 import { exportOut } from '../../../services/presenters/export';
 import { bulkExportIn, bulkExportOut, exportIn, manualExportIn } from './schemas';
@@ -18,7 +19,7 @@ export const exportsOpenApi: ZodOpenApiPathsObject = {
       restricted: true,
       path: pathIds('company_id', 'document_id'),
       body: exportIn,
-      success: { status: 202, description: 'The export, pending; export.succeeded or export.failed tells the outcome.', schema: exportOut, links: toExport },
+      success: { status: 202, description: 'The export, pending; export.succeeded or export.failed tells the outcome.', schema: exportOut, headers: acceptedLocation('the export (getExport)'), links: toExport },
       errors: { ...unknownIntegration, 409: 'already_exported (send force: true) or export_in_progress.' },
     }),
   },

@@ -4,6 +4,7 @@ import type { ApiDependencies } from '../../app-context';
 import { requireScope } from '../../middleware/authenticate';
 import { loadCompany, parseIdParam, type CompanyState } from '../../middleware/company-scope';
 import { ApiError, notFound } from '../../errors';
+import { answerAccepted } from '../../accepted';
 import { buildPage, readPageRequest } from '../../pagination';
 import { parseBody } from '../../validation';
 import type { CompanyRow } from '../../../db/repositories/companies';
@@ -86,8 +87,7 @@ export function exportsRoutes(deps: ApiDependencies): Router {
     const input = parseBody(exportIn, ctx.request.body);
     await requireIntegration(owner.id, input.integration);
     const row = await requestExport(owner, documentId, input.integration, input.force);
-    ctx.status = 202;
-    ctx.body = presentExport(row);
+    answerAccepted(ctx, `/v1/companies/${owner.id}/exports/${row.id}`, presentExport(row));
   });
 
   router.post('/companies/:company_id/exports', ...write, async (ctx) => {

@@ -1,5 +1,5 @@
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
-import { IDEMPOTENT_REPLAYED } from '../openapi/response-headers';
+import { acceptedLocation, IDEMPOTENT_REPLAYED } from '../openapi/response-headers';
 import { linksTo, operation, pageOf, pageQuery, pathIds, signedRedirect } from '../openapi/common';
 import { FILE_PAGE } from './routes';
 import { uploadedFileOut } from '../../../services/presenters/uploaded-file';
@@ -23,7 +23,7 @@ export const filesOpenApi: ZodOpenApiPathsObject = {
         status: 202,
         description: 'The uploaded file, PENDING (or the first file, on an idempotent replay).',
         schema: uploadedFileOut,
-        headers: IDEMPOTENT_REPLAYED,
+        headers: { ...acceptedLocation('the uploaded file (getFile)'), ...IDEMPOTENT_REPLAYED },
         links: linksTo('file_id', 'id', ['getFile', 'getFileContent'], inCompany),
       },
       errors: {

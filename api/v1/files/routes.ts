@@ -12,6 +12,7 @@ import { readMultipartFile } from './multipart';
 import { presentUploadedFile } from '../../../services/presenters/uploaded-file';
 import { uploadFields } from './schemas';
 import { parseBody } from '../../validation';
+import { answerAccepted } from '../../accepted';
 
 export const FILE_PAGE = { defaultLimit: 50, maxLimit: 200 };
 
@@ -38,9 +39,8 @@ export function filesRoutes(deps: ApiDependencies): Router {
       });
       // A file stored just now has no documents yet; a replay shows what its import made.
       const documents = replayed ? ((await repositories.uploadedFiles.documentsOf([file.id])).get(file.id) ?? []) : [];
-      ctx.status = 202;
+      answerAccepted(ctx, `/v1/companies/${owner.id}/files/${file.id}`, presentUploadedFile(file, documents));
       if (replayed) ctx.set('Idempotent-Replayed', 'true');
-      ctx.body = presentUploadedFile(file, documents);
     } catch (error) {
       if (error instanceof IntakeError) throw new ApiError(error.status, error.code, error.message, error.code === 'empty_file' ? 'file' : undefined);
       throw error;

@@ -52,6 +52,16 @@ export const CREATED_LOCATION: ResponseHeaders = {
   Location: { description: 'The path of the created resource, under this server.', required: true, schema: { type: 'string', format: 'uri-reference', pattern: '^/v1/' } },
 };
 
+/**
+ * A 202 whose outcome one resource shows (api/accepted.ts): the path of that resource, whose GET
+ * the client polls; `what` names it. On an idempotent replay too.
+ */
+export function acceptedLocation(what: string): ResponseHeaders {
+  return {
+    Location: { description: `Where the outcome shows: the path of ${what}, under this server (GET it).`, required: true, schema: { type: 'string', format: 'uri-reference', pattern: '^/v1/' } },
+  };
+}
+
 /** Answers that must not be cached (health, signed redirects). */
 export const NO_STORE: ResponseHeaders = { 'Cache-Control': { required: true, schema: { type: 'string', const: 'no-store' } } };
 

@@ -4,6 +4,7 @@ import { DELIVERY_PAGE, ENDPOINT_PAGE, MAX_ENDPOINTS_PER_COMPANY } from './route
 import { z } from 'zod';
 import { deliveryOut, endpointIn, endpointOut, endpointPatch, recoverIn, testEventOut } from './schemas';
 import { deliveryFilterQuery } from './delivery-filters';
+import { acceptedLocation } from '../openapi/response-headers';
 
 const tags = ['Webhooks'];
 const manage = '(scope webhooks:manage, admin role)';
@@ -118,7 +119,7 @@ export const webhooksOpenApi: ZodOpenApiPathsObject = {
       restricted: true,
       emptyBody: true,
       path: pathIds('webhook_id', 'delivery_id'),
-      success: { status: 202, description: 'The new delivery (asking again answers the same one).', schema: deliveryOut },
+      success: { status: 202, description: 'The new delivery (asking again answers the same one).', schema: deliveryOut, headers: acceptedLocation('the new delivery (getWebhookDelivery)') },
       errors: { 409: 'delivery_not_failed, or endpoint_disabled.' },
     }),
   },

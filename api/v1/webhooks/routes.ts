@@ -6,6 +6,7 @@ import type { ApiDependencies } from '../../app-context';
 import { requireRole, requireScope, type AuthState } from '../../middleware/authenticate';
 import { loadCompany, parseIdParam, type CompanyState } from '../../middleware/company-scope';
 import { ApiError, invalidParameter, notFound } from '../../errors';
+import { answerAccepted } from '../../accepted';
 import { buildPage, readPageRequest } from '../../pagination';
 import { parseBody, takesNoBody } from '../../validation';
 import { answerCreated } from '../../created';
@@ -201,8 +202,7 @@ export function webhooksRoutes(deps: ApiDependencies): Router {
     const resentAs = (await repositories.webhookDeliveries.findForEndpoint(endpoint.id, delivery.id))?.resent_as;
     const resend = resentAs ? await repositories.webhookDeliveries.findForEndpoint(endpoint.id, resentAs) : undefined;
     if (!resend) throw new Error(`delivery ${delivery.id} was not resent`);
-    ctx.status = 202;
-    ctx.body = presentDelivery(resend);
+    answerAccepted(ctx, `/v1/webhooks/${endpoint.id}/deliveries/${resend.id}`, presentDelivery(resend));
   });
 
   // Resend every delivery that failed since a time (at most the 30-day history), once each.
