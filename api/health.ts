@@ -2,10 +2,12 @@ import { randomUUID } from 'node:crypto';
 import type Router from '@koa/router';
 import { createRouter } from './router';
 import { z } from 'zod';
+import type { Logger } from 'pino';
 import { parseQuery } from './validation';
 import type { ApiDependencies } from './app-context';
 import { executeWorkflow } from '../temporal/start-workflow';
 import { systemCheckWorkflow } from '../workflows/system-check';
+import { CheckTimeoutError, classifyHealthFailure, HEALTH_FAILURE_MESSAGES, type HealthFailureCode } from './health-failures';
 
 /** GET /healthz's query, as the OpenAPI document shows it. */
 export const healthQuery = z.object({
@@ -15,7 +17,9 @@ export const healthQuery = z.object({
     .meta({ description: 'With true, also runs a workflow end to end (a worker must be polling); adds checks.worker.' }),
 });
 
-type CheckResult = { status: 'ok' | 'unavailable'; latency_ms: number; error?: string };
+/** What anyone is told of a check: a failure's code and fixed message, never its error (which is logged). */
+type CheckResult = { status: 'ok' | 'unavailable'; latency_ms: number; error?: { code: HealthFailureCode; message: string } };
+type CheckOutcome = { result: CheckResult; error?: unknown };
 
 const CHECK_TIMEOUT_MS = 2000;
 const WORKER_CHECK_TIMEOUT_MS = 5000;
@@ -34,21 +38,29 @@ const BLOB_STORE_RESULT_TTL_MS = 5000;
  */
 const DEPENDENCY_RESULT_TTL_MS = 1000;
 
+/** While a check keeps failing the same way, its error is logged again at most this often. */
+const FAILURE_LOG_REPEAT_MS = 60_000;
+
 /**
  * GET /healthz, without authentication (every check single-flight, an ok result reused for a
  * second, the blob store's for 5): can this process reach Postgres and Temporal, and use its
- * blob store (a file written and removed in its directory, or S3's HeadBucket: a missing bucket or
- * denied credentials are named in checks.blob_store.error; single-flight, an ok result reused for
- * 5 s)?
+ * blob store (a file written and removed in its directory, or S3's HeadBucket; single-flight, an
+ * ok result reused for 5 s)? A failed check answers a code and a fixed message only (the endpoint
+ * needs no key); its error, which names the bucket, the directory or the address, goes to the log
+ * once per change of state (failureLog).
  * With ?deep=true it also runs a workflow end to end, proving a worker is polling and
  * its activities reach Postgres. The deep check is shared: concurrent callers wait for one run,
  * and a successful run answers for DEEP_RESULT_TTL_MS, so unauthenticated callers cannot start a
  * workflow each (at most one at a time, one per 5 s while healthy).
  */
-export function healthRoutes({ config, db, temporal, blobStore }: ApiDependencies): Router {
+export function healthRoutes({ config, db, temporal, blobStore, logger }: ApiDependencies): Router {
   const router = createRouter();
+  const logged = (check: string, run: () => Promise<CheckOutcome>) => {
+    const log = failureLog(check, logger);
+    return async () => log(await run());
+  };
   const workerCheck = singleFlight(
-    () =>
+    logged('worker', () =>
       timed(
         () =>
           executeWorkflow({ client: temporal.client, taskQueue: config.temporal.taskQueue }, systemCheckWorkflow, {
@@ -57,12 +69,13 @@ export function healthRoutes({ config, db, temporal, blobStore }: ApiDependencie
           }),
         WORKER_CHECK_TIMEOUT_MS,
       ),
+    ),
     DEEP_RESULT_TTL_MS,
   );
-  const blobStoreCheck = singleFlight(() => timed(() => blobStore.check(CHECK_TIMEOUT_MS)), BLOB_STORE_RESULT_TTL_MS);
-  const postgresCheck = singleFlight(() => timed(() => db.raw('select 1')), DEPENDENCY_RESULT_TTL_MS);
+  const blobStoreCheck = singleFlight(logged('blob_store', () => timed(() => blobStore.check(CHECK_TIMEOUT_MS))), BLOB_STORE_RESULT_TTL_MS);
+  const postgresCheck = singleFlight(logged('postgres', () => timed(() => db.raw('select 1'))), DEPENDENCY_RESULT_TTL_MS);
   const temporalCheck = singleFlight(
-    () => timed(() => temporal.connection.withDeadline(Date.now() + CHECK_TIMEOUT_MS, () => temporal.connection.healthService.check({}))),
+    logged('temporal', () => timed(() => temporal.connection.withDeadline(Date.now() + CHECK_TIMEOUT_MS, () => temporal.connection.healthService.check({})))),
     DEPENDENCY_RESULT_TTL_MS,
   );
   router.get('/healthz', async (ctx) => {
@@ -93,20 +106,45 @@ function singleFlight(run: () => Promise<CheckResult>, ttlMs: number): () => Pro
   };
 }
 
-async function timed(check: () => Promise<unknown>, timeoutMs = CHECK_TIMEOUT_MS): Promise<CheckResult> {
+/**
+ * A check's log (its outcomes, one run at a time): the error of a failure, whole, when the check
+ * turns to failing or fails otherwise (another code), again at most every FAILURE_LOG_REPEAT_MS
+ * while it keeps failing so, and a line when it is ok again. Checks run per probe while failing
+ * (a failure is not reused), so a flood of probes must not be a flood of lines.
+ */
+function failureLog(check: string, logger: Logger): (outcome: CheckOutcome) => CheckResult {
+  let state: HealthFailureCode | 'ok' = 'ok';
+  let loggedAt = 0;
+  return ({ result, error }) => {
+    const now = Date.now();
+    const next = result.error?.code ?? 'ok';
+    if (next === state && (next === 'ok' || now - loggedAt < FAILURE_LOG_REPEAT_MS)) return result;
+    if (result.error) {
+      logger.error({ check, code: result.error.code, latencyMs: result.latency_ms, err: error }, `health check ${check} failed (${result.error.code}): ${(error as Error)?.message}`);
+    } else {
+      logger.info({ check, latencyMs: result.latency_ms }, `health check ${check} is ok again`);
+    }
+    state = next;
+    loggedAt = now;
+    return result;
+  };
+}
+
+async function timed(check: () => Promise<unknown>, timeoutMs = CHECK_TIMEOUT_MS): Promise<CheckOutcome> {
   const started = performance.now();
   try {
     await withTimeout(check(), timeoutMs);
-    return { status: 'ok', latency_ms: Math.round(performance.now() - started) };
+    return { result: { status: 'ok', latency_ms: Math.round(performance.now() - started) } };
   } catch (error) {
-    return { status: 'unavailable', latency_ms: Math.round(performance.now() - started), error: (error as Error).message };
+    const code = classifyHealthFailure(error);
+    return { result: { status: 'unavailable', latency_ms: Math.round(performance.now() - started), error: { code, message: HEALTH_FAILURE_MESSAGES[code] } }, error };
   }
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+    timer = setTimeout(() => reject(new CheckTimeoutError(`no answer within ${ms} ms`)), ms);
   });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }

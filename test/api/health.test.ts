@@ -2,29 +2,40 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import test from 'ava';
 import { Client, Connection } from '@temporalio/client';
-import pino from 'pino';
 import { createApp } from '../../api/server';
 import { buildApiDependencies } from '../../api/app-context';
 import { freePort } from '../../scripts/embedded/ports';
-import { startTestApi } from '../support/api';
+import { HEALTH_FAILURE_MESSAGES } from '../../api/health-failures';
+import { capturingLogger, startTestApi } from '../support/api';
 
-test('health is degraded (503) when Temporal cannot be reached, and says which check failed', async (t) => {
+test('health is degraded (503) when Temporal cannot be reached, says which check failed with a code, and logs the address only', async (t) => {
   const api = await startTestApi();
-  const deadConnection = Connection.lazy({ address: `127.0.0.1:${await freePort()}` });
+  const deadPort = await freePort();
+  const deadConnection = Connection.lazy({ address: `127.0.0.1:${deadPort}` });
+  const { logger, lines } = capturingLogger();
   const { app } = createApp(
-    buildApiDependencies(api.config, api.database.db, { connection: deadConnection, client: new Client({ connection: deadConnection }) }, pino({ level: 'silent' }), () => ''),
+    buildApiDependencies(api.config, api.database.db, { connection: deadConnection, client: new Client({ connection: deadConnection }) }, logger, () => ''),
   );
   const server = http.createServer(app.callback());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   try {
     const started = Date.now();
     const response = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/healthz`);
-    const body = (await response.json()) as { status: string; checks: Record<string, { status: string; error?: string }> };
+    const text = await response.text();
+    const body = JSON.parse(text) as { status: string; checks: Record<string, { status: string; error?: { code: 'timeout' | 'unreachable'; message: string } }> };
     t.is(response.status, 503);
     t.is(body.status, 'degraded');
     t.is(body.checks.postgres.status, 'ok');
     t.is(body.checks.temporal.status, 'unavailable');
-    t.truthy(body.checks.temporal.error);
+    // A code and its fixed sentence: the raw error (the address, the gRPC detail) was the answer before 2026-11-25.
+    const code = body.checks.temporal.error?.code;
+    t.true(code === 'unreachable' || code === 'timeout', text);
+    t.is(body.checks.temporal.error?.message, HEALTH_FAILURE_MESSAGES[code!]);
+    t.false(text.includes(String(deadPort)), text);
+    const logged = lines.filter((line) => line.check === 'temporal');
+    t.is(logged.length, 1);
+    t.like(logged[0], { level: 50, code });
+    t.truthy(logged[0].err, 'the error, whole, is in the log');
     t.true(Date.now() - started < 5000, 'a dead dependency does not hang the health check');
   } finally {
     server.close();

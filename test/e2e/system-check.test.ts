@@ -30,7 +30,7 @@ test('shallow health reports Postgres and Temporal', async (t) => {
 
 test('deep health runs the system-check workflow end to end through the worker', async (t) => {
   const response = await fetch(`${api.url}/healthz?deep=true`);
-  const body = (await response.json()) as { status: string; checks: Record<string, { status: string; error?: string }> };
+  const body = (await response.json()) as { status: string; checks: Record<string, { status: string; error?: { code: string; message: string } }> };
   t.is(response.status, 200, JSON.stringify(body));
   t.is(body.checks.worker.status, 'ok');
 

@@ -7,16 +7,19 @@ import test from 'ava';
 import { demoInvoiceXml } from '../../admin/demo-documents';
 import { BlobStoreMisconfiguredError } from '../../storage/blob-store';
 import { S3BlobStore } from '../../storage/s3-blob-store';
-import { seedCompany, seedKey, startTestApi, type TestApi } from '../support/api';
+import { HEALTH_FAILURE_MESSAGES, type HealthFailureCode } from '../../api/health-failures';
+import { capturingLogger, seedCompany, seedKey, startTestApi, type TestApi } from '../support/api';
 import { upload } from '../support/ingestion';
 import { waitUntil } from '../support/npm-start';
 import { startS3Server } from '../support/s3-server';
 
 // GET /healthz and the blob store on real processes: a blob directory that cannot be reached, a
 // real MinIO killed and frozen, a bucket that does not exist, credentials MinIO does not accept.
-// /healthz turns 503 "degraded" with checks.blob_store naming what is wrong, within its 2 s
-// deadline, and an upload's refusal names the misconfiguration where there is one.
-type Health = { status: string; checks: Record<string, { status: string; latency_ms: number; error?: string }> };
+// /healthz turns 503 "degraded" with checks.blob_store's code, within its 2 s deadline; the error
+// naming what is wrong (the bucket, the directory, the address) goes to the log only, once per
+// change of state (it was in the unauthenticated answer before 2026-11-25); an upload's refusal
+// names the misconfiguration where there is one.
+type Health = { status: string; checks: Record<string, { status: string; latency_ms: number; error?: { code: string; message: string } }> };
 
 let s3: Awaited<ReturnType<typeof startS3Server>>;
 
@@ -33,43 +36,65 @@ async function health(api: TestApi): Promise<{ status: number; body: Health; ms:
   return { status: response.status, body: (await response.json()) as Health, ms: Date.now() - started };
 }
 
+/** The answer gives the code and its fixed message, and none of `secrets` (bucket, directory, address). */
+function assertGeneric(t: { is(a: unknown, b: unknown, m?: string): void; false(a: boolean, m?: string): void }, answer: { body: Health }, code: HealthFailureCode, secrets: string[]) {
+  t.is(answer.body.checks.blob_store.status, 'unavailable');
+  t.is(answer.body.checks.blob_store.error?.code, code);
+  t.is(answer.body.checks.blob_store.error?.message, HEALTH_FAILURE_MESSAGES[code]);
+  const text = JSON.stringify(answer.body);
+  for (const secret of secrets) t.false(text.includes(secret), `the answer names ${secret}: ${text}`);
+}
+
+/** The blob store check's log lines (error: failed, info: ok again). */
+const blobStoreLines = (lines: Record<string, any>[]) => lines.filter((line) => line.check === 'blob_store');
+
 const report = (t: { log(...values: unknown[]): void }, line: string) => {
   t.log(line);
   console.log(`[faults] ${line}`);
 };
 
-test.serial('the blob directory cannot be reached (a file where a folder should be): /healthz 503 naming it; reachable again, 200', async (t) => {
+test.serial('the blob directory cannot be reached (a file where a folder should be): /healthz 503 misconfigured, the directory in one log line however many probes; reachable again, 200', async (t) => {
   t.timeout(60_000);
   const parent = path.join(os.tmpdir(), `invoicing-health-${randomUUID()}`);
   await writeFile(parent, 'not a folder');
-  const api = await startTestApi({ BLOB_DIR: path.join(parent, 'blobs') });
+  const { logger, lines } = capturingLogger();
+  const api = await startTestApi({ BLOB_DIR: path.join(parent, 'blobs') }, { logger });
   try {
     const broken = await health(api);
     report(t, `blob dir under a file: /healthz ${broken.status} ${JSON.stringify(broken.body.checks.blob_store)}`);
     t.is(broken.status, 503);
     t.is(broken.body.status, 'degraded');
     t.is(broken.body.checks.postgres.status, 'ok');
-    t.is(broken.body.checks.blob_store.status, 'unavailable');
-    t.regex(broken.body.checks.blob_store.error ?? '', /cannot write in its directory .*blobs \(ENOTDIR\): check BLOB_DIR/);
+    assertGeneric(t, broken, 'misconfigured', [parent, 'ENOTDIR', 'BLOB_DIR', os.tmpdir()]);
+    // A flood of probes while it fails: each runs the check (a failure is not reused), one log line.
+    const flood = await Promise.all(Array.from({ length: 40 }, () => health(api)));
+    t.true(flood.every((answer) => answer.status === 503));
+    const failed = blobStoreLines(lines);
+    t.is(failed.length, 1, JSON.stringify(failed));
+    t.like(failed[0], { level: 50, check: 'blob_store', code: 'misconfigured' });
+    t.regex(failed[0].msg, /cannot write in its directory .*blobs \(ENOTDIR\): check BLOB_DIR/);
+    t.true(failed[0].msg.includes(parent), 'the log names the directory');
     await rm(parent);
     const fixed = await health(api);
     t.is(fixed.status, 200, JSON.stringify(fixed.body));
     t.is(fixed.body.checks.blob_store.status, 'ok');
+    t.like(blobStoreLines(lines)[1], { level: 30, check: 'blob_store', msg: 'health check blob_store is ok again' });
   } finally {
     await api.close();
     await rm(parent, { recursive: true, force: true });
   }
 });
 
-test.serial('S3: a bucket that does not exist: /healthz 503 naming the bucket; an upload is 503 and the log-worthy error names it too', async (t) => {
+test.serial('S3: a bucket that does not exist: /healthz 503 misconfigured, the bucket named in the log only; an upload is 503 and the log-worthy error names it too', async (t) => {
   t.timeout(60_000);
-  const api = await startTestApi({ ...s3.env, S3_BUCKET: 'no-such-bucket' });
+  const { logger, lines } = capturingLogger();
+  const api = await startTestApi({ ...s3.env, S3_BUCKET: 'no-such-bucket' }, { logger });
   try {
     const answer = await health(api);
     report(t, `missing bucket: /healthz ${answer.status} ${JSON.stringify(answer.body.checks.blob_store)}`);
     t.is(answer.status, 503);
-    t.is(answer.body.checks.blob_store.status, 'unavailable');
-    t.regex(answer.body.checks.blob_store.error ?? '', /bucket "no-such-bucket" does not exist/);
+    assertGeneric(t, answer, 'misconfigured', ['no-such-bucket', 'NoSuchBucket', new URL(s3.endpoint).host, 'S3_BUCKET']);
+    t.regex(blobStoreLines(lines)[0]?.msg ?? '', /bucket "no-such-bucket" does not exist/);
     const companyId = (await seedCompany(api.database, 'Sin Cubo S.A.S.', '900108281')).id;
     const { key } = await seedKey(api.database, { scopes: ['documents:write'], role: 'admin' });
     const refused = await upload(api.url, key, companyId, { name: 'FE-1.xml', bytes: demoInvoiceXml('FE-NB-1', 'a'.repeat(96), '800197268', '900108281') });
@@ -104,9 +129,11 @@ test.serial('S3: credentials MinIO does not accept: the check and a write name t
   }
 });
 
-test.serial('S3: MinIO killed, then frozen: /healthz 503 with blob_store unavailable within its 2 s deadline; back, 200', async (t) => {
+test.serial('S3: MinIO killed, then frozen: /healthz 503 unreachable, then timeout within its 2 s deadline, the address in the log only; back, 200', async (t) => {
   t.timeout(90_000);
-  const api = await startTestApi(s3.env);
+  const { logger, lines } = capturingLogger();
+  const api = await startTestApi(s3.env, { logger });
+  const host = new URL(s3.endpoint).host;
   try {
     const before = await health(api);
     t.is(before.status, 200, JSON.stringify(before.body));
@@ -117,8 +144,8 @@ test.serial('S3: MinIO killed, then frozen: /healthz 503 with blob_store unavail
     let killed = await health(api);
     await waitUntil(async () => (killed = await health(api)).status === 503, 10_000, '/healthz to see MinIO gone');
     report(t, `minio killed: /healthz ${killed.status} in ${killed.ms} ms ${JSON.stringify(killed.body.checks.blob_store)}`);
-    t.is(killed.body.checks.blob_store.status, 'unavailable');
-    t.regex(killed.body.checks.blob_store.error ?? '', /cannot be used right now \(ECONNREFUSED/);
+    assertGeneric(t, killed, 'unreachable', [host, 'ECONNREFUSED', s3.bucket]);
+    t.regex(blobStoreLines(lines).at(-1)?.msg ?? '', /cannot be used right now \(ECONNREFUSED/);
     await s3.restart();
     await waitUntil(async () => (await health(api)).status === 200, 10_000, '/healthz ok again');
 
@@ -128,8 +155,8 @@ test.serial('S3: MinIO killed, then frozen: /healthz 503 with blob_store unavail
       const frozen = await health(api);
       report(t, `minio frozen: /healthz ${frozen.status} in ${frozen.ms} ms ${JSON.stringify(frozen.body.checks.blob_store)}`);
       t.is(frozen.status, 503);
-      t.is(frozen.body.checks.blob_store.status, 'unavailable');
-      t.regex(frozen.body.checks.blob_store.error ?? '', /did not answer within 2000 ms/);
+      assertGeneric(t, frozen, 'timeout', [host, s3.bucket, '2000']);
+      t.regex(blobStoreLines(lines).at(-1)?.msg ?? '', /did not answer within 2000 ms; could not reach bucket "invoicing"/);
       t.true(frozen.ms < 3_000, `answered in ${frozen.ms} ms`);
     } finally {
       process.kill(s3.pid(), 'SIGCONT');

@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { Client, Connection } from '@temporalio/client';
-import pino from 'pino';
+import pino, { type Logger } from 'pino';
 import { loadConfig, type AppConfig } from '../../config';
 import { tracingClientInterceptors, type Tracing } from '../../config/tracing';
 import { createHttpServer, httpServerTimeouts } from '../../api/http-server';
@@ -31,7 +31,7 @@ export type TestApi = {
  * The real Koa app over a fresh database and the suite's Temporal dev server, on a loopback port;
  * with `tracing`, its Temporal client is traced as api/start-api.ts makes it.
  */
-export async function startTestApi(env: Record<string, string> = {}, options: { tracing?: Tracing } = {}): Promise<TestApi> {
+export async function startTestApi(env: Record<string, string> = {}, options: { tracing?: Tracing; logger?: Logger } = {}): Promise<TestApi> {
   const config = loadConfig({
     ...process.env,
     RATE_LIMIT_PER_SECOND: '0',
@@ -44,7 +44,7 @@ export async function startTestApi(env: Record<string, string> = {}, options: { 
   const database = await createTestDatabase();
   const connection = await Connection.connect({ address: testTemporalAddress() });
   const client = new Client({ connection, namespace: config.temporal.namespace, interceptors: tracingClientInterceptors(options.tracing) });
-  const logger = pino({ level: 'silent' });
+  const logger = options.logger ?? pino({ level: 'silent' });
   let url = '';
   const dependencies = buildApiDependencies(config, database.db, { connection, client }, logger, () => url);
   const { app, routes } = createApp(dependencies);
@@ -66,6 +66,13 @@ export async function startTestApi(env: Record<string, string> = {}, options: { 
       await database.drop();
     },
   };
+}
+
+/** A logger that keeps its lines, parsed (startTestApi's `logger`): what operators are told. */
+export function capturingLogger(): { logger: Logger; lines: Record<string, any>[] } {
+  const lines: Record<string, any>[] = [];
+  const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+  return { logger, lines };
 }
 
 export async function seedCompany(database: TestDatabase, name = 'Opticas GMO Colombia S.A.S.', nit = '900108281') {

@@ -3,6 +3,7 @@ import { createDocument, type ZodOpenApiPathsObject, type ZodOpenApiResponseObje
 import { errorResponse, idempotencyKeyHeader } from './common';
 import { HEADER_COMPONENTS, IDEMPOTENT_REPLAYED, NO_STORE, retryAfter, withResponseHeaders } from './response-headers';
 import { healthQuery } from '../../health';
+import { HEALTH_FAILURE_CODES } from '../../health-failures';
 import { meOpenApi } from '../me/openapi';
 import { companiesOpenApi } from '../companies/openapi';
 import { contactsOpenApi } from '../contacts/openapi';
@@ -18,7 +19,16 @@ import { dianImportsOpenApi } from '../dian-imports/openapi';
 
 export type OpenApiDocument = ReturnType<typeof createDocument>;
 
-const healthCheck = z.object({ status: z.enum(['ok', 'unavailable']), latency_ms: z.int().min(0), error: z.string().optional() }).meta({ id: 'HealthCheck' });
+const healthFailure = z
+  .object({
+    code: z.enum(HEALTH_FAILURE_CODES).meta({
+      description:
+        'timeout: no answer within the deadline; unreachable: no connection; misconfigured: refused for a setting an operator must correct (a missing bucket or directory, denied permissions or credentials); storage_full: no room left; failed: any other error.',
+    }),
+    message: z.string().meta({ description: 'A fixed sentence per code; the error itself (naming the bucket, directory or address) is in the service log.' }),
+  })
+  .meta({ id: 'HealthFailure' });
+const healthCheck = z.object({ status: z.enum(['ok', 'unavailable']), latency_ms: z.int().min(0), error: healthFailure.optional() }).meta({ id: 'HealthCheck' });
 const health = z
   .object({ status: z.enum(['ok', 'degraded']), checks: z.object({ postgres: healthCheck, temporal: healthCheck, blob_store: healthCheck, worker: healthCheck.optional() }) })
   .meta({ id: 'Health' });
@@ -49,7 +59,7 @@ const publicOpenApi: ZodOpenApiPathsObject = {
       responses: {
         '200': { description: 'Every dependency answered.', headers: NO_STORE, content: { 'application/json': { schema: health } } },
         '400': errorResponse(400),
-        '503': { description: 'At least one dependency did not answer or cannot be used; each failed check says why in its error (for the blob store: a missing bucket, denied credentials, an unwritable directory, an unreachable store).', headers: NO_STORE, content: { 'application/json': { schema: health } } },
+        '503': { description: 'At least one dependency did not answer or cannot be used; each failed check gives a code and a fixed message in its error (the detail is in the service log).', headers: NO_STORE, content: { 'application/json': { schema: health } } },
       },
     },
   },
