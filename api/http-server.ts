@@ -36,19 +36,28 @@ const URI_TOO_LONG = {
 };
 
 /**
- * Whether a header overflow is the request line's (414) rather than the headers' (431): the line
- * did not end (CRLF) within maxHeaderSize bytes. Node hands over only the chunk being parsed
- * (rawPacket), so this is decided when that chunk starts with the request (a method and a space:
- * how clients write a request head, at once); a head that arrived in pieces shows only its tail,
- * which cannot tell a long URL from a long header, and stays 431.
+ * Whether a header overflow is the request line's (414) rather than the headers' (431). Node
+ * hands over the chunk being parsed (rawPacket) and where in it the parser stopped (bytesParsed):
+ * the end of the part whose bytes went over maxHeaderSize. When the URL went over, the request
+ * line's version follows there (" HTTP/"), wherever the request starts in the chunk (after a
+ * pipelined request, or a head's earlier pieces); a header went over at its CRLF or colon. The
+ * chunk can end first (a URL still arriving when the limit passed): then the line overflowed when
+ * the chunk is a request's start without a line end (a method and a space: how clients write a
+ * head, at once). Anything else stays 431: a URL trickling in small pieces, the limit passing
+ * inside one that does not end it, cannot be told from a long header (Node hands the bytes to
+ * its parser directly, so nothing else sees them).
  */
-export function requestLineOverflowed(rawPacket: Buffer | undefined, maxHeaderSize: number): boolean {
+export function requestLineOverflowed(rawPacket: Buffer | undefined, bytesParsed: number | undefined, maxHeaderSize: number): boolean {
   if (!rawPacket) return false;
+  if (bytesParsed !== undefined && rawPacket.toString('latin1', bytesParsed, bytesParsed + VERSION_AFTER_URL.length) === VERSION_AFTER_URL) return true;
   const space = rawPacket.indexOf(0x20);
   if (space <= 0 || !http.METHODS.includes(rawPacket.toString('latin1', 0, space))) return false;
   const lineEnd = rawPacket.indexOf('\r\n');
   return lineEnd === -1 || lineEnd > maxHeaderSize;
 }
+
+/** What follows the URL on a request line. */
+const VERSION_AFTER_URL = ' HTTP/';
 
 /**
  * Node's deadlines for a request, from the configuration: its headers within headersMs (Node's
@@ -80,7 +89,8 @@ export function createHttpServer(app: Koa, logger: Logger, options: http.ServerO
       return;
     }
     const overflow = error.code === 'HPE_HEADER_OVERFLOW';
-    const answer = overflow && requestLineOverflowed((error as { rawPacket?: Buffer }).rawPacket, maxHeaderSize)
+    const { rawPacket, bytesParsed } = error as { rawPacket?: Buffer; bytesParsed?: number };
+    const answer = overflow && requestLineOverflowed(rawPacket, bytesParsed, maxHeaderSize)
       ? URI_TOO_LONG
       : (CLIENT_ERRORS[error.code ?? ''] ?? MALFORMED);
     // Every error carries a request id (docs/errors.md), these too: the parser never read one from the request.

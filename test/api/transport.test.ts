@@ -1,4 +1,5 @@
 import type { AddressInfo } from 'node:net';
+import net from 'node:net';
 import test from 'ava';
 import Koa from 'koa';
 import pino from 'pino';
@@ -153,6 +154,42 @@ test('a request line over 16 KiB → 414 uri_too_long with the JSON body, not th
   t.is(endless?.status, 414);
   t.is(endless?.body?.error?.code, 'uri_too_long');
 });
+
+test('a request line over 16 KiB is 414 also after a pipelined request and when its head arrives in pieces', async (t) => {
+  // Both were 431: the line was judged by the first line of the bytes Node's parser handed over,
+  // which was the pipelined request's, or the tail of a head written in two parts. (The refusal
+  // closes the connection, so the pipelined request before it may go unanswered, as before.)
+  const long = `/healthz?${'x'.repeat(20 * 1024)}`;
+  const pipelined = await answersTo([`GET /healthz HTTP/1.1\r\nHost: ${host}\r\n\r\nGET ${long} HTTP/1.1\r\nHost: ${host}\r\n\r\n`]);
+  t.regex(pipelined, /HTTP\/1\.1 414 URI Too Long\r\n[^]*"code":"uri_too_long"/);
+  const inPieces = await answersTo([`GET ${long.slice(0, 8 * 1024)}`, `${long.slice(8 * 1024)} HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`]);
+  t.regex(inPieces, /^HTTP\/1\.1 414 URI Too Long\r\n[^]*"code":"uri_too_long"/);
+  // Headers over the limit after a pipelined request, or in pieces, stay the headers' 431.
+  const padding = `X-Padding: ${'p'.repeat(20 * 1024)}\r\n`;
+  const headersPipelined = await answersTo([`GET /healthz HTTP/1.1\r\nHost: ${host}\r\n\r\nGET /healthz HTTP/1.1\r\nHost: ${host}\r\n${padding}\r\n`]);
+  t.regex(headersPipelined, /HTTP\/1\.1 431 [^]*"code":"headers_too_large"/);
+  const headersInPieces = await answersTo([`GET /healthz HTTP/1.1\r\nHost: ${host}\r\n${padding.slice(0, 8 * 1024)}`, `${padding.slice(8 * 1024)}\r\n`]);
+  t.regex(headersInPieces, /^HTTP\/1\.1 431 [^]*"code":"headers_too_large"/);
+});
+
+/** Everything the server answers to `parts`, each written on its own (100 ms apart), until it closes the connection. */
+function answersTo(parts: string[]): Promise<string> {
+  const { hostname, port } = new URL(api.url);
+  return new Promise((resolve) => {
+    const socket = net.connect(Number(port), hostname);
+    let received = '';
+    socket.on('data', (chunk: Buffer) => (received += chunk.toString('latin1')));
+    socket.on('error', () => undefined);
+    socket.on('close', () => resolve(received));
+    void (async () => {
+      for (const part of parts) {
+        if (!socket.writable) return;
+        socket.write(part);
+        await new Promise((wait) => setTimeout(wait, 100));
+      }
+    })();
+  });
+}
 
 test('an unparseable request (unknown method, garbled request line or header) → 400 malformed_request', async (t) => {
   for (const raw of ['FOO /healthz HTTP/1.1\r\nHost: x\r\n\r\n', 'hello\r\n\r\n', 'GET /healthz HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n', 'POST /v1/me HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n']) {
