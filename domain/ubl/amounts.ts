@@ -73,3 +73,23 @@ export function multiplyDecimals(a: string, b: string, scale = 2): string {
   const product = toScaled(a, scaleA) * toScaled(b, scaleB);
   return fromScaled(dropDigits(product, scaleA + scaleB - scale), scale);
 }
+
+/** The exact difference a − b of two decimal strings, with the larger number of decimals (at least 2). */
+export function subtractDecimals(a: string, b: string): string {
+  const scale = Math.max(decimalScale(a), decimalScale(b), 2);
+  return fromScaled(toScaled(a, scale) - toScaled(b, scale), scale);
+}
+
+/** The magnitude of a decimal string: absoluteDecimal('-1.50') === '1.50'. */
+export function absoluteDecimal(value: string): string {
+  const scale = decimalScale(value);
+  const scaled = toScaled(value, scale);
+  return fromScaled(scaled < 0n ? -scaled : scaled, scale);
+}
+
+/** -1, 0 or 1 as a is below, equal to or above b, compared exactly: compareDecimals('1.0', '1.00') === 0. */
+export function compareDecimals(a: string, b: string): -1 | 0 | 1 {
+  const scale = Math.max(decimalScale(a), decimalScale(b));
+  const difference = toScaled(a, scale) - toScaled(b, scale);
+  return difference < 0n ? -1 : difference > 0n ? 1 : 0;
+}
