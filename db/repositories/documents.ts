@@ -5,6 +5,7 @@ import type { StoredAccounting } from '../../domain/documents/accounting';
 import { roundDecimal } from '../../domain/ubl/amounts';
 import type { DianEnvironment } from '../../domain/dian/catalogue';
 import type { CodeScheme, DianDocumentType, UblDocument, UblReference } from '../../domain/ubl/types';
+import { totalsInconsistencies, type TotalsWarning } from '../../domain/ubl/totals-consistency';
 
 type DocumentRowBase = {
   id: number;
@@ -27,6 +28,8 @@ type DocumentRowBase = {
   code_scheme: CodeScheme | null;
   /** Which DIAN environment validated it (cbc:ProfileExecutionID); 'unspecified' when the XML does not say, null when not read yet or no XML. */
   dian_environment: DianEnvironment | typeof UNSPECIFIED_ENVIRONMENT | null;
+  /** What is wrong with the document as written (totals that contradict each other); [] when checked and consistent, null when never checked (no XML, or stored before 20261125170000). */
+  warnings: TotalsWarning[] | null;
   synced: boolean;
   synced_at: Date | null;
   export_integration: string | null;
@@ -62,12 +65,16 @@ export type DocumentFilters = {
   synced?: boolean;
   contactId?: number;
   kind?: 'purchase' | 'sale';
+  /** true: flagged (at least one warning); false: not flagged (none, or never checked). */
+  hasWarnings?: boolean;
 };
 
-export type NewDocument = Partial<Omit<DocumentRowBase & Pick<StoredAccounting, 'sub_total' | 'vat' | 'total' | 'currency'>, 'id' | 'created_at' | 'updated_at' | 'issued_at_key' | 'contact_name' | 'contact_id_number' | 'referenced_documents'>> & {
+export type NewDocument = Partial<Omit<DocumentRowBase & Pick<StoredAccounting, 'sub_total' | 'vat' | 'total' | 'currency'>, 'id' | 'created_at' | 'updated_at' | 'issued_at_key' | 'contact_name' | 'contact_id_number' | 'referenced_documents' | 'warnings'>> & {
   company_id: number;
   /** JSON text of the UblReference list (a JS array would be written as a Postgres array, not jsonb). */
   referenced_documents?: string;
+  /** JSON text of the warnings list, for the same reason. */
+  warnings?: string;
   document_type: DocumentType;
   issued_at: Date;
 };
@@ -75,7 +82,11 @@ export type NewDocument = Partial<Omit<DocumentRowBase & Pick<StoredAccounting, 
 /** Stored for a DIAN document without a ProfileExecutionID of 1 or 2, so NULL keeps meaning "not read yet". */
 export const UNSPECIFIED_ENVIRONMENT = 'unspecified';
 
-/** DIAN type, the documents it corrects and the accounting extras; jsonb amounts rounded to 2 decimals like the numeric(18,2) columns. */
+/**
+ * DIAN type, the documents it corrects, the accounting extras and the warnings about its totals
+ * (checked on the amounts as written, before any rounding); jsonb amounts rounded to 2 decimals
+ * like the numeric(18,2) columns.
+ */
 export function dianColumns(ubl: UblDocument) {
   const money = (value: string) => roundDecimal(value, 2);
   const [firstReference] = ubl.referencedDocuments;
@@ -102,6 +113,7 @@ export function dianColumns(ubl: UblDocument) {
     exchange_source_currency: ubl.exchangeRate?.sourceCurrency ?? null,
     exchange_target_currency: ubl.exchangeRate?.targetCurrency ?? null,
     exchange_rate_date: ubl.exchangeRate?.date ?? null,
+    warnings: JSON.stringify(totalsInconsistencies(ubl)),
   };
 }
 
@@ -136,6 +148,8 @@ export function createDocumentsRepository(db: Database) {
       if (filters.synced !== undefined) query.where('d.synced', filters.synced);
       if (filters.contactId !== undefined) query.where('d.contact_id', filters.contactId);
       if (filters.kind) query.where('d.kind', filters.kind);
+      if (filters.hasWarnings === true) query.whereRaw(`jsonb_array_length(d.warnings) > 0`);
+      if (filters.hasWarnings === false) query.whereRaw(`COALESCE(jsonb_array_length(d.warnings), 0) = 0`);
       if (after) query.whereRaw('(d.issued_at, d.id) < (?::timestamptz, ?)', after);
       return query;
     },
@@ -148,7 +162,8 @@ export function createDocumentsRepository(db: Database) {
      * DIAN documents whose original has not been read by this version of the parser and is
      * stored, by id: imported before migration 20261125120000 (their tax breakdown, NULL, was
      * never recorded; those imported before 20261123080000 lack their type code too) or before
-     * 20261125140000 (their DIAN environment, NULL, was never recorded).
+     * 20261125140000 (their DIAN environment, NULL, was never recorded) or 20261125170000 (their
+     * totals, warnings NULL, were never checked).
      */
     unclassified(afterId: number, limit: number, companyId?: number): Promise<UnclassifiedDocument[]> {
       return db('documents')
@@ -156,7 +171,7 @@ export function createDocumentsRepository(db: Database) {
           if (companyId !== undefined) query.where({ company_id: companyId });
         })
         .whereNotNull('cufe')
-        .where((unread) => unread.whereNull('taxes').orWhereNull('dian_environment'))
+        .where((unread) => unread.whereNull('taxes').orWhereNull('dian_environment').orWhereNull('warnings'))
         .whereNotNull('original_blob_key')
         .where('id', '>', afterId)
         .orderBy('id')

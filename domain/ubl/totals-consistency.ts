@@ -8,9 +8,9 @@
 import { absoluteDecimal, compareDecimals, subtractDecimals, sumDecimals } from './amounts';
 import type { UblDocument } from './types';
 
-export type TotalsWarningCode = 'line_extension_mismatch' | 'tax_inclusive_mismatch' | 'payable_amount_mismatch';
+export const TOTALS_WARNING_CODES = ['line_extension_mismatch', 'tax_inclusive_mismatch', 'payable_amount_mismatch'] as const;
 
-export const TOTALS_WARNING_CODES: readonly TotalsWarningCode[] = ['line_extension_mismatch', 'tax_inclusive_mismatch', 'payable_amount_mismatch'];
+export type TotalsWarningCode = (typeof TOTALS_WARNING_CODES)[number];
 
 export type TotalsWarning = { code: TotalsWarningCode; message: string };
 

@@ -268,7 +268,7 @@ test('contacts: the full schema by id and a paginated list per company', async (
   t.like(contact.body, { id_number: '800197268', dv: '4', id_type: '31', name: 'Proveedor Demo S.A.S.' });
 });
 
-test('list filters: dates (Colombian days), synced, contact_id, kind; invalid values are 400', async (t) => {
+test('list filters: dates (Colombian days), synced, contact_id, kind, has_warnings; invalid values are 400', async (t) => {
   const base = `/v1/companies/${companyA.id}/invoices`;
   const ids = async (query: string) => (await get(`${base}?${query}`)).body.data.map((d: { id: number }) => d.id);
   t.deepEqual(await ids('issued_from=2026-11-03'), [demoA.invoiceFromXml]);
@@ -277,9 +277,11 @@ test('list filters: dates (Colombian days), synced, contact_id, kind; invalid va
   t.deepEqual(await ids('synced=true'), []);
   t.is((await ids('synced=false')).length, 2);
   t.deepEqual(await ids('kind=sale'), []);
+  t.deepEqual(await ids('has_warnings=true'), [], "the demo's invoices add up");
+  t.is((await ids('has_warnings=false')).length, 2);
   const contact = await api.database.db('contacts').where({ company_id: companyA.id }).first('id');
   t.is((await ids(`contact_id=${contact.id}`)).length, 2);
-  for (const [query, param] of [['issued_from=2026-13-01', 'issued_from'], ['issued_to=yesterday', 'issued_to'], ['synced=maybe', 'synced'], ['contact_id=x', 'contact_id'], ['kind=gift', 'kind'], ['issued_to=2026-02-29', 'issued_to'], ['issued_from=0000-01-01', 'issued_from'], ['contact_id=99999999999999999', 'contact_id'], ['limit=', 'limit']]) {
+  for (const [query, param] of [['issued_from=2026-13-01', 'issued_from'], ['issued_to=yesterday', 'issued_to'], ['synced=maybe', 'synced'], ['contact_id=x', 'contact_id'], ['kind=gift', 'kind'], ['has_warnings=maybe', 'has_warnings'], ['issued_to=2026-02-29', 'issued_to'], ['issued_from=0000-01-01', 'issued_from'], ['contact_id=99999999999999999', 'contact_id'], ['limit=', 'limit']]) {
     const result = await get(`${base}?${query}`);
     t.is(result.status, 400, query);
     t.is(result.body.error.param, param, query);

@@ -14,13 +14,17 @@ export const documentFilterQuery = z.object({
   synced: z.enum(['true', 'false'], { error: 'synced must be true or false.' }).optional(),
   contact_id: idParam.optional(),
   kind: z.enum(['purchase', 'sale'], { error: 'kind must be purchase or sale.' }).optional(),
+  has_warnings: z
+    .enum(['true', 'false'], { error: 'has_warnings must be true or false.' })
+    .meta({ description: 'true: only documents with warnings (totals that contradict each other); false: only those without any (consistent, or never checked).' })
+    .optional(),
 });
 
 const dayStart = (value: string) => new Date(`${value}T00:00:00${BOGOTA_OFFSET}`);
 
 /**
  * The list filters: issued_from / issued_to (Colombian calendar dates, inclusive), synced,
- * contact_id, kind. Returns the filters and a canonical string that binds cursors to them.
+ * contact_id, kind, has_warnings. Returns the filters and a canonical string that binds cursors to them.
  */
 export function readDocumentFilters(query: Record<string, unknown>): { filters: DocumentFilters; canonical: string } {
   const input = parseQuery(documentFilterQuery, query);
@@ -30,6 +34,9 @@ export function readDocumentFilters(query: Record<string, unknown>): { filters: 
   if (input.synced !== undefined) filters.synced = input.synced === 'true';
   if (input.contact_id !== undefined) filters.contactId = input.contact_id;
   if (input.kind !== undefined) filters.kind = input.kind;
-  const canonical = [input.issued_from ?? '', input.issued_to ?? '', input.synced ?? '', input.contact_id ?? '', input.kind ?? ''].join('|');
+  if (input.has_warnings !== undefined) filters.hasWarnings = input.has_warnings === 'true';
+  // has_warnings joins only when given, so a cursor issued before the filter existed still reads.
+  const given = input.has_warnings === undefined ? [] : [input.has_warnings];
+  const canonical = [input.issued_from ?? '', input.issued_to ?? '', input.synced ?? '', input.contact_id ?? '', input.kind ?? '', ...given].join('|');
   return { filters, canonical };
 }

@@ -31,6 +31,7 @@ export function presentDocument(row: DocumentRow): DocumentOut {
     currency: row.currency,
     ...presentDianType(row),
     ...presentAccounting(documentAccounting(row)),
+    warnings: row.warnings === null ? null : row.warnings.map((warning) => ({ code: warning.code, message: warning.message })),
     synced: row.synced,
     synced_at: row.synced_at ? row.synced_at.toISOString() : null,
     export: row.export_integration

@@ -1,0 +1,101 @@
+import test from 'ava';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { bearer, seedCompany, seedKey, startTestApi, type TestApi } from '../support/api';
+import { FIXTURES, OWN_FIXTURES, upload, waitForImport } from '../support/ingestion';
+import { startTestWorker, type TestWorker } from '../support/worker';
+import { reclassifyFromOriginals } from '../../services/reclassify-documents';
+
+// Decision 0029, end to end through the real upload API and worker: every real DIAN document of
+// the fixtures imports with no warning; one whose PayableAmount was altered is imported all the
+// same, shows its figures as written, and carries a payable_amount_mismatch warning a client can
+// filter on.
+let api: TestApi;
+let worker: TestWorker;
+let key: string;
+const companies: Record<string, { id: number }> = {};
+/** The buyer of each fixture (the company it imports into): 900108281 unless named here. */
+const BUYERS: Record<string, string> = { 'toolbox-free-samples.xml': '154698949', 'toolbox-other-currency.xml': '154698949', 'attached-document-volt.xml': '161803398875' };
+const COLLECTIONS: Record<string, string> = { credit_note: 'credit-notes', debit_note: 'debit-notes', electronic_invoice: 'invoices' };
+const imported: { name: string; companyId: number; collection: string; id: number }[] = [];
+
+const SETP_CUFE = '941cf36af62dbbc06f105d2a80e9bfe683a90e84960eae4d351cc3afbe8f848c26c39bac4fbc80fa254824c6369ea694';
+/** invoice-signed-setp.xml with its PayableAmount raised by 100.00 (and another CUFE, so it is a document of its own). */
+const altered = readFileSync(path.join(FIXTURES, 'invoice-signed-setp.xml'), 'utf8')
+  .replace('<cbc:PayableAmount currencyID="COP">14024.07</cbc:PayableAmount>', '<cbc:PayableAmount currencyID="COP">14124.07</cbc:PayableAmount>')
+  .replaceAll(SETP_CUFE, 'a'.repeat(96));
+let alteredId: number;
+
+async function get(url: string) {
+  const response = await fetch(`${api.url}${url}`, { headers: bearer(key) });
+  return { status: response.status, body: (await response.json()) as Record<string, any> };
+}
+
+async function importFile(name: string, bytes: Buffer, buyer: string) {
+  const companyId = companies[buyer].id;
+  const accepted = await upload(api.url, key, companyId, { name, bytes });
+  const file = await waitForImport(api.url, key, companyId, accepted.body.id);
+  if (file.status !== 'DONE') throw new Error(`${name}: ${JSON.stringify(file.error)}`);
+  const [document] = file.documents;
+  return { companyId, collection: COLLECTIONS[document.kind], id: document.id as number };
+}
+
+test.before(async () => {
+  api = await startTestApi();
+  worker = await startTestWorker(api.database, api.config);
+  for (const nit of ['900108281', '154698949', '161803398875']) companies[nit] = await seedCompany(api.database, `Comprador ${nit}`, nit);
+  key = (await seedKey(api.database, { scopes: ['documents:read', 'documents:write'], role: 'admin' })).key;
+  for (const dir of [FIXTURES, OWN_FIXTURES]) {
+    for (const name of readdirSync(dir).filter((entry) => entry.endsWith('.xml'))) {
+      imported.push({ name, ...(await importFile(name, readFileSync(path.join(dir, name)), BUYERS[name] ?? '900108281')) });
+    }
+  }
+  alteredId = (await importFile('altered-payable.xml', Buffer.from(altered), '900108281')).id;
+});
+test.after.always(async () => {
+  await worker?.stop();
+  await api?.close();
+});
+
+test.serial('every real DIAN document of the fixtures is imported with an empty warnings list', async (t) => {
+  t.true(imported.length >= 12);
+  for (const document of imported) {
+    const { status, body } = await get(`/v1/companies/${document.companyId}/${document.collection}/${document.id}`);
+    t.is(status, 200, document.name);
+    t.deepEqual(body.warnings, [], document.name);
+  }
+});
+
+test.serial('an altered PayableAmount is imported as written and flagged payable_amount_mismatch', async (t) => {
+  const company = companies['900108281'].id;
+  const { body } = await get(`/v1/companies/${company}/invoices/${alteredId}`);
+  t.like(body, { cufe: 'a'.repeat(96), number: 'SETP990000002', sub_total: '12600.06', total: '14124.07', tax_total: '2424.01', prepaid_amount: '1000.00' });
+  t.deepEqual(body.warnings, [
+    {
+      code: 'payable_amount_mismatch',
+      message: 'PayableAmount is 14124.07 but TaxInclusiveAmount − AllowanceTotalAmount + ChargeTotalAmount − PrepaidAmount + PayableRoundingAmount is 14024.07 (a difference of 100.00)',
+    },
+  ]);
+});
+
+test.serial('has_warnings filters the list: true only the flagged document, false all the others; any other value is 400', async (t) => {
+  const company = companies['900108281'].id;
+  const flagged = await get(`/v1/companies/${company}/invoices?has_warnings=true`);
+  t.deepEqual(flagged.body.data.map((document: { id: number }) => document.id), [alteredId]);
+  const clean = await get(`/v1/companies/${company}/invoices?has_warnings=false`);
+  const all = await get(`/v1/companies/${company}/invoices`);
+  t.deepEqual(clean.body.data.map((document: { id: number }) => document.id), all.body.data.map((document: { id: number }) => document.id).filter((id: number) => id !== alteredId));
+  const bad = await get(`/v1/companies/${company}/invoices?has_warnings=yes`);
+  t.is(bad.status, 400);
+  t.is(bad.body.error.param, 'has_warnings');
+});
+
+test.serial('a document stored before the check shows warnings null until reclassify re-reads its original', async (t) => {
+  const company = companies['900108281'].id;
+  await api.database.db('documents').whereIn('id', [alteredId]).update({ warnings: null });
+  t.is((await get(`/v1/companies/${company}/invoices/${alteredId}`)).body.warnings, null);
+  t.deepEqual((await get(`/v1/companies/${company}/invoices?has_warnings=true`)).body.data, [], 'never checked is not flagged');
+  const outcome = await reclassifyFromOriginals({ repositories: api.dependencies.repositories, blobStore: api.dependencies.blobStore }, { companyId: company });
+  t.like(outcome, { examined: 1, updated: 1 });
+  t.deepEqual((await get(`/v1/companies/${company}/invoices/${alteredId}`)).body.warnings.map((warning: { code: string }) => warning.code), ['payable_amount_mismatch']);
+});
