@@ -12,6 +12,11 @@ export async function up(knex: Knex): Promise<void> {
   await knex.schema.alterTable('documents', (t) => {
     t.jsonb('warnings');
   });
+  // has_warnings=true pages through the few flagged documents by themselves, not through every
+  // document of the company filtered one by one (the list's keyset order, documents_company_type_page).
+  await knex.raw(
+    'CREATE INDEX documents_company_type_warned_page ON documents (company_id, document_type, issued_at DESC, id DESC) WHERE jsonb_array_length(warnings) > 0',
+  );
 }
 
 export async function down(): Promise<void> {

@@ -148,6 +148,7 @@ export function createDocumentsRepository(db: Database) {
       if (filters.synced !== undefined) query.where('d.synced', filters.synced);
       if (filters.contactId !== undefined) query.where('d.contact_id', filters.contactId);
       if (filters.kind) query.where('d.kind', filters.kind);
+      // The partial index documents_company_type_warned_page has this predicate word for word.
       if (filters.hasWarnings === true) query.whereRaw(`jsonb_array_length(d.warnings) > 0`);
       if (filters.hasWarnings === false) query.whereRaw(`COALESCE(jsonb_array_length(d.warnings), 0) = 0`);
       if (after) query.whereRaw('(d.issued_at, d.id) < (?::timestamptz, ?)', after);

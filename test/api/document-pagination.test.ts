@@ -134,3 +134,15 @@ test('the list query pages on the index, never with OFFSET', async (t) => {
   t.regex(text, /Index Scan using documents_company_type_page/);
   t.notRegex(text, /Sort/);
 });
+
+test('has_warnings=true pages on the flagged documents\' own index', async (t) => {
+  await api.database.db.raw('ANALYZE documents');
+  const plan = await api.database.db.raw(
+    `EXPLAIN SELECT * FROM documents d WHERE d.company_id = ? AND d.document_type = 'electronic_invoice' AND jsonb_array_length(d.warnings) > 0
+       AND (d.issued_at, d.id) < (now(), 999999) ORDER BY d.issued_at DESC, d.id DESC LIMIT 51`,
+    [company.id],
+  );
+  const text = plan.rows.map((row: { 'QUERY PLAN': string }) => row['QUERY PLAN']).join('\n');
+  t.regex(text, /Index Scan using documents_company_type_warned_page/);
+  t.notRegex(text, /Sort/);
+});
