@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import type { Middleware } from 'koa';
+import type { Context, Middleware } from 'koa';
 import type { Logger } from 'pino';
 import { IDEMPOTENCY_WINDOW, type HeldClaim, type IdempotentRequestsRepository } from '../../db/repositories/idempotent-requests';
 import type { SecretBox } from '../../domain/secret-box';
@@ -20,7 +20,8 @@ type StoredAnswer = { body: unknown; location?: string };
  * client can retry a POST whose answer it lost. The same key with another request (path or
  * body) is 409 idempotency_key_reused; while the first still runs, 409 idempotency_key_in_use.
  * A request that fails (4xx, 5xx, a lost dependency) keeps nothing: a retry runs it again.
- * Uploads (multipart) hold their key with the file itself (api/v1/files/routes.ts).
+ * Uploads (multipart) hold their key with the file itself (api/v1/files/routes.ts); another
+ * route reading a multipart body runs it through onceIfIdempotent once it has read it.
  */
 export function idempotentRequests(
   deps: {
@@ -41,12 +42,21 @@ export function idempotentRequests(
     if (typeof sent !== 'string' || !IDEMPOTENCY_KEY.test(sent)) {
       throw new ApiError(400, 'invalid_parameter', 'Idempotency-Key must be given once, as 1 to 255 printable ASCII characters.', 'Idempotency-Key');
     }
-    // An upload's body is read by its route, which holds the key with the file (uploads).
-    if (MULTIPART.test(ctx.get('Content-Type')) && routeAcceptsMultipart(ctx)) return next();
+    // A multipart body is read by its route, after this middleware: the route runs its request
+    // through runOnce with what it read (an upload holds its key with the file instead).
+    if (MULTIPART.test(ctx.get('Content-Type')) && routeAcceptsMultipart(ctx)) {
+      (ctx.state as IdempotencyState).idempotentOnce = (request, work) => runOnce(ctx, sent, request, work);
+      return next();
+    }
+    return runOnce(ctx, sent, ctx.request.body ?? {}, next);
+  };
+
+  /** Runs `work` once per key: the first time, or never again while its answer is kept (see above). */
+  async function runOnce(ctx: Context, sent: string, request: unknown, work: () => Promise<unknown>): Promise<void> {
     const apiKeyId = (ctx.state as AuthState).apiKey.id;
     // No POST reads a query string, and the router takes a trailing slash: neither makes another request.
     const requestLine = `POST ${ctx.path.replace(/(.)\/+$/, '$1')}`;
-    const fingerprint = createHmac('sha256', fingerprintKey).update(`${requestLine}\n${canonicalJson(ctx.request.body ?? {})}`).digest('hex');
+    const fingerprint = createHmac('sha256', fingerprintKey).update(`${requestLine}\n${canonicalJson(request)}`).digest('hex');
 
     const claim = await requests.claim(apiKeyId, sent, fingerprint, requestLine);
     let held: HeldClaim;
@@ -83,7 +93,7 @@ export function idempotentRequests(
     let kept = false;
     let keptLater: Promise<void> | null = null;
     try {
-      await next();
+      await work();
       const body: unknown = ctx.body;
       if (ctx.status >= 200 && ctx.status < 300 && isJsonValue(body)) {
         const answer: StoredAnswer = { body: body ?? null, ...(ctx.response.get('Location') ? { location: ctx.response.get('Location') } : {}) };
@@ -111,7 +121,21 @@ export function idempotentRequests(
       // Nothing to replay: a retry with the key runs the request again.
       if (!kept) await requests.release(apiKeyId, held).catch(() => undefined);
     }
-  };
+  }
+}
+
+/**
+ * What a route that reads its own multipart body finds in ctx.state when the request carries an
+ * Idempotency-Key: it runs the rest of the request through it, with what it read as the request
+ * (its fields, and a digest of its file), so that a retry replays the first answer.
+ */
+export type IdempotencyState = { idempotentOnce?: (request: unknown, work: () => Promise<unknown>) => Promise<void> };
+
+/** Runs `work` through the request's Idempotency-Key when it carries one (IdempotencyState), else as it is. */
+export async function onceIfIdempotent(ctx: Context, request: unknown, work: () => Promise<unknown>): Promise<void> {
+  const once = (ctx.state as IdempotencyState).idempotentOnce;
+  if (once) await once(request, work);
+  else await work();
 }
 
 /** Keeping an answer after a failure: 1 s doubling to 30 s, for about 10 minutes. */

@@ -62,6 +62,34 @@ test.serial('a run from an uploaded "documentos recibidos" CSV imports the liste
   t.is(imported.data.dian_importation_id, accepted.id);
 });
 
+test.serial('a run from an uploaded file keeps its Idempotency-Key: a retry replays the first answer, another file with the key is 409', async (t) => {
+  const post = (csv: string, key: string) => {
+    const form = new FormData();
+    form.append('begin_date', '2019-01-01');
+    form.append('end_date', '2019-12-31');
+    form.append('document_type', 'invoice');
+    form.append('file', new Blob([csv], { type: 'text/csv' }), 'documentos-recibidos.csv');
+    return fetch(`${world.api.url}${runsPath()}`, { method: 'POST', headers: { ...bearer(world.key), 'Idempotency-Key': key }, body: form });
+  };
+  const csv = `CUFE/CUDE\n${cufeOf('invoice-signed-setp.xml')}`;
+  const runsBefore = await world.api.database.db('dian_imports').where({ company_id: world.company.id }).count<{ count: string }[]>('id as count').first();
+  const first = await post(csv, 'dian-run-1');
+  const firstBody = (await first.json()) as Record<string, any>;
+  t.is(first.status, 202, JSON.stringify(firstBody));
+  // Before 2026-11-25 the key of a multipart run was ignored: the retry started a second run.
+  const retry = await post(csv, 'dian-run-1');
+  t.is(retry.status, 202);
+  t.is(retry.headers.get('idempotent-replayed'), 'true');
+  t.deepEqual(((await retry.json()) as Record<string, any>).id, firstBody.id);
+  t.is(retry.headers.get('location'), `${runsPath()}/${firstBody.id}`);
+  const other = await post(`${csv}\n${cufeOf('creditnote-usd.xml')}`, 'dian-run-1');
+  t.is(other.status, 409);
+  t.is(((await other.json()) as { error: { code: string } }).error.code, 'idempotency_key_reused');
+  const runsAfter = await world.api.database.db('dian_imports').where({ company_id: world.company.id }).count<{ count: string }[]>('id as count').first();
+  t.is(Number(runsAfter?.count) - Number(runsBefore?.count), 1, 'one run for the key');
+  await waitForRun(firstBody.id);
+});
+
 test.serial('a run by date range lists DIAN (simulator) and skips what the company already has', async (t) => {
   const before = await documentCount();
   const accepted = await world.call('POST', runsPath(), { begin_date: '2019-01-01', end_date: '2024-12-31', document_type: 'all' });

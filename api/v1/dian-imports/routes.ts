@@ -1,8 +1,12 @@
+import { createHash } from 'node:crypto';
 import type Router from '@koa/router';
+import type { Context } from 'koa';
 import { createRouter } from '../../router';
+import type { CompanyRow } from '../../../db/repositories/companies';
 import type { ApiDependencies } from '../../app-context';
 import { requireScope } from '../../middleware/authenticate';
 import { acceptsMultipart } from '../../middleware/json-body';
+import { onceIfIdempotent } from '../../middleware/idempotent-requests';
 import { loadCompany, parseIdParam, type CompanyState } from '../../middleware/company-scope';
 import { ApiError, invalidParameter, notFound } from '../../errors';
 import { answerAccepted } from '../../accepted';
@@ -32,13 +36,15 @@ export function dianImportsRoutes(deps: ApiDependencies): Router {
 
   router.post('/companies/:company_id/dian-imports', requireScope('documents:write'), acceptsMultipart, company, async (ctx) => {
     const { company: owner } = ctx.state as CompanyState;
-    let body: unknown = ctx.request.body;
-    let cufesFromFile: Buffer | null = null;
-    if (/^multipart\/form-data/i.test(ctx.get('Content-Type'))) {
-      const upload = await readMultipartFile(ctx.req, ctx.get('Content-Type'), MAX_FILE_BYTES, config.http.bodyPace);
-      body = upload.fields;
-      cufesFromFile = upload.bytes;
-    }
+    if (!/^multipart\/form-data/i.test(ctx.get('Content-Type'))) return requestRun(ctx, owner, ctx.request.body, null);
+    const upload = await readMultipartFile(ctx.req, ctx.get('Content-Type'), MAX_FILE_BYTES, config.http.bodyPace);
+    // Read after the Idempotency-Key middleware: the key's request is the fields and the file's digest.
+    const request = { ...upload.fields, file_sha256: createHash('sha256').update(upload.bytes).digest('hex') };
+    await onceIfIdempotent(ctx, request, () => requestRun(ctx, owner, upload.fields, upload.bytes));
+  });
+
+  /** Checks, records and starts one run; answers 202 with it. */
+  async function requestRun(ctx: Context, owner: CompanyRow, body: unknown, cufesFromFile: Buffer | null): Promise<void> {
     const input = parseBody(dianImportIn, body);
     const days = daysInRange(input.begin_date, input.end_date);
     if (!cufesFromFile && days > MAX_LISTED_RANGE_DAYS) {
@@ -84,7 +90,7 @@ export function dianImportsRoutes(deps: ApiDependencies): Router {
       throw error;
     }
     answerAccepted(ctx, `/v1/companies/${owner.id}/dian-imports/${run.id}`, presentDianImport(run));
-  });
+  }
 
   router.get('/companies/:company_id/dian-imports', requireScope('documents:read'), company, async (ctx) => {
     const { company: owner } = ctx.state as CompanyState;
