@@ -53,7 +53,12 @@ function finding(code: TotalsWarningCode, writtenName: string, written: string, 
  *   TaxTotal/RoundingAmount is informative, see docs/ingestion.md);
  * - payable_amount_mismatch: PayableAmount ≠ TaxInclusiveAmount − AllowanceTotalAmount +
  *   ChargeTotalAmount − PrepaidAmount + PayableRoundingAmount (FAU14; withholdings are not
- *   deducted). An absent total counts as the sum of its list (the API shows the same), else 0.
+ *   deducted), nor that same sum without deducting PrepaidAmount: DIAN's own example deducts
+ *   the advance, while software authorised for Anexo 1.9 reports it and leaves the payable whole
+ *   (Odoo's l10n_co_dian, which documents DIAN's validator as checking PayableAmount =
+ *   TaxInclusiveAmount − AllowanceTotalAmount + ChargeTotalAmount, "PrepaidAmount is not used").
+ *   Flagging either would mislead. An absent total counts as the sum of its list (the API shows
+ *   the same), else 0.
  * Without a TaxInclusiveAmount the last two cannot be checked and are not.
  */
 export function totalsInconsistencies(totals: MonetaryTotals): TotalsWarning[] {
@@ -74,17 +79,19 @@ export function totalsInconsistencies(totals: MonetaryTotals): TotalsWarning[] {
   const allowances = totals.allowanceTotalAmount ?? listed(false);
   const charges = totals.chargeTotalAmount ?? listed(true);
   const prepaid = totals.prepaidAmount ?? sumDecimals(totals.prepaidPayments.map((payment) => payment.paidAmount));
-  const payable = sumDecimals([taxInclusive, charges, totals.payableRoundingAmount ?? '0', subtractDecimals('0', allowances), subtractDecimals('0', prepaid)]);
-  if (disagree(totals.total, payable)) {
-    warnings.push(
-      finding(
-        'payable_amount_mismatch',
-        'PayableAmount',
-        totals.total,
-        'TaxInclusiveAmount − AllowanceTotalAmount + ChargeTotalAmount − PrepaidAmount + PayableRoundingAmount',
-        payable,
-      ),
+  const beforePrepaid = sumDecimals([taxInclusive, charges, totals.payableRoundingAmount ?? '0', subtractDecimals('0', allowances)]);
+  const payable = subtractDecimals(beforePrepaid, prepaid);
+  if (disagree(totals.total, payable) && disagree(totals.total, beforePrepaid)) {
+    const warning = finding(
+      'payable_amount_mismatch',
+      'PayableAmount',
+      totals.total,
+      'TaxInclusiveAmount − AllowanceTotalAmount + ChargeTotalAmount − PrepaidAmount + PayableRoundingAmount',
+      payable,
     );
+    // With an advance there were two readings to miss: name the second too.
+    if (compareDecimals(prepaid, '0') !== 0) warning.message += `, and ${beforePrepaid} without deducting PrepaidAmount`;
+    warnings.push(warning);
   }
   return warnings;
 }

@@ -73,7 +73,7 @@ test.serial('an altered PayableAmount is imported as written and flagged payable
   t.deepEqual(body.warnings, [
     {
       code: 'payable_amount_mismatch',
-      message: 'PayableAmount is 14124.07 but TaxInclusiveAmount − AllowanceTotalAmount + ChargeTotalAmount − PrepaidAmount + PayableRoundingAmount is 14024.07 (a difference of 100.00)',
+      message: 'PayableAmount is 14124.07 but TaxInclusiveAmount − AllowanceTotalAmount + ChargeTotalAmount − PrepaidAmount + PayableRoundingAmount is 14024.07 (a difference of 100.00), and 15024.07 without deducting PrepaidAmount',
     },
   ]);
 });

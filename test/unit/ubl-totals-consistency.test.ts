@@ -43,8 +43,37 @@ test('a PayableAmount that does not follow from the other totals is payable_amou
   t.deepEqual(warnings.map((warning) => warning.code), ['payable_amount_mismatch']);
   t.is(
     warnings[0].message,
-    'PayableAmount is 719100.00 but TaxInclusiveAmount − AllowanceTotalAmount + ChargeTotalAmount − PrepaidAmount + PayableRoundingAmount is 709100.00 (a difference of 10000.00)',
+    'PayableAmount is 719100.00 but TaxInclusiveAmount − AllowanceTotalAmount + ChargeTotalAmount − PrepaidAmount + PayableRoundingAmount is 709100.00 (a difference of 10000.00), and 809100.00 without deducting PrepaidAmount',
   );
+  const withoutAdvance = totalsInconsistencies({ ...consistent, prepaidAmount: null, prepaidPayments: [], total: '819100.00' });
+  t.is(
+    withoutAdvance[0].message,
+    'PayableAmount is 819100.00 but TaxInclusiveAmount − AllowanceTotalAmount + ChargeTotalAmount − PrepaidAmount + PayableRoundingAmount is 809100.00 (a difference of 10000.00)',
+  );
+});
+
+test('an advance reported in PrepaidAmount but left in PayableAmount is no inconsistency (as Anexo 1.9 software writes it)', (t) => {
+  // Odoo's l10n_co_dian, partially paid invoice: TaxInclusiveAmount 4115065.06, two PrepaidPayment
+  // (1000000.00 + 391910.96) summed in PrepaidAmount, PayableAmount 4115065.06.
+  const advanceNotDeducted: MonetaryTotals = {
+    subTotal: '3919109.58',
+    taxInclusiveAmount: '4115065.06',
+    total: '4115065.06',
+    allowanceTotalAmount: null,
+    chargeTotalAmount: null,
+    prepaidAmount: '1391910.96',
+    payableRoundingAmount: null,
+    taxes: [{ taxAmount: '195955.48' }],
+    lines: [{ lineExtensionAmount: '3919109.58' }],
+    allowanceCharges: [],
+    prepaidPayments: [{ paidAmount: '1000000.00' }, { paidAmount: '391910.96' }],
+  };
+  t.deepEqual(totalsInconsistencies(advanceNotDeducted), []);
+  // DIAN's own example deducts it: that reading stays consistent too.
+  t.deepEqual(totalsInconsistencies({ ...advanceNotDeducted, total: '2723154.10' }), []);
+  // Between the two readings, or beyond both, is still flagged.
+  t.deepEqual(totalsInconsistencies({ ...advanceNotDeducted, total: '3500000.00' }).map((warning) => warning.code), ['payable_amount_mismatch']);
+  t.deepEqual(totalsInconsistencies({ ...advanceNotDeducted, total: '4116065.06' }).map((warning) => warning.code), ['payable_amount_mismatch']);
 });
 
 test('withholdings are not deducted from PayableAmount: a total net of them is flagged', (t) => {

@@ -86,7 +86,7 @@ export const documentOut = z
         z.object({
           code: z.enum(TOTALS_WARNING_CODES).meta({
             description:
-              "line_extension_mismatch: LineExtensionAmount is not the sum of the lines'; tax_inclusive_mismatch: TaxInclusiveAmount is not LineExtensionAmount + the taxes; payable_amount_mismatch: PayableAmount is not TaxInclusiveAmount − AllowanceTotalAmount + ChargeTotalAmount − PrepaidAmount + PayableRoundingAmount.",
+              "line_extension_mismatch: LineExtensionAmount is not the sum of the lines'; tax_inclusive_mismatch: TaxInclusiveAmount is not LineExtensionAmount + the taxes; payable_amount_mismatch: PayableAmount is not TaxInclusiveAmount − AllowanceTotalAmount + ChargeTotalAmount − PrepaidAmount + PayableRoundingAmount, nor that sum with the advance left undeducted.",
           }),
           message: z.string().meta({ description: 'Names the two figures that disagree and their difference.' }),
         }),
