@@ -4,6 +4,7 @@
  */
 import { rateToCop, toCop, COP } from '../documents/cop-equivalents';
 import type { UblDocument, UblLine, UblTax } from '../ubl/types';
+import { leavesPrepaidUndeducted } from '../ubl/totals-consistency';
 import { formatTaxScheme } from './format';
 import { SHADE, baselineOffset, drawLine, lineHeight, wrapText, type PageFlow, type TextStyle } from './layout';
 import { formatAmount, formatMoney, formatPercent, formatQuantity } from './money';
@@ -77,7 +78,7 @@ function payableAdjustments(document: UblDocument): { label: string; amount: str
   const adjustments = [
     { label: '(-) Descuentos', amount: document.allowanceTotalAmount },
     { label: '(+) Cargos', amount: document.chargeTotalAmount },
-    { label: '(-) Anticipos', amount: document.prepaidAmount },
+    { label: '(-) Anticipos', amount: leavesPrepaidUndeducted(document) ? null : document.prepaidAmount },
     { label: 'Redondeo', amount: document.payableRoundingAmount },
   ];
   return adjustments.filter((entry): entry is { label: string; amount: string } => entry.amount !== null && !isZero(entry.amount));
@@ -92,6 +93,8 @@ function totalRows(document: UblDocument): TotalRow[] {
   // Without these rows a discount, a charge or an advance payment leaves the total to pay unexplained.
   for (const { label, amount } of payableAdjustments(document)) rows.push({ label, value: money(amount) });
   rows.push({ label: 'Total a pagar', value: money(document.total), strong: true });
+  // An advance the supplier reports but did not deduct (its total to pay includes it): told, not subtracted.
+  if (leavesPrepaidUndeducted(document) && document.prepaidAmount !== null) rows.push({ label: 'Anticipos (no descontados)', value: money(document.prepaidAmount) });
   // A document in another currency: what it is in pesos at its own PaymentExchangeRate (as the API's cop_equivalents).
   const rate = rateToCop(document.currency, document.exchangeRate);
   if (rate !== null) rows.push({ label: 'Equivalente en pesos', value: formatMoney(toCop(document.total, rate), COP) });

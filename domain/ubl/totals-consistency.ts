@@ -75,12 +75,7 @@ export function totalsInconsistencies(totals: MonetaryTotals): TotalsWarning[] {
     warnings.push(finding('tax_inclusive_mismatch', 'TaxInclusiveAmount', taxInclusive, 'LineExtensionAmount + the taxes (TaxTotal)', withTaxes));
   }
 
-  const listed = (charge: boolean) => sumDecimals(totals.allowanceCharges.filter((entry) => entry.chargeIndicator === charge).map((entry) => entry.amount));
-  const allowances = totals.allowanceTotalAmount ?? listed(false);
-  const charges = totals.chargeTotalAmount ?? listed(true);
-  const prepaid = totals.prepaidAmount ?? sumDecimals(totals.prepaidPayments.map((payment) => payment.paidAmount));
-  const beforePrepaid = sumDecimals([taxInclusive, charges, totals.payableRoundingAmount ?? '0', subtractDecimals('0', allowances)]);
-  const payable = subtractDecimals(beforePrepaid, prepaid);
+  const { prepaid, beforePrepaid, deductingPrepaid: payable } = payableReadings(totals, taxInclusive);
   if (disagree(totals.total, payable) && disagree(totals.total, beforePrepaid)) {
     const warning = finding(
       'payable_amount_mismatch',
@@ -94,4 +89,29 @@ export function totalsInconsistencies(totals: MonetaryTotals): TotalsWarning[] {
     warnings.push(warning);
   }
   return warnings;
+}
+
+/**
+ * PayableAmount as DIAN's formula gives it (FAU14): with the advance (PrepaidAmount) deducted, and
+ * before deducting it, the two readings totalsInconsistencies accepts. An absent total counts as
+ * the sum of its list, else 0.
+ */
+function payableReadings(totals: MonetaryTotals, taxInclusive: string): { prepaid: string; beforePrepaid: string; deductingPrepaid: string } {
+  const listed = (charge: boolean) => sumDecimals(totals.allowanceCharges.filter((entry) => entry.chargeIndicator === charge).map((entry) => entry.amount));
+  const allowances = totals.allowanceTotalAmount ?? listed(false);
+  const charges = totals.chargeTotalAmount ?? listed(true);
+  const prepaid = totals.prepaidAmount ?? sumDecimals(totals.prepaidPayments.map((payment) => payment.paidAmount));
+  const beforePrepaid = sumDecimals([taxInclusive, charges, totals.payableRoundingAmount ?? '0', subtractDecimals('0', allowances)]);
+  return { prepaid, beforePrepaid, deductingPrepaid: subtractDecimals(beforePrepaid, prepaid) };
+}
+
+/**
+ * Whether the document reports an advance without deducting it from PayableAmount (the reading of
+ * software such as Odoo's, see totalsInconsistencies): its representation must not show the
+ * advance as subtracted on the way to a total to pay that still includes it.
+ */
+export function leavesPrepaidUndeducted(totals: MonetaryTotals): boolean {
+  if (totals.taxInclusiveAmount === null) return false;
+  const { prepaid, beforePrepaid, deductingPrepaid } = payableReadings(totals, totals.taxInclusiveAmount);
+  return compareDecimals(prepaid, '0') !== 0 && disagree(totals.total, deductingPrepaid) && !disagree(totals.total, beforePrepaid);
 }

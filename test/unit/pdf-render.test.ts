@@ -344,6 +344,14 @@ test('the totals show the discounts, charges, advance payments and rounding betw
   const zerosText = collapse((await pdfPagesText(await renderInvoicePdf(zeros, { generatedAt: GENERATED_AT })))[0]);
   t.false(/Descuentos|Cargos|Anticipos|Redondeo/.test(zerosText), 'zero amounts get no row');
   assertCleanLayout(t, await pdfWords(await renderInvoicePdf(adjusted, { generatedAt: GENERATED_AT })));
+
+  // An advance reported but not deducted (PayableAmount = TaxInclusiveAmount, as Odoo's DIAN module
+  // writes it): the rows must still add up to the total to pay, so the advance is told after it.
+  const undeducted = setpInvoice({ prepaidAmount: '1000.00', total: '15024.07' });
+  const undeductedText = collapse((await pdfPagesText(await renderInvoicePdf(undeducted, { generatedAt: GENERATED_AT })))[0]);
+  t.false(undeductedText.includes('(-) Anticipos'), undeductedText);
+  t.regex(undeductedText, /Total con impuestos .*Total a pagar .*Anticipos \(no descontados\)/, undeductedText);
+  t.true(undeductedText.includes('$ 15.024,07 COP'));
 });
 
 test('a document in another currency shows its exchange rate as written and the total to pay in pesos', async (t) => {

@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { absoluteDecimal, compareDecimals, subtractDecimals } from '../../domain/ubl/amounts';
 import { parseUbl } from '../../domain/ubl/parse';
-import { totalsInconsistencies, type MonetaryTotals } from '../../domain/ubl/totals-consistency';
+import { leavesPrepaidUndeducted, totalsInconsistencies, type MonetaryTotals } from '../../domain/ubl/totals-consistency';
 import { FIXTURES, OWN_FIXTURES } from '../support/ingestion';
 
 /** attached-contingency-inc.xml's figures: IVA 19 % and 5 %, INC 8 %, a discount, a charge, an advance and a payable rounding. */
@@ -74,6 +74,11 @@ test('an advance reported in PrepaidAmount but left in PayableAmount is no incon
   // Between the two readings, or beyond both, is still flagged.
   t.deepEqual(totalsInconsistencies({ ...advanceNotDeducted, total: '3500000.00' }).map((warning) => warning.code), ['payable_amount_mismatch']);
   t.deepEqual(totalsInconsistencies({ ...advanceNotDeducted, total: '4116065.06' }).map((warning) => warning.code), ['payable_amount_mismatch']);
+  // Which reading the document took (its PDF tells an undeducted advance after the total to pay).
+  t.true(leavesPrepaidUndeducted(advanceNotDeducted));
+  t.false(leavesPrepaidUndeducted({ ...advanceNotDeducted, total: '2723154.10' }));
+  t.false(leavesPrepaidUndeducted({ ...advanceNotDeducted, total: '3500000.00' }), 'neither reading: shown as written');
+  t.false(leavesPrepaidUndeducted({ ...advanceNotDeducted, prepaidAmount: '0.00', prepaidPayments: [] }), 'no advance');
 });
 
 test('withholdings are not deducted from PayableAmount: a total net of them is flagged', (t) => {
