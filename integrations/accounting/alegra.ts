@@ -316,6 +316,8 @@ export function createAlegraIntegration(settings: AlegraSettings): AccountingInt
       }
       const discounts = document.allowanceCharges.filter((entry) => !entry.charge);
       const observations = [
+        // A habilitación document is no real purchase: exported when asked (decision 0022), the accountant is told first.
+        document.dianEnvironment === 'testing' ? 'DOCUMENTO DE HABILITACIÓN DIAN (ambiente de pruebas): no es una compra real' : null,
         document.cufe ? `CUFE ${document.cufe}` : null,
         `Documento ${document.number ?? `#${document.id}`} importado automáticamente`,
         ...discounts.map((entry) => `Descuento a nivel de documento ${entry.amount} ${document.currency}${entry.reason ? ` (${entry.reason})` : ''}`),

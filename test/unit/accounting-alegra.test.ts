@@ -62,6 +62,7 @@ test('exports a bill: creates the provider once, reuses it, and sends the mapped
     t.like(bill, { date: '2026-03-01', dueDate: '2026-03-31', numberTemplate: { number: 'FEV-1001' }, provider: { id: fake.state.contacts[0].id } });
     t.is(bill.currency, undefined, 'COP is the account currency and is not sent');
     t.regex(bill.observations ?? '', /CUFE a{96}/);
+    t.notRegex(bill.observations ?? '', /HABILITACIÓN/);
     t.deepEqual(bill.purchases.categories, [
       { id: FAKE_CATEGORY_ID, price: 10000, quantity: 10, observations: 'Resma de papel carta', tax: [{ id: '1' }] },
       { id: FAKE_CATEGORY_ID, price: 50000, quantity: 1, observations: 'Libro contable' },
@@ -172,6 +173,16 @@ test('withholdings become the bill retentions, charges become lines, the exchang
     t.regex(bill.observations ?? '', /Anticipos 100\.00 USD/);
     t.regex(bill.observations ?? '', /Tasa de cambio 4012\.37 COP\/USD; total 4253112\.20 COP/);
     t.is(fake.state.requests.filter((request) => request.path === '/api/v1/retentions').length, 1, 'the retention list is read once');
+  } finally {
+    await fake.close();
+  }
+});
+
+test('a habilitación (testing) document is posted with its observations saying first that it is no real purchase', async (t) => {
+  const fake = await startFakeAlegra();
+  try {
+    await integration(fake).exportPurchase(purchase({ dianEnvironment: 'testing' }), { idempotencyKey: 'testing' });
+    t.regex(fake.state.bills[0].observations ?? '', /^DOCUMENTO DE HABILITACIÓN DIAN \(ambiente de pruebas\): no es una compra real · CUFE /);
   } finally {
     await fake.close();
   }
