@@ -5,6 +5,7 @@ import {
   assertSafeKey,
   BlobNotFoundError,
   BlobStoreFullError,
+  BlobStoreMisconfiguredError,
   BlobStoreUnavailableError,
   SIGNED_URL_TTL_SECONDS,
   type BlobStore,
@@ -27,6 +28,11 @@ export const STALE_TEMPORARY_MS = 60 * 60 * 1000;
 /** Errors of the filesystem that say nothing about the key: the store cannot work right now. */
 const UNAVAILABLE_CODES = new Set(['EACCES', 'EPERM', 'EROFS', 'EMFILE', 'ENFILE', 'EIO', 'EAGAIN', 'EBUSY', 'ETIMEDOUT', 'ESTALE', 'ENOTCONN', 'EHOSTDOWN', 'ENODEV', 'ENXIO']);
 const FULL_CODES = new Set(['ENOSPC', 'EDQUOT']);
+/**
+ * A file where the store expects a folder (BLOB_DIR itself, or a folder in it, made a file): no
+ * key of ours names a file's child, so it is the store's directory an operator must correct.
+ */
+const NOT_A_FOLDER = 'ENOTDIR';
 
 /**
  * Files under a directory; downloads go through the API's own GET /blobs/<key>, which serves
@@ -222,5 +228,8 @@ function storeError(error: unknown, what: string): unknown {
   const code = (error as NodeJS.ErrnoException | null)?.code ?? '';
   if (FULL_CODES.has(code)) return new BlobStoreFullError(`The file store is full (${code}); could not ${what}.`, { cause: error });
   if (UNAVAILABLE_CODES.has(code)) return new BlobStoreUnavailableError(`The file store cannot be used right now (${code}); could not ${what}.`, { cause: error });
+  // Until 2026-11-25 this was a 500 internal_error to every upload and on-demand PDF, and a failed
+  // read that an import counted among its own attempts, though nothing of the request was at fault.
+  if (code === NOT_A_FOLDER) return new BlobStoreMisconfiguredError(`The file store's directory, or a folder in it, is a file (${code}): check BLOB_DIR; could not ${what}.`, { cause: error });
   return error;
 }

@@ -1,6 +1,6 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { readdirSync, rmSync, statSync, truncateSync } from 'node:fs';
+import { readdirSync, renameSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import test from 'ava';
 import { demoInvoiceXml, seedDemoDocuments } from '../../admin/demo-documents';
@@ -116,6 +116,42 @@ test.serial('a stored original deleted or truncated on disk is 404 file_not_avai
   const gone = await fetch(originalUrl);
   t.is(gone.status, 404);
   t.like(await gone.json(), { error: { code: 'file_not_available' } });
+});
+
+test.serial('the blob directory removed while running is made again by the next upload; made a file, uploads and PDFs are 503 naming the file store, /healthz says misconfigured; a folder again, they work', async (t) => {
+  t.timeout(60_000);
+  const directory = blobDir();
+  const aside = `${directory}.aside`;
+  const health = async () => {
+    const answer = await fetch(`${api.url}/healthz`);
+    return { status: answer.status, body: (await answer.json()) as { checks: { blob_store: { error?: { code: string } } } } };
+  };
+  renameSync(directory, aside);
+  try {
+    // Folders are made when a write finds them missing (the directory itself included).
+    t.is((await upload(api.url, key, companyId, { name: 'FE-GONE.xml', bytes: invoiceXml('gone') }, { idempotencyKey: 'gone' })).status, 202, 'the directory made again');
+    rmSync(directory, { recursive: true, force: true });
+
+    writeFileSync(directory, 'not a folder');
+    const rowsBefore = await uploadedCount();
+    // Each was 500 internal_error (ENOTDIR, unclassified).
+    expectFileStoreUnavailable(t, await upload(api.url, key, companyId, { name: 'FE-FILE.xml', bytes: invoiceXml('file') }), 'an upload');
+    expectFileStoreUnavailable(t, await upload(api.url, key, companyId, { name: 'FE-FILE-2.xml', bytes: invoiceXml('file-2') }, { idempotencyKey: 'file-2' }), 'an idempotent upload');
+    // The on-demand PDF not produced yet (an earlier test may have): produced on this request.
+    await api.database.db('documents').where({ id: demo.invoiceFromXml }).update({ pdf_blob_key: null });
+    const pdf = await get(`/v1/companies/${companyId}/invoices/${demo.invoiceFromXml}/pdf`);
+    expectFileStoreUnavailable(t, { status: pdf.status, headers: pdf.headers, body: await pdf.json() }, 'an on-demand PDF');
+    t.is(await uploadedCount(), rowsBefore, 'no row for a refused upload');
+    const broken = await health();
+    t.is(broken.status, 503);
+    t.is(broken.body.checks.blob_store.error?.code, 'misconfigured');
+  } finally {
+    rmSync(directory, { recursive: true, force: true });
+    renameSync(aside, directory);
+  }
+  t.is((await upload(api.url, key, companyId, { name: 'FE-FILE-2.xml', bytes: invoiceXml('file-2') }, { idempotencyKey: 'file-2' })).status, 202, 'accepted again once a folder');
+  t.is((await get(`/v1/companies/${companyId}/invoices/${demo.invoiceFromXml}/pdf`)).status, 302);
+  t.is((await health()).status, 200);
 });
 
 const hasPrlimit = (() => {
