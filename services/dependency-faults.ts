@@ -23,7 +23,10 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   // A stopped Postgres removes its Unix socket (the embedded cluster's URL names it): ENOENT on that path.
   if (code === 'ENOENT' && /\.s\.PGSQL\.\d+/.test(`${(error as { address?: string }).address ?? ''} ${error.message}`)) return true;
   // knex prefixes the driver's message with the query: "select … - Connection terminated unexpectedly".
-  return /(^| - )(Connection terminated( unexpectedly| due to connection timeout)?|Client has encountered a connection error and is not queryable|Client was closed and is not queryable)$/.test(error.message);
+  // pg's own connect deadline (connectionTimeoutMillis) is a bare "timeout expired": a Postgres that
+  // accepts the connection and never answers (frozen, black-holed), or an API resumed after a freeze,
+  // where it fires before knex's acquire deadline about every other time (was a 500).
+  return /(^| - )(Connection terminated( unexpectedly| due to connection timeout)?|Client has encountered a connection error and is not queryable|Client was closed and is not queryable|timeout expired)$/.test(error.message);
 }
 
 /**

@@ -1,6 +1,8 @@
+import { createServer, type Socket } from 'node:net';
 import test from 'ava';
 import { KnexTimeoutError } from 'knex';
 import { mapError } from '../../api/errors';
+import { connectDatabase } from '../../db/connection';
 
 // Infrastructure faults the client can retry: 503 service_unavailable with Retry-After, and a
 // full file store: 507 insufficient_storage. A bug stays a 500.
@@ -26,6 +28,30 @@ test('an unreachable database is 503 service_unavailable with Retry-After', (t) 
     t.is(mapped.body.error.code, 'service_unavailable');
     t.is(mapped.headers['Retry-After'], '5');
     t.false(mapped.unexpected);
+  }
+});
+
+test('a Postgres that accepts connections and never answers (frozen, black-holed): every query is 503, whichever deadline ends it first', async (t) => {
+  const held: Socket[] = [];
+  const silent = createServer((socket) => held.push(socket));
+  await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+  const { port } = silent.address() as { port: number };
+  // The API's settings: pg's connect deadline and knex's acquire deadline are the same, so either
+  // ends a query (knex's KnexTimeoutError, or pg's bare "timeout expired", which was a 500).
+  const db = connectDatabase(`postgres://user:secret@127.0.0.1:${port}/invoicing`, 2, { acquireTimeoutMs: 200 });
+  try {
+    const messages = new Set<string>();
+    for (let attempt = 0; attempt < 8; attempt += 1) {
+      const error = await db.raw('select 1').then(() => null, (failure: unknown) => failure as Error);
+      if (!error) return t.fail('a silent server answered a query');
+      messages.add(error.message);
+      t.like(mapError(error), { status: 503, body: { error: { code: 'service_unavailable' } }, unexpected: false }, error.message);
+    }
+    t.log(`errors met: ${[...messages].join(' | ')}`);
+  } finally {
+    await db.destroy();
+    for (const socket of held) socket.destroy();
+    silent.close();
   }
 });
 
