@@ -72,7 +72,7 @@ test.serial('the blob directory cannot be reached (a file where a folder should 
     const failed = blobStoreLines(lines);
     t.is(failed.length, 1, JSON.stringify(failed));
     t.like(failed[0], { level: 50, check: 'blob_store', code: 'misconfigured' });
-    t.regex(failed[0].msg, /cannot write in its directory .*blobs \(ENOTDIR\): check BLOB_DIR/);
+    t.regex(failed[0].msg, /is a file \(ENOTDIR\): check BLOB_DIR; could not write in .*blobs/);
     t.true(failed[0].msg.includes(parent), 'the log names the directory');
     await rm(parent);
     const fixed = await health(api);
