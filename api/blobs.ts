@@ -4,7 +4,7 @@ import type Router from '@koa/router';
 import { createRouter } from './router';
 import type { ApiDependencies } from './app-context';
 import { ApiError } from './errors';
-import { BlobStoreUnavailableError, contentDisposition } from '../storage/blob-store';
+import { BlobStoreMisconfiguredError, BlobStoreUnavailableError, contentDisposition } from '../storage/blob-store';
 import { FilesystemBlobStore } from '../storage/filesystem-blob-store';
 
 /**
@@ -43,7 +43,9 @@ export function blobRoutes({ blobStore, logger }: ApiDependencies): Router {
     } catch (error) {
       await handle?.close();
       const code = (error as NodeJS.ErrnoException).code;
-      if (code !== 'ENOENT' && code !== 'ENOTDIR') throw new BlobStoreUnavailableError(`The file store cannot be used right now (${code}).`, { cause: error });
+      // No key of ours names a file's child: ENOTDIR is the store's directory made a file, not a lost file.
+      if (code === 'ENOTDIR') throw new BlobStoreMisconfiguredError(`The file store's directory, or a folder in it, is a file (${code}): check BLOB_DIR.`, { cause: error });
+      if (code !== 'ENOENT') throw new BlobStoreUnavailableError(`The file store cannot be used right now (${code}).`, { cause: error });
       handle = null;
     }
     // A stored file gone or no longer whole (deleted or truncated on disk) is lost: answered as the

@@ -142,6 +142,11 @@ test.serial('the blob directory removed while running is made again by the next 
     const pdf = await get(`/v1/companies/${companyId}/invoices/${demo.invoiceFromXml}/pdf`);
     expectFileStoreUnavailable(t, { status: pdf.status, headers: pdf.headers, body: await pdf.json() }, 'an on-demand PDF');
     t.is(await uploadedCount(), rowsBefore, 'no row for a refused upload');
+    // A download meanwhile: the store is misconfigured, the file is not lost (was 404 file_not_available, "upload it again").
+    const original = await get(`/v1/companies/${companyId}/invoices/${demo.invoiceFromXml}/original`);
+    t.is(original.status, 302);
+    const download = await fetch(original.headers.get('location')!);
+    expectFileStoreUnavailable(t, { status: download.status, headers: download.headers, body: await download.json() }, 'a download');
     const broken = await health();
     t.is(broken.status, 503);
     t.is(broken.body.checks.blob_store.error?.code, 'misconfigured');
