@@ -1,10 +1,8 @@
-import type { Stats } from 'node:fs';
-import { open, type FileHandle } from 'node:fs/promises';
 import type Router from '@koa/router';
 import { createRouter } from './router';
 import type { ApiDependencies } from './app-context';
 import { ApiError } from './errors';
-import { BlobStoreMisconfiguredError, BlobStoreUnavailableError, contentDisposition } from '../storage/blob-store';
+import { contentDisposition } from '../storage/blob-store';
 import { FilesystemBlobStore } from '../storage/filesystem-blob-store';
 
 /**
@@ -33,29 +31,17 @@ export function blobRoutes({ blobStore, logger }: ApiDependencies): Router {
     if (verdict === 'invalid') throw new ApiError(403, 'invalid_signature', 'This download link is not valid.');
     if (verdict === 'expired') throw new ApiError(403, 'url_expired', 'This download link has expired; ask the API for a new one.');
 
-    // Opened before anything is answered, so a file store that cannot open it (EMFILE, EACCES) is
-    // a JSON 503 rather than Koa's plain-text 500 from a stream failing after the headers were set.
-    let handle: FileHandle | null = null;
-    let info: Stats | null = null;
-    try {
-      handle = await open(blobStore.pathOf(key), 'r');
-      info = await handle.stat();
-    } catch (error) {
-      await handle?.close();
-      const code = (error as NodeJS.ErrnoException).code;
-      // No key of ours names a file's child: ENOTDIR is the store's directory made a file, not a lost file.
-      if (code === 'ENOTDIR') throw new BlobStoreMisconfiguredError(`The file store's directory, or a folder in it, is a file (${code}): check BLOB_DIR.`, { cause: error });
-      if (code !== 'ENOENT') throw new BlobStoreUnavailableError(`The file store cannot be used right now (${code}).`, { cause: error });
-      handle = null;
-    }
+    const stored = await blobStore.openStored(key);
     // A stored file gone or no longer whole (deleted or truncated on disk) is lost: answered as the
     // spec's file_not_available (retrying will not help) and logged as the data loss it is, never
     // served short as if it were the file (a truncated original was answered 200 with its remains).
-    if (!handle || !info?.isFile() || (size !== undefined && info.size !== size)) {
-      await handle?.close();
-      logger.error({ key, expectedBytes: size ?? null, storedBytes: info?.isFile() ? info.size : null, requestId: ctx.state.requestId }, 'a stored file is missing or damaged in the file store');
-      throw new ApiError(404, 'file_not_available', info?.isFile() ? 'The stored file is damaged (it no longer has its recorded size) and cannot be served; upload it again.' : 'The file is no longer in the file store; upload it again.');
+    if (!stored || !stored.info.isFile() || (size !== undefined && stored.info.size !== size)) {
+      await stored?.handle.close();
+      const damaged = stored?.info.isFile() ?? false;
+      logger.error({ key, expectedBytes: size ?? null, storedBytes: damaged ? stored!.info.size : null, requestId: ctx.state.requestId }, 'a stored file is missing or damaged in the file store');
+      throw new ApiError(404, 'file_not_available', damaged ? 'The stored file is damaged (it no longer has its recorded size) and cannot be served; upload it again.' : 'The file is no longer in the file store; upload it again.');
     }
+    const { handle, info } = stored;
     ctx.set('Content-Type', contentType);
     ctx.set('Content-Length', String(info.size));
     ctx.set('Content-Disposition', contentDisposition(fileName));

@@ -1,5 +1,6 @@
 import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
-import { copyFile, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import type { Stats } from 'node:fs';
+import { copyFile, mkdir, open, readdir, readFile, rename, rm, stat, writeFile, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import {
   assertSafeKey,
@@ -141,6 +142,25 @@ export class FilesystemBlobStore implements BlobStore {
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new BlobNotFoundError(key);
       throw storeError(error, `read ${key}`);
+    }
+  }
+
+  /**
+   * The stored file opened for a download, with its stats; null when there is none (ENOENT). Opened
+   * before anything is answered, so a store that cannot open it is the store's error (EMFILE,
+   * EACCES: unavailable; ENOTDIR: misconfigured, see storeError), never a stream failing mid-answer.
+   */
+  async openStored(key: string): Promise<{ handle: FileHandle; info: Stats } | null> {
+    let handle: FileHandle | null = null;
+    try {
+      handle = await open(this.pathOf(key), 'r');
+      return { handle, info: await handle.stat() };
+    } catch (error) {
+      await handle?.close();
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      const classified = storeError(error, `read ${key}`);
+      if (classified instanceof BlobStoreUnavailableError) throw classified;
+      throw new BlobStoreUnavailableError(`The file store cannot be used right now (${(error as NodeJS.ErrnoException).code}); could not read ${key}.`, { cause: error });
     }
   }
 
