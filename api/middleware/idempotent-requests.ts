@@ -131,10 +131,13 @@ export function idempotentRequests(
  */
 export type IdempotencyState = { idempotentOnce?: (request: unknown, work: () => Promise<unknown>) => Promise<void> };
 
-/** Runs `work` through the request's Idempotency-Key when it carries one (IdempotencyState), else as it is. */
-export async function onceIfIdempotent(ctx: Context, request: unknown, work: () => Promise<unknown>): Promise<void> {
+/**
+ * Runs `work` through the request's Idempotency-Key when it carries one (IdempotencyState), else as
+ * it is. `request` is only made when there is a key (it may digest a whole file).
+ */
+export async function onceIfIdempotent(ctx: Context, request: () => unknown, work: () => Promise<unknown>): Promise<void> {
   const once = (ctx.state as IdempotencyState).idempotentOnce;
-  if (once) await once(request, work);
+  if (once) await once(request(), work);
   else await work();
 }
 

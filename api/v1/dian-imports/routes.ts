@@ -39,7 +39,7 @@ export function dianImportsRoutes(deps: ApiDependencies): Router {
     if (!/^multipart\/form-data/i.test(ctx.get('Content-Type'))) return requestRun(ctx, owner, ctx.request.body, null);
     const upload = await readMultipartFile(ctx.req, ctx.get('Content-Type'), MAX_FILE_BYTES, config.http.bodyPace);
     // Read after the Idempotency-Key middleware: the key's request is the fields and the file's digest.
-    const request = { ...upload.fields, file_sha256: createHash('sha256').update(upload.bytes).digest('hex') };
+    const request = () => ({ ...upload.fields, file_sha256: createHash('sha256').update(upload.bytes).digest('hex') });
     await onceIfIdempotent(ctx, request, () => requestRun(ctx, owner, upload.fields, upload.bytes));
   });
 
