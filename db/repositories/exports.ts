@@ -5,6 +5,7 @@ import { isUniqueViolation } from '../errors';
 import type { UblLine, UblParty } from '../../domain/ubl/types';
 import { ACCOUNTING_COLUMNS, type StoredAccounting } from '../../domain/documents/accounting';
 import { qualified } from '../columns';
+import type { TotalsWarning } from '../../domain/ubl/totals-consistency';
 
 export type ExportStatus = 'pending' | 'succeeded' | 'failed';
 
@@ -30,6 +31,7 @@ export type ExportRow = {
   dian_document_type: string | null;
   code_scheme: string | null;
   dian_environment: string | null;
+  warnings: TotalsWarning[] | null;
 };
 
 /** What an export needs of its document (the parsed UBL parts are jsonb). */
@@ -62,7 +64,7 @@ export function createExportsRepository(db: Database) {
   const withDocument = (query: Knex.QueryBuilder) =>
     query
       .join('documents as d', 'd.id', 'e.document_id')
-      .select('e.*', 'd.document_type', 'd.cufe as document_cufe', 'd.dian_document_type', 'd.code_scheme', 'd.dian_environment', db.raw(COMPLETED_AT));
+      .select('e.*', 'd.document_type', 'd.cufe as document_cufe', 'd.dian_document_type', 'd.code_scheme', 'd.dian_environment', 'd.warnings', db.raw(COMPLETED_AT));
 
   /** The metrics' export target: the integration's provider (its name is the company's own). */
   async function providerOf(row: ExportRow): Promise<string | undefined> {

@@ -18,7 +18,7 @@ export type ImportResult = {
 };
 
 /** The columns of a document its file's record shows (domain/documents/document-entry.ts), and the file that created it. */
-const STORED_COLUMNS = ['id', 'document_type', 'cufe', 'dian_document_type', 'code_scheme', 'dian_environment', 'imported_file_id'] as const;
+const STORED_COLUMNS = ['id', 'document_type', 'cufe', 'dian_document_type', 'code_scheme', 'dian_environment', 'warnings', 'imported_file_id'] as const;
 
 const CONTACT_FIELDS = ['dv', 'name', 'email', 'phone', 'address', 'city', 'country_code'] as const;
 

@@ -111,7 +111,7 @@ export function createUploadedFilesRepository(db: Database) {
             })
             .whereRaw('l.file_id = ANY(?::bigint[])', [postgresIntArray(fileIds)])
             .orderBy('d.id')
-            .select('l.file_id', 'd.document_type', 'd.id', 'd.cufe', 'd.dian_document_type', 'd.code_scheme', 'd.dian_environment')
+            .select('l.file_id', 'd.document_type', 'd.id', 'd.cufe', 'd.dian_document_type', 'd.code_scheme', 'd.dian_environment', 'd.warnings')
             .options(PREPARED)
         : [];
       const byFile = new Map<number, ImportedDocumentRef[]>();

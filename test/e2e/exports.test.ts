@@ -144,7 +144,7 @@ test.serial('an imported invoice is exported to Alegra: 202 pending, then export
   t.like(event.data, { id: accepted.body.id, integration: 'alegra', export_kind: 'electronic_invoice', status: 'succeeded' });
   t.deepEqual(event.data.document, {
     // DIAN's sample is a habilitación document: exported all the same (decision 0022), and flagged.
-    kind: 'electronic_invoice', id: invoiceId, document_type: 'electronic_invoice', code_scheme: 'CUFE', dian_environment: 'testing',
+    kind: 'electronic_invoice', id: invoiceId, document_type: 'electronic_invoice', code_scheme: 'CUFE', dian_environment: 'testing', warnings: [],
     cufe: '941cf36af62dbbc06f105d2a80e9bfe683a90e84960eae4d351cc3afbe8f848c26c39bac4fbc80fa254824c6369ea694',
   });
   t.deepEqual(event.data.external_reference, { id: bill.id, number: 'SETP990000002', name: 'DIAN' });

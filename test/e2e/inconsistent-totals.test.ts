@@ -25,6 +25,8 @@ const altered = readFileSync(path.join(FIXTURES, 'invoice-signed-setp.xml'), 'ut
   .replace('<cbc:PayableAmount currencyID="COP">14024.07</cbc:PayableAmount>', '<cbc:PayableAmount currencyID="COP">14124.07</cbc:PayableAmount>')
   .replaceAll(SETP_CUFE, 'a'.repeat(96));
 let alteredId: number;
+/** The altered document's entry in its uploaded file's record, which is also document.imported's payload. */
+let alteredEntry: Record<string, unknown>;
 
 async function get(url: string) {
   const response = await fetch(`${api.url}${url}`, { headers: bearer(key) });
@@ -37,7 +39,7 @@ async function importFile(name: string, bytes: Buffer, buyer: string) {
   const file = await waitForImport(api.url, key, companyId, accepted.body.id);
   if (file.status !== 'DONE') throw new Error(`${name}: ${JSON.stringify(file.error)}`);
   const [document] = file.documents;
-  return { companyId, collection: COLLECTIONS[document.kind], id: document.id as number };
+  return { companyId, collection: COLLECTIONS[document.kind], id: document.id as number, entry: document as Record<string, unknown> };
 }
 
 test.before(async () => {
@@ -50,7 +52,7 @@ test.before(async () => {
       imported.push({ name, ...(await importFile(name, readFileSync(path.join(dir, name)), BUYERS[name] ?? '900108281')) });
     }
   }
-  alteredId = (await importFile('altered-payable.xml', Buffer.from(altered), '900108281')).id;
+  ({ id: alteredId, entry: alteredEntry } = await importFile('altered-payable.xml', Buffer.from(altered), '900108281'));
 });
 test.after.always(async () => {
   await worker?.stop();
@@ -76,6 +78,8 @@ test.serial('an altered PayableAmount is imported as written and flagged payable
       message: 'PayableAmount is 14124.07 but TaxInclusiveAmount − AllowanceTotalAmount + ChargeTotalAmount − PrepaidAmount + PayableRoundingAmount is 14024.07 (a difference of 100.00), and 15024.07 without deducting PrepaidAmount',
     },
   ]);
+  // The uploaded file's documents summary (document.imported's payload) says so too.
+  t.deepEqual(alteredEntry.warnings, body.warnings);
 });
 
 test.serial('has_warnings filters the list: true only the flagged document, false all the others; any other value is 400', async (t) => {

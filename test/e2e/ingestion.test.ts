@@ -68,7 +68,7 @@ test.serial('an invoice XML becomes a document, its supplier a contact, with doc
   const imported = await eventually(() => eventsOfType('document.imported').find((event) => event.data.id === accepted.body.id));
   t.like(imported.data, { id: accepted.body.id, status: 'DONE', type: 'API', file_name: 'invoice-signed-setp.xml', dian_importation_id: null });
   // DIAN's sample is a habilitación document: the summary says so, as the document does.
-  t.deepEqual(imported.data.documents, [{ kind: 'electronic_invoice', id: ref.id, cufe: ref.cufe, document_type: 'electronic_invoice', code_scheme: 'CUFE', dian_environment: 'testing' }]);
+  t.deepEqual(imported.data.documents, [{ kind: 'electronic_invoice', id: ref.id, cufe: ref.cufe, document_type: 'electronic_invoice', code_scheme: 'CUFE', dian_environment: 'testing', warnings: [] }]);
   const created = await eventually(() => eventsOfType('contact.created').find((event) => event.data.id === invoice.contact.id));
   t.deepEqual(created.data, contact);
 
@@ -86,7 +86,7 @@ test.serial('uploading the same document again creates nothing, reports it skipp
   t.is(stored.length, 1, 'no second document');
   t.not(stored[0].imported_file_id, again.body.id, 'the document still names the first file it came from');
   // The file's documents exist, so document.imported and the file record list them (spec, Event types).
-  t.deepEqual(file.documents, [{ kind: 'electronic_invoice', id: stored[0].id, cufe, document_type: 'electronic_invoice', code_scheme: 'CUFE', dian_environment: 'testing' }]);
+  t.deepEqual(file.documents, [{ kind: 'electronic_invoice', id: stored[0].id, cufe, document_type: 'electronic_invoice', code_scheme: 'CUFE', dian_environment: 'testing', warnings: [] }]);
   t.deepEqual(file.skipped, [{ cufe, existing_document_id: stored[0].id, kind: 'electronic_invoice' }]);
   const imported = await eventually(() => eventsOfType('document.imported').find((event) => event.data.id === again.body.id));
   t.deepEqual(imported.data.documents, file.documents);

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { id, nullableTimestamp, timestamp } from '../openapi/common';
-import { TOTALS_WARNING_CODES } from '../../../domain/ubl/totals-consistency';
+import { documentWarningsOut } from '../../../services/presenters/fields';
 
 export const money = z.string().regex(/^-?[0-9]+\.[0-9]{2}$/).meta({ id: 'Money', description: 'Decimal with 2 places, as a string.' });
 
@@ -81,22 +81,7 @@ export const documentOut = z
         "The DIAN environment that validated the document (cbc:ProfileExecutionID 1 production, 2 testing = habilitación). A testing document is DIAN's test set, not a real purchase or sale, and has no fiscal effect. Null when the XML does not say, for a bare PDF, or for a document imported before it was read (invoicing documents reclassify).",
     }),
     ...accountingOut.shape,
-    warnings: z
-      .array(
-        z.object({
-          code: z.enum(TOTALS_WARNING_CODES).meta({
-            description:
-              "line_extension_mismatch: LineExtensionAmount is not the sum of the lines'; tax_inclusive_mismatch: TaxInclusiveAmount is not LineExtensionAmount + the taxes; payable_amount_mismatch: PayableAmount is not TaxInclusiveAmount − AllowanceTotalAmount + ChargeTotalAmount − PrepaidAmount + PayableRoundingAmount, nor that sum with the advance left undeducted.",
-          }),
-          message: z.string().meta({ description: 'Names the two figures that disagree and their difference.' }),
-        }),
-      )
-      .nullable()
-      .meta({
-        id: 'DocumentWarnings',
-        description:
-          "What is wrong with the document as written: monetary totals that contradict each other by a whole unit or more, which DIAN's validation rejects (docs/ingestion.md). The document is imported all the same and its figures are shown as written. Empty when its totals add up; null when they were never checked (no DIAN XML, or imported before 2026-11-25 until invoicing documents reclassify re-reads it).",
-      }),
+    warnings: documentWarningsOut,
     synced: z.boolean(),
     synced_at: nullableTimestamp,
     export: z
