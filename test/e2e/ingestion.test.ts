@@ -7,6 +7,7 @@ import { startReceiver, verifiedEvents } from '../support/receiver';
 import { startTestWorker, type TestWorker } from '../support/worker';
 import { eventually } from '../support/eventually';
 import { creditNoteReferencingTwoInvoices, TWO_REFERENCES } from '../support/multi-reference-note';
+import { reclassifyFromOriginals } from '../../services/reclassify-documents';
 
 // Upload → import workflow → documents, contacts and webhooks, on the Temporal dev server,
 // with the real DIAN sample documents.
@@ -118,6 +119,30 @@ test.serial('a credit note correcting two invoices shows both references through
   t.deepEqual(note.referenced_document, { number: TWO_REFERENCES[0].number, cufe: TWO_REFERENCES[0].cufe }, 'the first, as before');
   const listed = await getJson(`/v1/companies/${buyer.id}/credit-notes?limit=100`);
   t.deepEqual(listed.data.find((entry: { id: number }) => entry.id === note.id).referenced_documents, note.referenced_documents);
+});
+
+test.serial('reclassify gives a note stored before referenced_documents every document it corrects', async (t) => {
+  const accepted = await upload(api.url, key, buyer.id, { name: 'nc-two-invoices-legacy.xml', bytes: Buffer.from(creditNoteReferencingTwoInvoices('NC3-LEGACY', 'cafecafe')) });
+  const file = await waitForImport(api.url, key, buyer.id, accepted.body.id);
+  t.is(file.status, 'DONE', JSON.stringify(file));
+  const noteId = file.documents[0].id as number;
+  // As migration 20261125160000 left a note imported before it: only its first reference, and
+  // (imported before 20261125170000 too) totals never checked.
+  const [first] = TWO_REFERENCES;
+  await api.database.db('documents').where({ id: noteId, company_id: buyer.id }).update({
+    referenced_documents: JSON.stringify([first]),
+    warnings: null,
+  });
+  t.is((await getJson(`/v1/companies/${buyer.id}/credit-notes/${noteId}`)).referenced_documents.length, 1);
+
+  const outcome = await reclassifyFromOriginals({ repositories: api.dependencies.repositories, blobStore: api.dependencies.blobStore }, { companyId: buyer.id });
+  t.like(outcome, { updated: 1, unreadable: [] });
+  const note = await getJson(`/v1/companies/${buyer.id}/credit-notes/${noteId}`);
+  t.deepEqual(
+    note.referenced_documents,
+    TWO_REFERENCES.map((reference) => ({ number: reference.number, cufe: reference.cufe, issue_date: reference.issueDate })),
+  );
+  t.deepEqual(note.warnings, []);
 });
 
 test.serial('a debit note is filed as a debit note, not as an invoice or credit note', async (t) => {

@@ -8,9 +8,10 @@ const SECOND_CUFE = '9328B0A47D16E0755BC839E35FAD5478F9CB14D78734B53470FC7A193D4
 /**
  * ubl21dian's signed credit note (creditnote-usd.xml) made to correct two invoices, as Anexo
  * técnico 1.9 allows: a second cac:BillingReference after the first. Its number and CUDE are
- * changed too, so it imports beside the untouched fixture.
+ * changed too (to `number`, and a CUDE starting with `cudePrefix`, 8 hex digits), so it imports
+ * beside the untouched fixture and beside another such note.
  */
-export function creditNoteReferencingTwoInvoices(): string {
+export function creditNoteReferencingTwoInvoices(number = 'NC3-2REF', cudePrefix = 'beefbeef'): string {
   const xml = readFileSync(path.join(FIXTURES, 'creditnote-usd.xml'), 'utf8');
   const second = [
     '<cac:BillingReference>',
@@ -23,7 +24,7 @@ export function creditNoteReferencingTwoInvoices(): string {
   ].join('\n');
   const withSecond = xml.replace('</cac:BillingReference>', `</cac:BillingReference>\n   ${second}`);
   if (withSecond === xml) throw new Error('creditnote-usd.xml has no cac:BillingReference to follow');
-  return withSecond.replace('<cbc:ID>NC3</cbc:ID>', '<cbc:ID>NC3-2REF</cbc:ID>').replace('>da3af05f963db5cf', '>beefbeef963db5cf');
+  return withSecond.replace('<cbc:ID>NC3</cbc:ID>', `<cbc:ID>${number}</cbc:ID>`).replace('>da3af05f963db5cf', `>${cudePrefix}963db5cf`);
 }
 
 /** The two references of creditNoteReferencingTwoInvoices, in reading order, as the parser gives them. */
