@@ -152,9 +152,10 @@ function required(value: string | undefined, field: string, pattern?: RegExp): s
   return value;
 }
 
+/** The NIT's check digit; none for other identification types (schemeID is "DV del NIT"), whatever was stored. */
 function checkDigit(nit: string, idType: string, given: string | undefined, field: string): string | undefined {
-  if (given !== undefined) return required(given, `${field}.dv`, /^[0-9]$/);
   if (idType !== '31') return undefined;
+  if (given !== undefined) return required(given, `${field}.dv`, /^[0-9]$/);
   try {
     return nitCheckDigit(nit);
   } catch (error) {

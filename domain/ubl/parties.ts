@@ -38,7 +38,9 @@ function identification(party: XmlElement, role: string): Identification {
   // check digit, which is one.
   const typeInSchemeId = schemeName === null && schemeId !== null && /^\d{2}$/.test(schemeId);
   const idType = schemeName ?? (typeInSchemeId ? schemeId : null);
-  let dv = schemeId !== null && !typeInSchemeId ? schemeId : null;
+  // schemeID is the NIT's check digit (Anexo técnico 1.9: only with schemeName 31); software that
+  // writes one on a cédula (apidian-go: schemeName="13" schemeID="1") gives no check digit.
+  let dv = schemeId !== null && !typeInSchemeId && (idType === null || idType === NIT_TYPE) ? schemeId : null;
   let idNumber = raw;
   const looksLikeNit = idType === NIT_TYPE || (idType === null && /^[\d.]+(-\d)?$/.test(raw));
   if (looksLikeNit) {
