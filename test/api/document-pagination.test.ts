@@ -123,6 +123,21 @@ test('a query parameter the list does not take is 400 naming it, never ignored (
   t.is(next.status, 200, JSON.stringify(next.body).slice(0, 300));
 });
 
+test('an invoice\'s DIAN events, a list never paged, refuse limit, cursor and unknown parameters with 400 naming them', async (t) => {
+  const invoice = await api.database.db('documents').where({ company_id: company.id }).first('id');
+  const path = `/v1/companies/${company.id}/invoices/${invoice.id}/dian-events`;
+  // ?limit=1 answered every event, silently, before 2026-11-25.
+  for (const [query, param] of [['limit=1', 'limit'], ['cursor=abc', 'cursor'], ['event=030', 'event']] as const) {
+    const result = await page(`${path}?${query}`);
+    t.is(result.status, 400, query);
+    t.is(result.body.error.code, 'invalid_parameter', query);
+    t.is(result.body.error.param, param, query);
+  }
+  const all = await page(path);
+  t.is(all.status, 200);
+  t.deepEqual(all.body.data, []);
+});
+
 test('the list query pages on the index, never with OFFSET', async (t) => {
   await api.database.db.raw('ANALYZE documents');
   const plan = await api.database.db.raw(
