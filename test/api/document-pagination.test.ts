@@ -89,12 +89,18 @@ test('cursors are bound to their company, collection and filters; tampering is r
 test('limit: default 50, maximum 200, anything else is 400 invalid_parameter', async (t) => {
   t.is((await page(`/v1/companies/${company.id}/invoices`)).body.data.length, 50);
   t.is((await page(`/v1/companies/${company.id}/invoices?limit=200`)).body.data.length, 200);
-  for (const limit of ['0', '201', '-5', '1.5', 'many']) {
+  // 9999999999999999 is past 2^53: it was told "Too big: expected int to be <=9007199254740991".
+  for (const limit of ['0', '201', '-5', '1.5', 'many', '9999999999999999']) {
     const result = await page(`/v1/companies/${company.id}/invoices?limit=${limit}`);
     t.is(result.status, 400, limit);
     t.is(result.body.error.code, 'invalid_parameter');
     t.is(result.body.error.param, 'limit');
+    t.is(result.body.error.message, 'limit must be an integer from 1 to 200.', limit);
   }
+  const contact = await page(`/v1/companies/${company.id}/invoices?contact_id=9999999999999999`);
+  t.is(contact.status, 400);
+  t.is(contact.body.error.param, 'contact_id');
+  t.is(contact.body.error.message, 'contact_id: must be a positive integer id in plain decimal digits, without sign or leading zeros.');
 });
 
 test('a query parameter the list does not take is 400 naming it, never ignored (Stripe: unknown parameter)', async (t) => {

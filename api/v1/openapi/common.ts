@@ -82,7 +82,9 @@ export function integerParam(min: number, max: number, message: string, extra: R
   return z
     .string({ error: message })
     .regex(/^(0|[1-9][0-9]{0,15})$/, message)
-    .pipe(z.coerce.number<string>().int().min(min, message).max(max, message))
+    // int(message): digits past 2^53 fail int() (zod's safe range) before max(), which answered
+    // "Too big: expected int to be <=9007199254740991" for a limit of 1 to 200.
+    .pipe(z.coerce.number<string>().int(message).min(min, message).max(max, message))
     .meta({
       override: ({ jsonSchema }) => {
         for (const key of Object.keys(jsonSchema)) delete (jsonSchema as Record<string, unknown>)[key];
