@@ -53,6 +53,14 @@ test('validation names the offending field; documents:write is required', async 
     t.is(result.status, 400, JSON.stringify(body));
     t.is(result.body.error.param, param, JSON.stringify(body));
   }
+  // An id that is no positive JSON integer is told so, in words of its own: it was zod's
+  // "contact_id: Invalid input: expected number, received string." (or "Too small: …>=1").
+  for (const contactId of ['1', 0, -1, 1.5, 2 ** 53, null]) {
+    const result = await create({ number: 'x', issue_date: '2026-11-20', total: '1', contact_id: contactId });
+    t.is(result.status, 400, String(contactId));
+    t.is(result.body.error.param, 'contact_id');
+    t.is(result.body.error.message, 'contact_id must be a positive integer id: a JSON number from 1 to 9007199254740991.', String(contactId));
+  }
   // A schema-valid request naming a contact the company does not have: 404, as for any unknown id.
   const unknownContact = await create({ number: 'x', issue_date: '2026-11-20', total: '1', contact_id: 99999 });
   t.is(unknownContact.status, 404);

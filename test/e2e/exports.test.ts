@@ -205,6 +205,14 @@ test.serial('bad requests: unknown integration, not an electronic invoice, bad b
   const [note] = await api.database.db('documents').insert({ company_id: company.id, document_type: 'credit_note', issued_at: new Date() }).returning('id');
   t.is((await call('POST', `/v1/companies/${company.id}/invoices/${note.id}/export`, { integration: 'alegra' })).status, 404);
   t.is((await call('POST', `/v1/companies/${company.id}/invoices/${id}/export`, { integration: 'alegra', force: 'yes' })).status, 400);
+  // Ids that are no positive JSON integers are told so in words of their own, not zod's
+  // "document_ids: Invalid input: expected number, received string." (or "Too small: …>=1").
+  for (const documentId of [String(id), 0, 1.5]) {
+    const bulk = await call('POST', `/v1/companies/${company.id}/exports`, { integration: 'alegra', document_ids: [documentId] });
+    t.is(bulk.status, 400, String(documentId));
+    t.is(bulk.body.error.param, 'document_ids');
+    t.is(bulk.body.error.message, 'document_ids must list positive integer ids: JSON numbers from 1 to 9007199254740991.', String(documentId));
+  }
   const readOnly = (await seedKey(api.database, { scopes: ['documents:read'] })).key;
   t.is((await call('POST', `/v1/companies/${company.id}/invoices/${id}/export`, { integration: 'alegra' }, readOnly)).status, 403);
 });

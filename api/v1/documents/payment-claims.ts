@@ -5,7 +5,7 @@ import type { ApiDependencies } from '../../app-context';
 import { requireScope } from '../../middleware/authenticate';
 import { loadCompany, type CompanyState } from '../../middleware/company-scope';
 import { ApiError } from '../../errors';
-import { calendarDate, id, text } from '../openapi/common';
+import { bodyId, calendarDate, MAX_ID, text } from '../openapi/common';
 import { parseBody } from '../../validation';
 import { answerCreated } from '../../created';
 import { COLLECTIONS } from '../../../domain/documents/collections';
@@ -33,7 +33,7 @@ export const paymentClaimIn = z
     number: text('number', 100),
     issue_date: calendarDate('issue_date'),
     due_date: calendarDate('due_date').optional(),
-    contact_id: id.optional().meta({ description: 'A contact of the same company; another id is 404.' }),
+    contact_id: bodyId(`contact_id must be a positive integer id: a JSON number from 1 to ${MAX_ID}.`).optional().meta({ description: 'A contact of the same company; another id is 404.' }),
     sub_total: amount('sub_total').optional().meta({ description: 'Defaults to total minus vat.' }),
     vat: amount('vat').optional().meta({ description: 'Defaults to 0.00.' }),
     total: amount('total'),

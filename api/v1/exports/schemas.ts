@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { id, text } from '../openapi/common';
+import { bodyId, id, text, MAX_ID } from '../openapi/common';
 import { integrationName } from '../integrations/schemas';
 import { exportOut } from '../../../services/presenters/export';
 
@@ -13,7 +13,7 @@ export const bulkExportIn = z
   .strictObject({
     integration: integrationName,
     document_ids: z
-      .array(id, { error: 'document_ids must be a list of document ids.' })
+      .array(bodyId(`document_ids must list positive integer ids: JSON numbers from 1 to ${MAX_ID}.`), { error: 'document_ids must be a list of document ids.' })
       .min(1, 'document_ids must list at least one document.')
       .max(100, 'document_ids may list at most 100 documents.')
       .transform((ids) => [...new Set(ids)]),

@@ -98,6 +98,15 @@ export const ID_SPELLING = 'must be a positive integer id in plain decimal digit
 
 export const idParam = integerParam(1, MAX_ID, `${ID_SPELLING}.`);
 
+/**
+ * An id in a JSON body (contact_id, document_ids[]): a JSON integer from 1 to 2^53-1, refused with
+ * the field's own message. The response schemas' `id` answered zod's own words ("Invalid input:
+ * expected number, received string", "Too small: expected number to be >=1").
+ */
+export function bodyId(message: string) {
+  return z.int({ error: message }).min(1, message).max(MAX_ID, message);
+}
+
 /** The path parameters of an operation, all ids: pathIds('company_id', 'file_id'). */
 export function pathIds<Name extends string>(...names: Name[]) {
   const shape = {} as Record<Name, typeof idParam>;
