@@ -6,7 +6,7 @@ import { NO_FIELDS } from './v1/openapi/common';
 /** Validates a request body against a schema; the first problem becomes 400 invalid_parameter naming its field. */
 export function parseBody<Schema extends z.ZodType>(schema: Schema, body: unknown): z.output<Schema> {
   if (body === undefined) throw new ApiError(400, 'invalid_parameter', 'This request needs a JSON body.');
-  const result = schema.safeParse(body);
+  const result = schema.safeParse(body, { reportInput: true });
   if (result.success) return result.data;
   throw invalidInput(result.error);
 }
@@ -32,7 +32,7 @@ export function parseQuery<Schema extends z.ZodObject>(schema: Schema, query: Re
     if (typeof value !== 'string') throw new ApiError(400, 'invalid_parameter', `${name} must be given once.`, name);
     picked[name] = value;
   }
-  const result = schema.safeParse(picked);
+  const result = schema.safeParse(picked, { reportInput: true });
   if (result.success) return result.data;
   throw invalidInput(result.error);
 }
@@ -47,6 +47,21 @@ function invalidInput(error: z.ZodError): ApiError {
   if (unknownKeys) {
     return new ApiError(400, 'invalid_parameter', `Unknown parameter(s): ${unknownKeys.join(', ')}.`, unknownKeys[0]);
   }
-  const message = /[.!?]$/.test(issue.message) && (!param || issue.message.startsWith(param.split('.')[0])) ? issue.message : `${param ?? 'body'}: ${issue.message}`;
+  const ownSentence = /[.!?]$/.test(issue.message) && (!param || issue.message.startsWith(param.split('.')[0]));
+  if (!ownSentence && issue.code === 'invalid_type') return new ApiError(400, 'invalid_parameter', wrongType(param, issue), param);
+  const message = ownSentence ? issue.message : `${param ?? 'body'}: ${issue.message}`;
   return new ApiError(400, 'invalid_parameter', /[.!?]$/.test(message) ? message : `${message}.`, param);
+}
+
+const TYPE_NAMES: Record<string, string> = { object: 'a JSON object', array: 'a list', string: 'a string', number: 'a number', int: 'an integer', boolean: 'true or false' };
+
+/**
+ * A field of the wrong type, or missing, where the schema gave no message of its own: said in our
+ * words, as every other 400 is, not zod's ("credentials.secret: Invalid input: expected string,
+ * received undefined.").
+ */
+function wrongType(param: string | undefined, issue: z.core.$ZodIssueInvalidType): string {
+  if (param === undefined) return `The request body must be ${TYPE_NAMES[issue.expected] ?? issue.expected}.`;
+  if (issue.input === undefined) return `${param} is required.`;
+  return `${param} must be ${TYPE_NAMES[issue.expected] ?? issue.expected}.`;
 }
