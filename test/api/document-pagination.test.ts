@@ -90,12 +90,13 @@ test('limit: default 50, maximum 200, anything else is 400 invalid_parameter', a
   t.is((await page(`/v1/companies/${company.id}/invoices`)).body.data.length, 50);
   t.is((await page(`/v1/companies/${company.id}/invoices?limit=200`)).body.data.length, 200);
   // 9999999999999999 is past 2^53: it was told "Too big: expected int to be <=9007199254740991".
-  for (const limit of ['0', '201', '-5', '1.5', 'many', '9999999999999999']) {
+  // 00001 and +1 are 1, but not spelt as plain digits: the message said only "from 1 to 200".
+  for (const limit of ['0', '201', '-5', '1.5', 'many', '9999999999999999', '00001', '%2B1']) {
     const result = await page(`/v1/companies/${company.id}/invoices?limit=${limit}`);
     t.is(result.status, 400, limit);
     t.is(result.body.error.code, 'invalid_parameter');
     t.is(result.body.error.param, 'limit');
-    t.is(result.body.error.message, 'limit must be an integer from 1 to 200.', limit);
+    t.is(result.body.error.message, 'limit must be an integer from 1 to 200, in plain digits (no sign, spaces or leading zeros).', limit);
   }
   const contact = await page(`/v1/companies/${company.id}/invoices?contact_id=9999999999999999`);
   t.is(contact.status, 400);

@@ -127,7 +127,8 @@ export function readId(value: unknown): number | undefined {
 export type LimitRule = { defaultLimit: number; maxLimit: number };
 
 export function limitParam(rule: LimitRule) {
-  return integerParam(1, rule.maxLimit, `limit must be an integer from 1 to ${rule.maxLimit}.`, { default: rule.defaultLimit });
+  // The spelling too: 00001 is 1, yet refused, and "an integer from 1 to 200" did not say why.
+  return integerParam(1, rule.maxLimit, `limit must be an integer from 1 to ${rule.maxLimit}, in plain digits (no sign, spaces or leading zeros).`, { default: rule.defaultLimit });
 }
 
 export const cursorParam = z
