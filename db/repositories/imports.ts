@@ -36,7 +36,7 @@ export function createImportsRepository(db: Database) {
         const result: ImportResult = { created: [], skipped: [], contactChanges: [], documents: [] };
         const linked = new Map<number, ImportedDocumentRef>();
         for (const draft of drafts) {
-          const contactId = draft.counterpart ? await upsertContact(trx, file.company_id, draft.counterpart, result.contactChanges) : null;
+          const contactId = draft.counterpart ? await upsertContact(trx, file.company_id, draft.counterpart, issuedAtOf(file, draft), result.contactChanges) : null;
           const cufe = draft.ubl?.cufe ?? null;
           const { document, linkedToFile } = await storedDocument(trx, file, draft, contactId);
           if (document.imported_file_id === file.id) result.created.push({ kind: document.document_type, id: document.id, cufe });
@@ -93,6 +93,11 @@ async function writtenByAnEarlierAttempt(trx: Knex.Transaction, file: UploadedFi
     .options(PREPARED);
 }
 
+/** When the document was issued: as written in its UBL; a bare PDF's is its upload's. */
+function issuedAtOf(file: UploadedFileRow, draft: DocumentDraft): Date {
+  return draft.ubl ? new Date(draft.ubl.issuedAt) : file.created_at;
+}
+
 function documentRow(file: UploadedFileRow, draft: DocumentDraft, contactId: number | null) {
   const ubl = draft.ubl;
   return {
@@ -101,7 +106,7 @@ function documentRow(file: UploadedFileRow, draft: DocumentDraft, contactId: num
     kind: draft.kind,
     number: ubl?.number ?? draft.fallbackNumber,
     cufe: ubl?.cufe ?? null,
-    issued_at: ubl ? new Date(ubl.issuedAt) : file.created_at,
+    issued_at: issuedAtOf(file, draft),
     due_date: ubl?.dueDate ?? null,
     contact_id: contactId,
     sub_total: ubl?.subTotal ?? null,
@@ -123,7 +128,19 @@ function documentRow(file: UploadedFileRow, draft: DocumentDraft, contactId: num
   };
 }
 
-async function upsertContact(trx: Knex.Transaction, companyId: number, party: UblParty, changes: { type: 'contact.created' | 'contact.updated'; contactId: number }[]): Promise<number> {
+/**
+ * The document's counterpart as a contact of the company: created once, and updated with the data
+ * the document carries when the document is at least as new as the data the contact has
+ * (`data_as_of`, its issue instant). An older document only fills fields the contact lacks, so
+ * importing last year's invoices never brings back a supplier's old name or address.
+ */
+async function upsertContact(
+  trx: Knex.Transaction,
+  companyId: number,
+  party: UblParty,
+  issuedAt: Date,
+  changes: { type: 'contact.created' | 'contact.updated'; contactId: number }[],
+): Promise<number> {
   const idType = party.idType ?? '31';
   const incoming = {
     dv: party.dv,
@@ -139,7 +156,7 @@ async function upsertContact(trx: Knex.Transaction, companyId: number, party: Ub
   let existing = await lockedContact(trx, companyId, idType, party.idNumber);
   if (!existing) {
     const [created] = await trx('contacts')
-      .insert({ company_id: companyId, id_type: idType, id_number: party.idNumber, ...incoming })
+      .insert({ company_id: companyId, id_type: idType, id_number: party.idNumber, ...incoming, data_as_of: issuedAt })
       .onConflict(['company_id', 'id_type', 'id_number'])
       .ignore()
       .returning('id')
@@ -151,11 +168,25 @@ async function upsertContact(trx: Knex.Transaction, companyId: number, party: Ub
     // A concurrent import inserted it meanwhile: update it like any other.
     existing = await lockedContact(trx, companyId, idType, party.idNumber);
   }
+  const asOf: Date | null = existing.data_as_of;
+  const current = asOf === null || issuedAt.getTime() >= asOf.getTime();
   // Only data the document actually carries can change a contact; absent fields keep their value.
-  const updates = Object.fromEntries(CONTACT_FIELDS.filter((field) => incoming[field] !== null && incoming[field] !== existing[field]).map((field) => [field, incoming[field]]));
-  if (Object.keys(updates).length > 0) {
-    await trx('contacts').where({ id: existing.id }).update({ ...updates, updated_at: trx.fn.now() });
-    if (!changes.some((change) => change.contactId === existing.id)) changes.push({ type: 'contact.updated', contactId: existing.id });
+  const updates = Object.fromEntries(
+    CONTACT_FIELDS.filter((field) => incoming[field] !== null && incoming[field] !== existing[field] && (current || existing[field] === null)).map((field) => [
+      field,
+      incoming[field],
+    ]),
+  );
+  // A newer document with the same data still moves data_as_of, or an older one arriving next
+  // would count as newer than what the contact was last confirmed by.
+  const newer = asOf === null || issuedAt.getTime() > asOf.getTime();
+  if (Object.keys(updates).length > 0 || newer) {
+    await trx('contacts')
+      .where({ id: existing.id, company_id: companyId })
+      .update({ ...updates, ...(newer ? { data_as_of: issuedAt } : {}), updated_at: trx.fn.now() });
+    if (Object.keys(updates).length > 0 && !changes.some((change) => change.contactId === existing.id)) {
+      changes.push({ type: 'contact.updated', contactId: existing.id });
+    }
   }
   return existing.id;
 }
@@ -165,7 +196,7 @@ function lockedContact(trx: Knex.Transaction, companyId: number, idType: string,
   return trx('contacts')
     .where({ company_id: companyId, id_type: idType, id_number: idNumber })
     .forUpdate()
-    .first('id', ...CONTACT_FIELDS)
+    .first('id', 'data_as_of', ...CONTACT_FIELDS)
     .options(PREPARED);
 }
 

@@ -155,6 +155,47 @@ test('a recurring contact is found in one statement; a new one is created once, 
   t.is((await database.db('contacts').where({ id: contacts[0]!.id }).first('email')).email, 'nuevo@proveedor.co');
 });
 
+test('an older document never brings back a contact\'s old data; it only fills what the contact lacks', async (t) => {
+  const { imports } = database.repositories;
+  const company = await seedCompany(database, 'Volt Historia S.A.S.', '161803398879');
+  const [template] = draftsOf(fixture('attached-document-volt.xml'), 'volt.xml', CUSTOMER_NIT);
+  const supplierId = `8${Date.now() % 100_000_000}`;
+  const draft = (cufe: string, issuedAt: string, changes: Partial<NonNullable<DocumentDraft['counterpart']>>): DocumentDraft => ({
+    ...template!,
+    ubl: { ...template!.ubl!, cufe, issuedAt },
+    counterpart: { ...template!.counterpart!, idNumber: supplierId, ...changes },
+  });
+  const contact = () => database.db('contacts').where({ company_id: company.id, id_number: supplierId }).first('id', 'name', 'email', 'phone', 'data_as_of');
+  const importOne = async (name: string, document: DocumentDraft) => imports.importDrafts(await storedFile(company.id, name), [document]);
+
+  await importOne('2026.xml', draft(`cufe-2026-${supplierId}`, '2026-03-01T10:00:00-05:00', { name: 'Proveedor Nuevo S.A.S.', email: null, phone: '6015550000' }));
+  const created = await contact();
+  t.like(created, { name: 'Proveedor Nuevo S.A.S.', email: null });
+  t.is(created.data_as_of.toISOString(), '2026-03-01T15:00:00.000Z');
+
+  // Last year's invoice (a DIAN import of 2025, a late upload): its old name and phone stay out,
+  // the email the contact lacked comes in.
+  const older = await importOne('2025.xml', draft(`cufe-2025-${supplierId}`, '2025-06-01T10:00:00-05:00', { name: 'Proveedor Viejo Ltda.', email: 'viejo@proveedor.co', phone: '6014440000' }));
+  t.deepEqual(older.contactChanges, [{ type: 'contact.updated', contactId: created.id }]);
+  t.like(await contact(), { name: 'Proveedor Nuevo S.A.S.', email: 'viejo@proveedor.co', phone: '6015550000' });
+  t.is((await contact()).data_as_of.toISOString(), '2026-03-01T15:00:00.000Z', 'still as of the newest document');
+
+  // An older one with nothing new: no event.
+  t.deepEqual((await importOne('2024.xml', draft(`cufe-2024-${supplierId}`, '2024-01-01T10:00:00-05:00', { name: 'Otro Nombre' }))).contactChanges, []);
+
+  // A newer document with the same data confirms it as of its date: a document between the two
+  // is then older and changes nothing.
+  await importOne('2026-09.xml', draft(`cufe-2026-09-${supplierId}`, '2026-09-01T10:00:00-05:00', { name: 'Proveedor Nuevo S.A.S.', email: 'viejo@proveedor.co', phone: '6015550000' }));
+  t.is((await contact()).data_as_of.toISOString(), '2026-09-01T15:00:00.000Z');
+  await importOne('2026-06.xml', draft(`cufe-2026-06-${supplierId}`, '2026-06-01T10:00:00-05:00', { name: 'Proveedor Intermedio S.A.S.' }));
+  t.is((await contact()).name, 'Proveedor Nuevo S.A.S.');
+
+  // A newer document with new data replaces it.
+  const newest = await importOne('2027.xml', draft(`cufe-2027-${supplierId}`, '2027-01-15T10:00:00-05:00', { name: 'Proveedor Renombrado S.A.S.', email: 'nuevo@proveedor.co' }));
+  t.deepEqual(newest.contactChanges, [{ type: 'contact.updated', contactId: created.id }]);
+  t.like(await contact(), { name: 'Proveedor Renombrado S.A.S.', email: 'nuevo@proveedor.co' });
+});
+
 // Serial: the statements are told apart by the file's id, a small number other tests' statements may bind too.
 test.serial('a new document is inserted and linked to its file in one statement; a repeated one is linked on its own', async (t) => {
   const { uploadedFiles, imports } = database.repositories;
