@@ -62,6 +62,28 @@ test.serial('a job over its memory budget kills its thread, not the process', as
   t.true(moved(before, await scrapeThisProcess(), 'invoicing_cpu_pool_jobs_total', { job: 'planImportJob', outcome: 'memory_budget_exceeded' }) >= 1);
 });
 
+// Piscina replaces a terminated thread only up to minThreads (0 here): the jobs queued behind a
+// job over its budget waited for the next job to arrive (an upload burst behind one hostile file
+// stayed PROCESSING until someone uploaded again).
+for (const budget of ['time', 'memory'] as const) {
+  test.serial(`the jobs queued behind one over its ${budget} budget run on a new thread, without waiting for another job`, async (t) => {
+    process.env.CPU_POOL_THREADS = '1';
+    process.env.CPU_JOB_MAX_MEMORY_MB = budget === 'memory' ? '32' : '256';
+    process.env.CPU_JOB_TIMEOUT_MS = budget === 'time' ? '300' : '120000';
+    await closeCpuPool();
+    const big = Buffer.from(`<Invoice>${'<a b="1" c="2" d="3"/>'.repeat(160_000)}</Invoice>`);
+    const overBudget = planImportInPool(big, 'big.xml', '1', null);
+    delete process.env.CPU_JOB_TIMEOUT_MS; // read per job: the queued ones get the default 20 s
+    const queued = [1, 2].map((n) => planImportInPool(fixture('invoice-signed-setp.xml'), `queued-${n}.xml`, '900108281', null));
+    const error = await t.throwsAsync(overBudget, { instanceOf: CpuBudgetExceeded });
+    t.is(error?.budget, budget);
+    const within = (ms: number) => new Promise<'stalled'>((resolve) => setTimeout(() => resolve('stalled'), ms).unref());
+    const plans = await Promise.race([Promise.all(queued), within(15_000)]);
+    t.not(plans, 'stalled', 'the queued jobs never started');
+    if (plans !== 'stalled') for (const plan of plans) t.true(plan.ok, JSON.stringify(plan));
+  });
+}
+
 test.serial('certificates open in the pool; a CertificateError keeps its code across the thread boundary', async (t) => {
   const generated = generateTestPkcs12('clave');
   const loaded = await loadCertificateInPool(generated.p12, 'clave');
