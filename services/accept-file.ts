@@ -148,12 +148,14 @@ function blobKeyFor(incoming: IncomingFile, fileName: string, sha256: string, ex
 }
 
 /**
- * Keeps the name people gave the file, minus paths and control characters, ending in the
- * extension of what the file is: a name that does not already (in any case) gets it added, so a
- * download opens as what it is (an XML sent as "factura.html" is kept as "factura.html.xml").
+ * Keeps the name people gave the file, minus paths, control characters and bidirectional
+ * controls (Unicode's Bidi_Control: "factura\u202Efdp.exe" displays as "facturaexe.pdf", an
+ * extension spoof wherever the name is shown or saved), ending in the extension of what the file
+ * is: a name that does not already (in any case) gets it added, so a download opens as what it is
+ * (an XML sent as "factura.html" is kept as "factura.html.xml").
  */
 function cleanFileName(name: string, extension: string): string {
-  const base = name.split(/[\\/]/).pop()!.replace(/[\x00-\x1f\x7f-\x9f]/g, '').trim().slice(0, 200);
+  const base = name.split(/[\\/]/).pop()!.replace(/[\x00-\x1f\x7f-\x9f]|\p{Bidi_Control}/gu, '').trim().slice(0, 200);
   if (!base) return `file.${extension}`;
   return base.toLowerCase().endsWith(`.${extension}`) ? base : `${base}.${extension}`;
 }

@@ -247,6 +247,14 @@ test('a file name in Latin-1 (a legacy client) is read as Latin-1, filename* by 
   t.like(await uploadNamed(Buffer.concat([Buffer.from('filename="a'), Buffer.from([0x85, 0x9f]), Buffer.from('b.pdf"')])), { status: 202, body: { file_name: 'ab.pdf' } });
 });
 
+test('bidirectional control characters (U+202E RIGHT-TO-LEFT OVERRIDE and the others) are dropped from a file name, so it reads as it is', async (t) => {
+  // "factura\u202Eexe.pdf" displays as "facturafdp.exe": an extension spoof in any list or
+  // download dialog showing the name (kept as sent before 2026-11-25).
+  t.like(await uploadNamed(Buffer.from('filename="factura\u202Eexe.pdf"', 'utf8')), { status: 202, body: { file_name: 'facturaexe.pdf' } });
+  const spoof = "filename*=UTF-8''" + encodeURIComponent('a\u202Ab\u202Bc\u202Cd\u202De\u2066f\u2067g\u2068h\u2069i\u200Ej\u200Fk\u061Cl.pdf');
+  t.like(await uploadNamed(Buffer.from(spoof)), { status: 202, body: { file_name: 'abcdefghijkl.pdf' } });
+});
+
 test.serial('a text field or a file sent twice in a multipart body is refused like a repeated query parameter, and nothing is stored', async (t) => {
   const before = await storedCounts();
   const response = await fetch(`${api.url}/v1/companies/${companyId}/files`, {
