@@ -9,6 +9,7 @@ import { traceRequests } from './middleware/trace-requests';
 import { errorHandler } from './middleware/error-handler';
 import { unreadRequestBodies } from './middleware/unread-body';
 import { responseIdleTimeout } from './middleware/response-idle';
+import { pipeliningLimit } from './middleware/pipelining-limit';
 import { optionsAndAllow } from './middleware/allowed-methods';
 import { accessLog } from './middleware/access-log';
 import { authenticate } from './middleware/authenticate';
@@ -34,7 +35,7 @@ import { dianImportsRoutes } from './v1/dian-imports/routes';
 export type RouteEntry = { method: string; path: string };
 
 /**
- * Middleware order: the response's idle deadline → metrics → trace span → request id → access log → errors → OPTIONS and Allow → routing. Authentication, rate
+ * Middleware order: the pipelining limit → the response's idle deadline → metrics → trace span → request id → access log → errors → OPTIONS and Allow → routing. Authentication, rate
  * limiting, body parsing and idempotent POSTs sit on the /v1 router, so they run only for routes that exist
  * (an unknown path is a 404 whoever asks).
  */
@@ -59,6 +60,7 @@ export function createApp(deps: ApiDependencies): { app: Koa; routes: RouteEntry
     v1.use(resource.routes(), resource.allowedMethods());
   }
 
+  app.use(pipeliningLimit(deps.logger));
   app.use(responseIdleTimeout(deps.config.http.timeouts.responseIdleMs));
   app.use(httpMetrics());
   app.use(traceRequests());
