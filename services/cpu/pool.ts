@@ -65,7 +65,11 @@ function currentPool(): { piscina: Piscina; settings: CpuPoolSettings } {
       settings,
       piscina: new Piscina({
         filename: path.join(__dirname, 'worker-entry.cjs'),
-        minThreads: 0,
+        // Piscina replaces a thread it terminated (a job over its time or memory budget, a crash)
+        // only up to minThreads: with 0, the jobs queued behind such a job waited, thread-less,
+        // until another job arrived (an upload burst behind one hostile file stayed PROCESSING
+        // until the next upload). One thread stays once the pool exists; more exit when idle.
+        minThreads: 1,
         maxThreads: settings.threads,
         idleTimeout: settings.idleMs,
         resourceLimits: { maxOldGenerationSizeMb: settings.jobMaxMemoryMb, maxYoungGenerationSizeMb: Math.min(64, Math.ceil(settings.jobMaxMemoryMb / 4)) },
@@ -108,7 +112,6 @@ export async function runCpuJob<N extends JobName>(
     countCpuJob(name, 'completed');
     return output;
   } catch (error) {
-    startThreadForQueuedJobs(piscina);
     if (controller.signal.aborted) {
       countCpuJob(name, 'time_budget_exceeded');
       throw new CpuBudgetExceeded('time', `processing took longer than its budget of ${settings.jobTimeoutMs / 1000} s and was stopped`);
@@ -123,17 +126,6 @@ export async function runCpuJob<N extends JobName>(
     clearTimeout(deadline);
     port1.close();
   }
-}
-
-/**
- * Piscina replaces a thread it terminated (a job over its time or memory budget, a thread that
- * crashed) only up to minThreads, which is 0 here: with its only thread gone, the jobs queued
- * behind that job waited until another job arrived (an upload burst behind one hostile file stayed
- * PROCESSING until the next upload). Queuing a job is what makes Piscina start a thread, so an
- * empty one does; the queued jobs run first.
- */
-function startThreadForQueuedJobs(piscina: Piscina): void {
-  if (piscina.queueSize > 0) piscina.run(null, { name: 'startThreadJob' }).catch(() => undefined);
 }
 
 const buffer = (bytes: Uint8Array) => (Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));

@@ -76,7 +76,4 @@ export const receivedExportJob = job((input: ReceivedExportInput): ReceivedExpor
   }
 });
 
-/** Does nothing: queued to make the pool start a thread for jobs left waiting (services/cpu/pool.ts). */
-export const startThreadJob = (): null => null;
-
 export type CpuJobs = { planImportJob: typeof planImportJob; producePdfJob: typeof producePdfJob; loadCertificateJob: typeof loadCertificateJob; receivedExportJob: typeof receivedExportJob };

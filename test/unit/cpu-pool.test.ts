@@ -62,7 +62,7 @@ test.serial('a job over its memory budget kills its thread, not the process', as
   t.true(moved(before, await scrapeThisProcess(), 'invoicing_cpu_pool_jobs_total', { job: 'planImportJob', outcome: 'memory_budget_exceeded' }) >= 1);
 });
 
-// Piscina replaces a terminated thread only up to minThreads (0 here): the jobs queued behind a
+// Piscina replaces a terminated thread only up to minThreads (0 until this test): the jobs queued behind a
 // job over its budget waited for the next job to arrive (an upload burst behind one hostile file
 // stayed PROCESSING until someone uploaded again).
 for (const budget of ['time', 'memory'] as const) {
