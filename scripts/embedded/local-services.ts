@@ -110,6 +110,7 @@ export async function startLocalServices(
         dbFile: path.join(config.dataDir, 'temporal', 'dev-server.sqlite'),
         logFile: path.join(config.dataDir, 'temporal', 'dev-server.log'),
         ownSession: true,
+        takeOver: true,
         log,
       });
       const kept = await keepRunning('the Temporal dev server', startDevServer, { log, restarted: (devServer) => temporalRestarted({ temporalPid: devServer.pid }) });

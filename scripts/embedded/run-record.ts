@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
@@ -105,8 +105,33 @@ export function processLooksLike(pid: number, marker: string): boolean {
   }
 }
 
+/**
+ * Live processes with `argument` as one whole argument of their command line (from /proc; none
+ * where there is no /proc): finds what a crashed start ran on a file of its DATA_DIR even when
+ * the run record never got its pid.
+ */
+export function processesWithArgument(argument: string): number[] {
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return [];
+  }
+  return entries
+    .filter((entry) => /^\d+$/.test(entry) && Number(entry) !== process.pid)
+    .filter((entry) => {
+      try {
+        return readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').includes(argument);
+      } catch {
+        return false; // gone meanwhile, or not ours to read
+      }
+    })
+    .map(Number)
+    .filter(isAlive);
+}
+
 /** SIGTERM, then SIGKILL after graceMs; true when there was such a process to stop. */
-async function stopProcess(pid: number, marker: string, graceMs: number): Promise<boolean> {
+export async function stopProcess(pid: number, marker: string, graceMs: number): Promise<boolean> {
   if (!processLooksLike(pid, marker)) return false;
   try {
     process.kill(pid, 'SIGTERM');

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdir, open } from 'node:fs/promises';
 import path from 'node:path';
 import { isListening, waitForPort } from './ports';
+import { processesWithArgument, stopProcess } from './run-record';
 import { dynamicConfigFlags, SHARED_DYNAMIC_CONFIG } from './temporal-dynamic-config';
 
 export type DevServer = {
@@ -38,6 +39,14 @@ export type DevServerOptions = {
    * nothing behind.
    */
   ownSession?: boolean;
+  /**
+   * The caller holds the data folder of dbFile (npm start, run-record.ts): a dev server already
+   * running on that file is a crashed start's, stopped before ours starts instead of used. Its
+   * pid may be missing from the run record (a supervisor killed while the server was starting),
+   * and a server used as found would be nobody's: never restarted when it dies, left running at
+   * the next stop.
+   */
+  takeOver?: boolean;
 };
 
 /**
@@ -71,6 +80,11 @@ function dynamicConfig(taskQueuePartitions: number): string[] {
 export async function startTemporalDevServer(options: DevServerOptions): Promise<DevServer> {
   const address = `127.0.0.1:${options.port}`;
   const uiUrl = options.uiPort ? `http://127.0.0.1:${options.uiPort}` : null;
+  if (options.takeOver && options.dbFile) {
+    for (const pid of processesWithArgument(options.dbFile)) {
+      if (await stopProcess(pid, 'start-dev', 10_000)) options.log?.(`stopped the Temporal dev server (pid ${pid}) left running on ${options.dbFile} by an earlier start`);
+    }
+  }
   if (await isListening(options.port)) {
     options.log?.(`Temporal already listening on ${address}; using it`);
     return { address, uiUrl, exited: new Promise<void>(() => undefined), stop: async () => undefined };
