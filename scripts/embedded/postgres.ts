@@ -107,7 +107,14 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     dataDir,
     url: (database = 'postgres') => `postgres://${SUPERUSER}:${PASSWORD}@127.0.0.1:${options.port}/${database}${socketParameter(socketDir, options.port)}`,
     async stop() {
-      await exec(path.join(bin, 'pg_ctl'), ['stop', '-w', '-m', 'fast', '-D', dataDir], spawnAs).catch(() => undefined);
+      await exec(path.join(bin, 'pg_ctl'), ['stop', '-w', '-m', 'fast', '-D', dataDir], spawnAs).catch(async (error: Error) => {
+        // Not running (already stopped, or killed) is a stop; a server that outlived pg_ctl's
+        // wait (PGCTLTIMEOUT, 60 s: frozen by SIGSTOP or a stalled disk) is not, and was said
+        // nowhere: the stop looked clean while Postgres still held the port and DATA_DIR.
+        if (await isRunning(bin, dataDir, spawnAs)) {
+          options.log?.(`postgres did not stop (${error.message}); it is left running on ${dataDir}, and the next start there stops it`);
+        }
+      });
     },
   };
 }
