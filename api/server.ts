@@ -10,6 +10,7 @@ import { errorHandler } from './middleware/error-handler';
 import { unreadRequestBodies } from './middleware/unread-body';
 import { responseIdleTimeout } from './middleware/response-idle';
 import { pipeliningLimit } from './middleware/pipelining-limit';
+import { readDeadline } from './middleware/read-deadline';
 import { optionsAndAllow } from './middleware/allowed-methods';
 import { accessLog } from './middleware/access-log';
 import { authenticate } from './middleware/authenticate';
@@ -35,7 +36,7 @@ import { dianImportsRoutes } from './v1/dian-imports/routes';
 export type RouteEntry = { method: string; path: string };
 
 /**
- * Middleware order: the pipelining limit → the response's idle deadline → metrics → trace span → request id → access log → errors → OPTIONS and Allow → routing. Authentication, rate
+ * Middleware order: the pipelining limit → the response's idle deadline → metrics → trace span → request id → access log → errors → the read deadline → OPTIONS and Allow → routing. Authentication, rate
  * limiting, body parsing and idempotent POSTs sit on the /v1 router, so they run only for routes that exist
  * (an unknown path is a 404 whoever asks).
  */
@@ -68,6 +69,7 @@ export function createApp(deps: ApiDependencies): { app: Koa; routes: RouteEntry
   app.use(accessLog(deps.logger));
   app.use(unreadRequestBodies());
   app.use(errorHandler(deps.logger));
+  app.use(readDeadline(deps.config.http.timeouts.readMs));
   app.use(optionsAndAllow());
   app.use(publicRouter.routes()).use(publicRouter.allowedMethods());
   app.use(v1.routes()).use(v1.allowedMethods());

@@ -46,6 +46,7 @@ const environmentSchema = z.object({
   API_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(300_000),
   API_BODY_IDLE_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(20_000),
   API_RESPONSE_IDLE_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(60_000),
+  API_READ_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
   API_BODY_GRACE_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
   API_BODY_MIN_BYTES_PER_SECOND: z.coerce.number().int().min(0).default(1024),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
@@ -100,7 +101,7 @@ export type AppConfig = {
      * Node's own deadlines for a request's headers and for the whole request (api/http-server.ts),
      * and how long an answer being written may go without its client taking a byte (api/middleware/response-idle.ts).
      */
-    timeouts: { headersMs: number; requestMs: number; responseIdleMs: number };
+    timeouts: { headersMs: number; requestMs: number; responseIdleMs: number; readMs: number };
     /** How fast a request body must arrive once it is being read (api/body-pace.ts). */
     bodyPace: { idleMs: number; graceMs: number; minBytesPerSecond: number; wholeWithinMs: number };
   };
@@ -191,7 +192,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       publicBaseUrl: e.PUBLIC_BASE_URL,
       trustProxy: e.TRUST_PROXY,
       bodyLimitBytes: e.REQUEST_BODY_LIMIT_BYTES,
-      timeouts: { headersMs: e.API_HEADERS_TIMEOUT_MS, requestMs: e.API_REQUEST_TIMEOUT_MS, responseIdleMs: e.API_RESPONSE_IDLE_TIMEOUT_MS },
+      timeouts: { headersMs: e.API_HEADERS_TIMEOUT_MS, requestMs: e.API_REQUEST_TIMEOUT_MS, responseIdleMs: e.API_RESPONSE_IDLE_TIMEOUT_MS, readMs: e.API_READ_TIMEOUT_MS },
       bodyPace: {
         idleMs: e.API_BODY_IDLE_TIMEOUT_MS,
         graceMs: e.API_BODY_GRACE_MS,

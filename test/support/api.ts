@@ -15,6 +15,7 @@ import { createApiKey } from '../../admin/api-keys';
 import { createCompany } from '../../admin/create-company';
 import type { Scope } from '../../domain/scopes';
 import { createTestDatabase, testTemporalAddress, type TestDatabase } from './database';
+import { connectDatabase } from '../../db/connection';
 import { sharedWorkflowBundle } from './workflow-bundle';
 
 export type TestApi = {
@@ -31,7 +32,15 @@ export type TestApi = {
  * The real Koa app over a fresh database and the suite's Temporal dev server, on a loopback port;
  * with `tracing`, its Temporal client is traced as api/start-api.ts makes it.
  */
-export async function startTestApi(env: Record<string, string> = {}, options: { tracing?: Tracing; logger?: Logger } = {}): Promise<TestApi> {
+export async function startTestApi(
+  env: Record<string, string> = {},
+  options: {
+    tracing?: Tracing;
+    logger?: Logger;
+    /** Where the API reaches its database, given the test database's URL (a relay in front of it); the test's own `database` connects directly. */
+    databaseRoute?: (url: string) => Promise<string>;
+  } = {},
+): Promise<TestApi> {
   const config = loadConfig({
     ...process.env,
     RATE_LIMIT_PER_SECOND: '0',
@@ -46,7 +55,8 @@ export async function startTestApi(env: Record<string, string> = {}, options: { 
   const client = new Client({ connection, namespace: config.temporal.namespace, interceptors: tracingClientInterceptors(options.tracing) });
   const logger = options.logger ?? pino({ level: 'silent' });
   let url = '';
-  const dependencies = buildApiDependencies(config, database.db, { connection, client }, logger, () => url);
+  const routedDb = options.databaseRoute ? connectDatabase(await options.databaseRoute(database.url), 10) : null;
+  const dependencies = buildApiDependencies(config, routedDb ?? database.db, { connection, client }, logger, () => url);
   const { app, routes } = createApp(dependencies);
   const server = createHttpServer(app, logger, httpServerTimeouts(config.http.timeouts));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -63,6 +73,7 @@ export async function startTestApi(env: Record<string, string> = {}, options: { 
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await connection.close();
+      await routedDb?.destroy();
       await database.drop();
     },
   };
