@@ -36,8 +36,7 @@ export function readDianResponse(response: XmlElement, fallbackDate: string | nu
 export function parseDianResponse(xml: Buffer | string): DianResponse | null {
   try {
     const text = decodeXmlInput(xml);
-    assertSafeXml(text);
-    const root = parseXmlTree(text);
+    const root = parseXmlTree(text, assertSafeXml(text));
     return root.name === 'ApplicationResponse' ? readDianResponse(root) : null;
   } catch {
     return null;

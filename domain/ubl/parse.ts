@@ -22,8 +22,7 @@ function isDocumentType(name: string): name is UblDocumentType {
 
 /** Safety checks on the raw text, then the element tree. */
 function loadRoot(xml: string): XmlElement {
-  assertSafeXml(xml);
-  return parseXmlTree(xml);
+  return parseXmlTree(xml, assertSafeXml(xml));
 }
 
 /**

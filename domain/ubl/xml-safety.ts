@@ -106,8 +106,16 @@ function overLimit(message: string): UblParseError {
   return new UblParseError('xml_too_large', message);
 }
 
-/** What the pre-scan counted. */
-export type XmlScan = { elements: number; attributes: number; maxDepth: number; chars: number };
+/**
+ * A text node at least this long is handed to the parser as a short stand-in and put back after
+ * (domain/ubl/xml-tree.ts): fast-xml-parser builds a text node one character at a time, and its
+ * intermediate strings took about 33 bytes of heap per character (a 5 MB node 167 MB), so a text
+ * node of 6.5 MB or more ran out of the CPU pool's 256 MB job budget.
+ */
+export const LARGE_TEXT_CHARS = 64 * 1024;
+
+/** What the pre-scan counted, and where the document's large text nodes are ([start, end) offsets). */
+export type XmlScan = { elements: number; attributes: number; maxDepth: number; chars: number; largeTexts: { start: number; end: number }[] };
 
 const LT = 0x3c;
 const GT = 0x3e;
@@ -136,10 +144,12 @@ export function prescanXml(xml: string, limits: XmlLimits = DEFAULT_XML_LIMITS):
   let deepest = 0;
   let rootSeen = false;
   let position = 0;
+  const largeTexts: XmlScan['largeTexts'] = [];
   while (position < length) {
     const lt = xml.indexOf('<', position);
     const textEnd = lt === -1 ? length : lt;
     if (textEnd - position > limits.maxTextChars) throw overLimit(`a text node is longer than ${limits.maxTextChars} characters`);
+    if (open.length > 0 && textEnd - position >= LARGE_TEXT_CHARS) largeTexts.push({ start: position, end: textEnd });
     if (open.length === 0 && textEnd > position && xml.slice(position, textEnd).trim() !== '') {
       throw malformed(rootSeen ? 'text after the root element' : 'text before the root element (is this XML?)');
     }
@@ -211,7 +221,7 @@ export function prescanXml(xml: string, limits: XmlLimits = DEFAULT_XML_LIMITS):
   }
   if (open.length > 0) throw malformed(`<${open[open.length - 1].slice(0, 100)}> is never closed (the document is truncated?)`);
   if (!rootSeen) throw malformed('the XML has no root element');
-  return { elements, attributes, maxDepth: deepest, chars: length };
+  return { elements, attributes, maxDepth: deepest, chars: length, largeTexts };
 }
 
 function skipPast(xml: string, terminator: string, from: number, what: string): number {

@@ -4,7 +4,7 @@
  * whether the element occurs once or many times.
  */
 import { XMLParser } from 'fast-xml-parser';
-import { DEFAULT_XML_LIMITS, isXmlCharacter } from './xml-safety';
+import { DEFAULT_XML_LIMITS, isXmlCharacter, type XmlScan } from './xml-safety';
 import { UblParseError } from './types';
 
 export type XmlElement = {
@@ -69,7 +69,39 @@ function cdataText(nodes: unknown): string {
   return text;
 }
 
-function toElement(name: string, nodes: OrderedNode[], attributes: OrderedNode | undefined): XmlElement {
+/**
+ * Large text nodes (XmlScan.largeTexts) are parsed as a stand-in, a private-use character and the
+ * node's index, and their text put back by toElement: what fast-xml-parser would have given, each
+ * node trimmed on its own (trimValues), without its cost in memory. Used only when the document
+ * has no such character of its own, so no text can pass for a stand-in.
+ */
+const STAND_IN = '\uE000';
+const STAND_IN_TEXT = /^\uE000(\d+)$/;
+
+type LargeTexts = readonly string[];
+
+function withStandIns(xml: string, spans: XmlScan['largeTexts']): { xml: string; texts: LargeTexts } {
+  if (spans.length === 0 || xml.includes(STAND_IN)) return { xml, texts: [] };
+  const pieces: string[] = [];
+  const texts: string[] = [];
+  let from = 0;
+  for (const { start, end } of spans) {
+    pieces.push(xml.slice(from, start), `${STAND_IN}${texts.length}`);
+    texts.push(xml.slice(start, end).trim());
+    from = end;
+  }
+  pieces.push(xml.slice(from));
+  return { xml: pieces.join(''), texts };
+}
+
+function textOf(value: unknown, largeTexts: LargeTexts): string {
+  const written = typeof value === 'string' ? value : String(value);
+  if (largeTexts.length === 0) return written;
+  const standIn = STAND_IN_TEXT.exec(written);
+  return standIn ? (largeTexts[Number(standIn[1])] ?? written) : written;
+}
+
+function toElement(name: string, nodes: OrderedNode[], attributes: OrderedNode | undefined, largeTexts: LargeTexts): XmlElement {
   const element: XmlElement = { name, attributes: {}, text: '', children: [] };
   if (attributes) {
     for (const key in attributes) {
@@ -83,9 +115,9 @@ function toElement(name: string, nodes: OrderedNode[], attributes: OrderedNode |
     for (const key in node) {
       if (key === ATTRIBUTES) continue;
       const value = node[key];
-      if (key === TEXT) text += typeof value === 'string' ? value : String(value);
+      if (key === TEXT) text += textOf(value, largeTexts);
       else if (key === CDATA) cdata += cdataText(value);
-      else element.children.push(toElement(key, value as OrderedNode[], node[ATTRIBUTES] as OrderedNode | undefined));
+      else element.children.push(toElement(key, value as OrderedNode[], node[ATTRIBUTES] as OrderedNode | undefined, largeTexts));
       break;
     }
   }
@@ -94,13 +126,15 @@ function toElement(name: string, nodes: OrderedNode[], attributes: OrderedNode |
 }
 
 /**
- * Parses text that already passed the raw-text safety checks and returns its root element.
+ * Parses text that already passed the raw-text safety checks (`scan`: what they found, whose large
+ * text nodes are parsed as stand-ins) and returns its root element.
  * Throws UblParseError('malformed_xml') when the parser fails or there is not exactly one root.
  */
-export function parseXmlTree(xml: string): XmlElement {
+export function parseXmlTree(xml: string, scan?: Pick<XmlScan, 'largeTexts'>): XmlElement {
+  const { xml: parsedXml, texts } = withStandIns(xml, scan?.largeTexts ?? []);
   let parsed: OrderedNode[];
   try {
-    parsed = parser.parse(xml) as OrderedNode[];
+    parsed = parser.parse(parsedXml) as OrderedNode[];
   } catch (error) {
     throw new UblParseError('malformed_xml', `the XML could not be parsed: ${error instanceof Error ? error.message : String(error)}`);
   }
@@ -109,7 +143,7 @@ export function parseXmlTree(xml: string): XmlElement {
     for (const key in node) {
       if (key === ATTRIBUTES) continue;
       if (key !== TEXT && key !== CDATA && !key.startsWith('?')) {
-        elements.push(toElement(key, node[key] as OrderedNode[], node[ATTRIBUTES] as OrderedNode | undefined));
+        elements.push(toElement(key, node[key] as OrderedNode[], node[ATTRIBUTES] as OrderedNode | undefined, texts));
       }
       break;
     }
