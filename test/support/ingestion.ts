@@ -22,6 +22,13 @@ export const FIXTURES = sharedFixturesDir();
 /** Fixtures written for this repository's tests (test/fixtures/dian: POS, support document, withholdings). */
 export const OWN_FIXTURES = path.resolve(__dirname, '../fixtures/dian');
 
+/**
+ * Real documents of the fixtures whose totals do not add up as written, with the warnings they
+ * get (decision 0029): apidian-go's habilitación invoice has no TaxTotal at all, yet a
+ * TaxInclusiveAmount 41,610.00 above its lines (its IVA).
+ */
+export const INCONSISTENT_FIXTURES: Record<string, string[]> = { 'apidian-go-cedula-supplier.xml': ['tax_inclusive_mismatch'] };
+
 export function fixture(name: string): Buffer {
   return readFileSync(path.join(FIXTURES, name));
 }
