@@ -28,6 +28,20 @@ const CLIENT_ERRORS: Record<string, { status: number; reason: string; code: stri
   },
 };
 const MALFORMED = { status: 400, reason: 'Bad Request', code: 'malformed_request', message: 'The request is not valid HTTP/1.1.' };
+const MISSING_HOST = { status: 400, code: 'malformed_request', message: 'An HTTP/1.1 request must carry a Host header.' };
+const UNSUPPORTED_EXPECTATION = { status: 417, code: 'expectation_failed', message: 'The Expect header can only be 100-continue.' };
+
+/** An error answered before the app (which would add the request id and the body itself); the connection closes. */
+function answerBeforeTheApp(response: http.ServerResponse, answer: { status: number; code: string; message: string }): void {
+  const json = JSON.stringify({ error: { code: answer.code, message: answer.message } } satisfies ErrorBody);
+  response.writeHead(answer.status, {
+    'Content-Type': 'application/json; charset=utf-8',
+    'X-Request-Id': newRequestId(),
+    'Content-Length': Buffer.byteLength(json),
+    Connection: 'close',
+  });
+  response.end(json);
+}
 const URI_TOO_LONG = {
   status: 414,
   reason: 'URI Too Long',
@@ -80,7 +94,17 @@ export function httpServerTimeouts(timeouts: AppConfig['http']['timeouts']): htt
  * Node's bare reply, then the connection closes.
  */
 export function createHttpServer(app: Koa, logger: Logger, options: http.ServerOptions = {}): http.Server {
-  const server = http.createServer(options, app.callback());
+  const handle = app.callback();
+  // Node answers an HTTP/1.1 request without Host, and an Expect it does not know, itself, with
+  // an empty body: both are answered here with the JSON error body instead.
+  const server = http.createServer({ ...options, requireHostHeader: false }, (request, response) => {
+    if (request.httpVersion === '1.1' && request.headers.host === undefined) {
+      answerBeforeTheApp(response, MISSING_HOST);
+      return;
+    }
+    void handle(request, response);
+  });
+  server.on('checkExpectation', (_request: http.IncomingMessage, response: http.ServerResponse) => answerBeforeTheApp(response, UNSUPPORTED_EXPECTATION));
   const maxHeaderSize = options.maxHeaderSize ?? http.maxHeaderSize;
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
     // Nobody to answer (the peer reset), or an answer is already under way: just close.

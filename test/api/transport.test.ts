@@ -200,6 +200,20 @@ test('an unparseable request (unknown method, garbled request line or header) �
   }
 });
 
+test('an HTTP/1.1 request without Host → 400 malformed_request, and an Expect other than 100-continue → 417 expectation_failed, with the JSON body (Node answered both with an empty body)', async (t) => {
+  const hostless = await rawExchange(api.url, 'GET /healthz HTTP/1.1\r\nConnection: close\r\n\r\n');
+  t.is(hostless?.status, 400);
+  t.deepEqual(hostless?.body, { error: { code: 'malformed_request', message: 'An HTTP/1.1 request must carry a Host header.' } });
+  t.regex(hostless?.headers['x-request-id'] ?? '', /^req_[0-9a-f]{24}$/);
+  const expecting = await send('GET', `/v1/companies/${companyId}/invoices`, { ...bearer(key), Expect: '200-ok' });
+  t.is(expecting?.status, 417);
+  t.is(expecting?.body?.error?.code, 'expectation_failed');
+  t.regex(expecting?.headers['x-request-id'] ?? '', /^req_[0-9a-f]{24}$/);
+  // HTTP/1.0 needs no Host, and 100-continue is still honoured.
+  t.is((await rawExchange(api.url, 'GET /healthz HTTP/1.0\r\n\r\n'))?.status, 200);
+  t.is((await send('GET', `/v1/companies/${companyId}/invoices`, { ...bearer(key), Expect: '100-continue' }))?.status, 100, 'its interim 100 Continue, first');
+});
+
 function bodyRoutes() {
   return api.routes.filter((route) => ['POST', 'PUT', 'PATCH'].includes(route.method));
 }
