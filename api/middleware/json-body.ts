@@ -65,6 +65,10 @@ export function jsonBody(limitBytes: number, pace: BodyPace): Middleware {
       ctx.request.body = undefined;
       return next();
     }
+    if (text.startsWith(BYTE_ORDER_MARK)) {
+      // JSON.parse's own message quoted the invisible character itself.
+      throw new ApiError(400, 'invalid_json', 'The request body starts with a byte order mark (U+FEFF); send JSON without one (RFC 8259 §8.1).');
+    }
     try {
       ctx.request.body = JSON.parse(text) as unknown;
     } catch (error) {
@@ -77,6 +81,7 @@ export function jsonBody(limitBytes: number, pace: BodyPace): Middleware {
 // fatal: a byte sequence that is not UTF-8 throws instead of becoming U+FFFD; ignoreBOM: a byte
 // order mark stays in the text (and JSON.parse refuses it), as before.
 const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+const BYTE_ORDER_MARK = '\uFEFF';
 
 /**
  * The body as text. JSON is UTF-8 (RFC 8259 §8.1): bytes that are not (a Latin-1 "Pérez", a

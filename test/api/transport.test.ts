@@ -268,6 +268,13 @@ test('UTF-8 however it is spelt, the identity coding, and JSON types in any case
   }
 });
 
+test('a JSON body that starts with a byte order mark is refused with a message that says so', async (t) => {
+  const answer = await send('POST', `/v1/companies/${companyId}/payment-claim-accounts`, { ...bearer(key), 'Content-Type': 'application/json' }, Buffer.from('\uFEFF{}', 'utf8'));
+  t.is(answer?.status, 400);
+  t.is(answer?.body?.error?.code, 'invalid_json');
+  t.is(answer?.body?.error?.message, 'The request body starts with a byte order mark (U+FEFF); send JSON without one (RFC 8259 §8.1).');
+});
+
 test('a JSON body that is not UTF-8 is refused, not stored with U+FFFD in place of its bytes', async (t) => {
   const path = `/v1/companies/${companyId}/payment-claim-accounts`;
   const claim = (number: string) => `{"number": "${number}", "issue_date": "2026-11-20", "total": "5"}`;
