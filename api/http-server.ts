@@ -28,20 +28,6 @@ const CLIENT_ERRORS: Record<string, { status: number; reason: string; code: stri
   },
 };
 const MALFORMED = { status: 400, reason: 'Bad Request', code: 'malformed_request', message: 'The request is not valid HTTP/1.1.' };
-const MISSING_HOST = { status: 400, code: 'malformed_request', message: 'An HTTP/1.1 request must carry a Host header.' };
-const UNSUPPORTED_EXPECTATION = { status: 417, code: 'expectation_failed', message: 'The Expect header can only be 100-continue.' };
-
-/** An error answered before the app (which would add the request id and the body itself); the connection closes. */
-function answerBeforeTheApp(response: http.ServerResponse, answer: { status: number; code: string; message: string }): void {
-  const json = JSON.stringify({ error: { code: answer.code, message: answer.message } } satisfies ErrorBody);
-  response.writeHead(answer.status, {
-    'Content-Type': 'application/json; charset=utf-8',
-    'X-Request-Id': newRequestId(),
-    'Content-Length': Buffer.byteLength(json),
-    Connection: 'close',
-  });
-  response.end(json);
-}
 const URI_TOO_LONG = {
   status: 414,
   reason: 'URI Too Long',
@@ -72,6 +58,21 @@ export function requestLineOverflowed(rawPacket: Buffer | undefined, bytesParsed
 
 /** What follows the URL on a request line. */
 const VERSION_AFTER_URL = ' HTTP/';
+
+const MISSING_HOST = { status: 400, code: 'malformed_request', message: 'An HTTP/1.1 request must carry a Host header.' };
+const UNSUPPORTED_EXPECTATION = { status: 417, code: 'expectation_failed', message: 'The Expect header can only be 100-continue.' };
+
+/** An error answered before the app (which would add the request id and the body itself); the connection closes. */
+function answerBeforeTheApp(response: http.ServerResponse, answer: { status: number; code: string; message: string }): void {
+  const json = JSON.stringify({ error: { code: answer.code, message: answer.message } } satisfies ErrorBody);
+  response.writeHead(answer.status, {
+    'Content-Type': 'application/json; charset=utf-8',
+    'X-Request-Id': newRequestId(),
+    'Content-Length': Buffer.byteLength(json),
+    Connection: 'close',
+  });
+  response.end(json);
+}
 
 /**
  * Node's deadlines for a request, from the configuration: its headers within headersMs (Node's

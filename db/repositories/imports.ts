@@ -169,25 +169,20 @@ async function upsertContact(
     existing = await lockedContact(trx, companyId, idType, party.idNumber);
   }
   const asOf: Date | null = existing.data_as_of;
-  const current = asOf === null || issuedAt.getTime() >= asOf.getTime();
-  // Only data the document actually carries can change a contact; absent fields keep their value.
-  const updates = Object.fromEntries(
-    CONTACT_FIELDS.filter((field) => incoming[field] !== null && incoming[field] !== existing[field] && (current || existing[field] === null)).map((field) => [
-      field,
-      incoming[field],
-    ]),
-  );
+  const atLeastAsNew = asOf === null || issuedAt.getTime() >= asOf.getTime();
+  // Only data the document actually carries can change a contact; absent fields keep their value,
+  // and an older document only fills fields the contact lacks.
+  const changed = CONTACT_FIELDS.filter((field) => incoming[field] !== null && incoming[field] !== existing[field] && (atLeastAsNew || existing[field] === null));
   // A newer document with the same data still moves data_as_of, or an older one arriving next
   // would count as newer than what the contact was last confirmed by.
   const newer = asOf === null || issuedAt.getTime() > asOf.getTime();
-  if (Object.keys(updates).length > 0 || newer) {
+  if (changed.length > 0 || newer) {
+    const updates = Object.fromEntries(changed.map((field) => [field, incoming[field]]));
     await trx('contacts')
       .where({ id: existing.id, company_id: companyId })
       .update({ ...updates, ...(newer ? { data_as_of: issuedAt } : {}), updated_at: trx.fn.now() });
-    if (Object.keys(updates).length > 0 && !changes.some((change) => change.contactId === existing.id)) {
-      changes.push({ type: 'contact.updated', contactId: existing.id });
-    }
   }
+  if (changed.length > 0 && !changes.some((change) => change.contactId === existing.id)) changes.push({ type: 'contact.updated', contactId: existing.id });
   return existing.id;
 }
 
