@@ -11,7 +11,7 @@
  */
 import os from 'node:os';
 import path from 'node:path';
-import { MessageChannel } from 'node:worker_threads';
+import { MessageChannel, receiveMessageOnPort } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { z } from 'zod';
 import { setVariables } from '../../config/set-variables';
@@ -103,10 +103,11 @@ export async function runCpuJob<N extends JobName>(
   const { port1, port2 } = new MessageChannel();
   const controller = new AbortController();
   let deadline: NodeJS.Timeout | undefined;
-  port1.on('message', (message: { started?: true; step?: ImportStep }) => {
+  const onMessage = (message: { started?: true; step?: ImportStep }) => {
     if (message.started) deadline ??= setTimeout(() => controller.abort(), settings.jobTimeoutMs);
     else if (message.step) onProgress?.(message.step);
-  });
+  };
+  port1.on('message', onMessage);
   try {
     const output = (await piscina.run({ port: port2, input }, { name, signal: controller.signal, transferList: [port2, ...transfer] })) as JobOutput<N>;
     countCpuJob(name, 'completed');
@@ -123,6 +124,10 @@ export async function runCpuJob<N extends JobName>(
     countCpuJob(name, 'failed');
     throw error;
   } finally {
+    // The result comes back on Piscina's own port, which is not ordered with ours: the job's last
+    // steps can still be queued here when it resolves. They were posted before the result, so they
+    // are in the queue now; read them before closing, or the last document's step is lost.
+    for (let queued = receiveMessageOnPort(port1); queued; queued = receiveMessageOnPort(port1)) onMessage(queued.message);
     clearTimeout(deadline);
     port1.close();
   }
