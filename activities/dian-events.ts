@@ -9,7 +9,7 @@ import { DianError, type DianGateway } from '../integrations/dian/port';
 import { loadDianEventRecord } from '../services/presenters/dian-event';
 import { companyDian, dianFailure, type CompanyDian, type DianActivityDependencies } from './dian-gateway';
 import { syncInvoiceEvents } from './dian-documents';
-import { eligibleForDianEvents, referencedInvoiceTypeCode } from '../domain/dian/event-eligibility';
+import { eligibleForDianEvents, eventEnvironmentEligibility, referencedInvoiceTypeCode } from '../domain/dian/event-eligibility';
 import { expressAcceptanceWindow } from '../domain/dian/express-acceptance';
 import { LOST_WORKER_GRACE_MS, withHeartbeatsAfter } from './heartbeat';
 
@@ -102,6 +102,9 @@ export function createDianEventActivities(deps: DianActivityDependencies & { blo
       }
       await recheckRules(event, document);
       const dian = await companyDian(deps, event.company_id);
+      // The settings may have moved to the other DIAN environment since the event was queued.
+      const environmentCheck = eventEnvironmentEligibility(dian.settings.environment, document.dian_environment);
+      if (!environmentCheck.eligible) throw dianFailure('dian_environment_mismatch', environmentCheck.reason);
       const supplier = document.supplier as UblParty;
       // The supplier's own AdditionalAccountID when the stored document has it (imported since it is read).
       const receiverType = organizationTypeOf({ personType: supplier.personType, idType: supplier.idType });

@@ -84,12 +84,13 @@ export function createDianEventsRepository(db: Database) {
       | {
           id: number; company_id: number; number: string | null; cufe: string | null; supplier: unknown;
           document_type: string; dian_document_type: string | null; dian_type_code: string | null; code_scheme: string | null;
+          dian_environment: string | null;
         }
       | undefined
     > {
       return db('documents')
         .where({ id: documentId })
-        .first('id', 'company_id', 'number', 'cufe', 'supplier', 'document_type', 'dian_document_type', 'dian_type_code', 'code_scheme');
+        .first('id', 'company_id', 'number', 'cufe', 'supplier', 'document_type', 'dian_document_type', 'dian_type_code', 'code_scheme', 'dian_environment');
     },
 
     /**

@@ -52,3 +52,25 @@ export function referencedInvoiceTypeCode(document: { dian_type_code: string | n
   const code = document.dian_type_code?.trim();
   return code && EVENT_TYPE_CODES.includes(code) ? code : '01';
 }
+
+/**
+ * Whether an event sent under the company's DIAN settings can reach this invoice. DIAN keeps two
+ * separate catalogues: habilitación (its testing environment) holds only the documents validated
+ * there (cbc:ProfileExecutionID 2), production only those of production (1). An event sent to one
+ * about a document of the other refers to a CUFE that environment does not know, and DIAN refuses
+ * it. The simulator plays either, and a document that does not say (or was not read yet) is not
+ * refused.
+ */
+export function eventEnvironmentEligibility(settingsEnvironment: string, documentEnvironment: string | null): EventEligibility {
+  const target = settingsEnvironment === 'produccion' ? 'production' : settingsEnvironment === 'habilitacion' ? 'testing' : null;
+  if (target === null || (documentEnvironment !== 'production' && documentEnvironment !== 'testing') || documentEnvironment === target) {
+    return { eligible: true };
+  }
+  const documentSide = documentEnvironment === 'testing' ? "DIAN's habilitación (testing) environment, cbc:ProfileExecutionID 2" : "DIAN's production environment, cbc:ProfileExecutionID 1";
+  return {
+    eligible: false,
+    reason:
+      `This invoice was validated in ${documentSide}, but the company's DIAN settings send events to ${settingsEnvironment}, ` +
+      'whose catalogue does not hold it: DIAN would refuse the event. Send it with settings of the environment that validated the invoice.',
+  };
+}

@@ -10,6 +10,7 @@ import { collapse, pdfPagesText } from '../support/pdf-text';
 import { startReceiver, verifiedEvents } from '../support/receiver';
 import { startTestWorker, type TestWorker } from '../support/worker';
 import { reclassifyFromOriginals } from '../../services/reclassify-documents';
+import { generateTestPkcs12 } from '../../testing/dian-certificates';
 
 // Issue #12, points 2 and 5, end to end on the dev server with the real worker: POS equivalent
 // documents and support documents are imported into the invoices collection with their DIAN type
@@ -220,4 +221,30 @@ test.serial('documents imported before the type was recorded are reclassified fr
   t.deepEqual(await reclassifyFromOriginals({ repositories: api.dependencies.repositories, blobStore: api.dependencies.blobStore }), {
     examined: 1, updated: 0, unreadable: outcome.unreadable,
   }, 'idempotent: only the unreadable one is looked at again');
+});
+
+test.serial('an event on an invoice of the other DIAN environment is refused with 409 dian_environment_mismatch, nothing recorded', async (t) => {
+  // Runs last: it gives the company DIAN settings. Habilitación's catalogue holds only documents
+  // validated there (ProfileExecutionID 2), production's only production ones (1).
+  const certificate = generateTestPkcs12('clave-p12');
+  const settings = (environment: string) =>
+    call('PUT', `/v1/companies/${company.id}/dian-settings`, {
+      environment, software_id: 'c7f0b5a4-1111-4a0e-9d8b-000000000002', software_pin: '12345',
+      certificate_p12_base64: certificate.p12.toString('base64'), certificate_password: certificate.password,
+    });
+  const issuer = { id_type: '13', id_number: '79845123', first_name: 'Ana', family_name: 'Rojas', job_title: 'Almacenista' };
+  const send = (name: string) => call('POST', `/v1/companies/${company.id}/invoices/${files[name].documents[0].id}/dian-events`, { event: '030', issuer });
+
+  t.is((await settings('habilitacion')).status, 200);
+  const productionInvoice = await send('production-tax-rounding.xml');
+  t.is(productionInvoice.status, 409, JSON.stringify(productionInvoice.body));
+  t.is(productionInvoice.body.error.code, 'dian_environment_mismatch');
+  t.regex(productionInvoice.body.error.message, /production environment, cbc:ProfileExecutionID 1.*habilitacion/);
+
+  t.is((await settings('produccion')).status, 200);
+  const testingInvoice = await send('withholdings-usd.xml');
+  t.is(testingInvoice.status, 409, JSON.stringify(testingInvoice.body));
+  t.is(testingInvoice.body.error.code, 'dian_environment_mismatch');
+  t.regex(testingInvoice.body.error.message, /habilitación \(testing\) environment, cbc:ProfileExecutionID 2.*produccion/);
+  t.is(await api.database.db('dian_events').count('* as n').first().then((row) => Number(row?.n)), 0);
 });

@@ -106,3 +106,23 @@ test.serial('an event that waited days before its first attempt is dated when it
   t.is(retried.cude, first.cude);
   t.is(cude, first.cude ?? '');
 });
+
+test.serial('an event queued before the settings moved to the other DIAN environment fails dian_environment_mismatch without being sent', async (t) => {
+  const { repositories, secretBox, blobStore, config } = world.api.dependencies;
+  await world.api.database.db('documents').where({ id: invoice.id }).update(ELECTRONIC_INVOICE);
+  // The invoice (SETP990000002) was validated in habilitación; the company now sends to production,
+  // whose catalogue does not hold it.
+  t.is((await world.call('GET', `/v1/companies/${world.company.id}/invoices/${invoice.id}`)).body.dian_environment, 'testing');
+  const event = await repositories.dianEvents.insert(world.company.id, invoice.id, '030', ISSUER_ROW, 'T');
+  await world.api.database.db('company_dian_settings').where({ company_id: world.company.id }).update({ environment: 'produccion' });
+  try {
+    const activities = createDianEventActivities({ repositories, secretBox, blobStore, dian: config.dian });
+    const error = await t.throwsAsync(activities.sendDianEvent(event.id), { instanceOf: ApplicationFailure });
+    t.is(error?.type, 'dian_environment_mismatch');
+    t.true(error?.nonRetryable);
+    t.regex(error?.message ?? '', /habilitación \(testing\) environment.*produccion/);
+    t.is((await repositories.dianEvents.findById(event.id))?.signed_xml_blob_key, null, 'nothing was signed');
+  } finally {
+    await world.api.database.db('company_dian_settings').where({ company_id: world.company.id }).update({ environment: 'simulator' });
+  }
+});

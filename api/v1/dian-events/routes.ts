@@ -16,7 +16,7 @@ import type { DianRegisteredEventRow } from '../../../db/repositories/dian-regis
 import { expressAcceptanceWindow } from '../../../domain/dian/express-acceptance';
 import { dianEventsSyncWorkflow } from '../../../workflows/dian-events-sync';
 import { workflowIdsFor } from '../../../workflows/messages';
-import { eligibleForDianEvents } from '../../../domain/dian/event-eligibility';
+import { eligibleForDianEvents, eventEnvironmentEligibility } from '../../../domain/dian/event-eligibility';
 import { dianEventIn } from './schemas';
 import { presentDianEvent, presentRegisteredEvent } from './present';
 import { redirectToSignedUrl } from '../documents/routes';
@@ -117,6 +117,8 @@ export function dianEventsRoutes(deps: ApiDependencies): Router {
       throw invalidParameter('issuer', `Event ${input.event} must name the person who issues it: issuer {id_type, id_number, first_name, family_name, job_title, department?}.`);
     }
     const settings = await requireSettings(owner.id);
+    const environment = eventEnvironmentEligibility(settings.environment, invoice.dian_environment);
+    if (!environment.eligible) throw new ApiError(409, 'dian_environment_mismatch', environment.reason);
     const atDian = await repositories.dianRegisteredEvents.listForDocument(owner.id, invoice.id);
     const issuer = input.issuer
       ? {
