@@ -59,7 +59,9 @@ const INVOICE_TYPE_CODES = new Set(['01', '02', '03', '04']);
  */
 export function receivedTypeMatches(type: string, wanted: ReceivedExportFilter['documentType']): boolean {
   const value = normalise(type);
-  const isCreditNote = value.includes('nota credito') || value === '91';
+  // The portal writes "Nota de crédito electrónica" (before 2026-11-25 only "nota crédito" was
+  // recognised, so every credit note of a real export was skipped as another kind).
+  const isCreditNote = /\bnota (de )?credito\b/.test(value) || value === '91';
   const isInvoice = !isCreditNote && (value.includes('factura') || INVOICE_TYPE_CODES.has(value));
   if (wanted === 'invoice') return isInvoice;
   if (wanted === 'credit_note') return isCreditNote;

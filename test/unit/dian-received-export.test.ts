@@ -20,6 +20,22 @@ test('CSV: the CUFE column, filtered by type and issue date; duplicates once', (
   t.deepEqual(cufesFromReceivedExport(Buffer.from(csv), { ...filter, documentType: 'credit_note' }), [B]);
 });
 
+test("the portal's own type names: 'Nota de crédito electrónica' is a credit note; events and debit notes are no invoices", (t) => {
+  // As DIAN's "documentos recibidos" export writes them (a script processing that export compares
+  // 'Factura electrónica', 'Nota de crédito electrónica' and 'Application response').
+  const D = 'd'.repeat(96);
+  const csv = [
+    'Tipo de documento;CUFE/CUDE;Folio;Prefijo;Fecha Emisión',
+    `Factura electrónica;${A};1001;FE;05-11-2026`,
+    `Nota de crédito electrónica;${B};12;NC;06-11-2026`,
+    `Application response;${C};7;AR;06-11-2026`,
+    `Nota de débito electrónica;${D};3;ND;06-11-2026`,
+  ].join('\r\n');
+  t.deepEqual(cufesFromReceivedExport(Buffer.from(csv), filter), [A, B]);
+  t.deepEqual(cufesFromReceivedExport(Buffer.from(csv), { ...filter, documentType: 'credit_note' }), [B]);
+  t.deepEqual(cufesFromReceivedExport(Buffer.from(csv), { ...filter, documentType: 'invoice' }), [A]);
+});
+
 /**
  * A minimal XLSX as Excel writes it: shared strings for text, the first worksheet for cells; a
  * number is a numeric cell (a date cell holds its serial number, styled as a date).

@@ -27,8 +27,8 @@ const TYPE_NAMES: Record<string, string> = {
   '04': 'Factura electrónica de contingencia DIAN',
   '05': 'Documento soporte con no obligados',
   '20': 'Documento equivalente electrónico POS',
-  '91': 'Nota crédito electrónica',
-  '92': 'Nota débito electrónica',
+  '91': 'Nota de crédito electrónica',
+  '92': 'Nota de débito electrónica',
 };
 
 const refused = (statusDescription: string): DianResponseFields => ({ isValid: false, statusCode: '89', statusDescription });
