@@ -17,6 +17,7 @@ const DESCRIPTIONS: Partial<Record<DianDocumentType, string>> = {
   equivalent_document: 'an electronic equivalent document (CUDE)',
   support_document: 'a support document (documento soporte, type 05, CUDS)',
   support_document_adjustment: 'a support-document adjustment note (CUDS)',
+  equivalent_document_adjustment: 'an adjustment note of an electronic equivalent document (type 93/94, CUDE)',
   credit_note: 'a credit note',
   debit_note: 'a debit note',
 };

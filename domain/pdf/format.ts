@@ -20,6 +20,7 @@ const DOCUMENT_TITLES: Record<DianDocumentType, { title: string; masculine?: tru
   credit_note: { title: 'Nota crédito electrónica' },
   debit_note: { title: 'Nota débito electrónica' },
   support_document_adjustment: { title: 'Nota de ajuste del documento soporte' },
+  equivalent_document_adjustment: { title: 'Nota de ajuste del documento equivalente electrónico' },
 };
 
 export function documentTitle(document: Pick<UblDocument, 'dianDocumentType'>): string {

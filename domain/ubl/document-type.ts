@@ -12,6 +12,8 @@
  *   other equivalent documents (35 POS pasajeros, …) → equivalent_document  (CUDE)
  *   91 nota crédito / 92 nota débito                 → credit_note / debit_note (CUDE)
  *   95 nota de ajuste del documento soporte          → support_document_adjustment (CUDS)
+ *   94 / 93 nota de ajuste (crédito / débito) al documento equivalente electrónico
+ *                                                   → equivalent_document_adjustment (CUDE)
  *
  * Pure: no I/O.
  */
@@ -27,6 +29,13 @@ const INVOICE_TYPES: Record<string, DianDocumentType> = {
 };
 
 const SUPPORT_ADJUSTMENT_CODE = '95';
+/**
+ * Anexo técnico del documento equivalente electrónico (Resolución 000165 de 2023), numeral 16.3:
+ * a documento equivalente (a POS ticket, type 20) has no credit or debit note of its own, only
+ * these notas de ajuste; DIAN's toolbox POS example refers to one as a CreditNoteDocumentReference
+ * with DocumentTypeCode 94 and a CUDE.
+ */
+const EQUIVALENT_ADJUSTMENT_CODES = new Set(['93', '94']);
 
 /** The scheme named by cbc:UUID's schemeName ('CUFE-SHA384' → 'CUFE'); null when it names none. */
 export function schemeOfName(schemeName: string | null): CodeScheme | null {
@@ -68,6 +77,8 @@ export function classifyDocument(
     type =
       (code !== null ? INVOICE_TYPES[code] : undefined) ??
       (named === 'CUDS' ? 'support_document' : named === 'CUDE' ? 'equivalent_document' : 'electronic_invoice');
+  } else if (code !== null && EQUIVALENT_ADJUSTMENT_CODES.has(code)) {
+    type = 'equivalent_document_adjustment';
   } else if (root === 'CreditNote') {
     type = code === SUPPORT_ADJUSTMENT_CODE || named === 'CUDS' ? 'support_document_adjustment' : 'credit_note';
   } else {

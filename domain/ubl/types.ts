@@ -75,7 +75,8 @@ export type DianDocumentType =
   | 'equivalent_document' // other documentos equivalentes electrónicos (e.g. 35 POS pasajeros), CUDE
   | 'credit_note' // 91
   | 'debit_note' // 92
-  | 'support_document_adjustment'; // 95 nota de ajuste del documento soporte (CUDS)
+  | 'support_document_adjustment' // 95 nota de ajuste del documento soporte (CUDS)
+  | 'equivalent_document_adjustment'; // 94 crédito / 93 débito: nota de ajuste al documento equivalente electrónico (CUDE)
 
 /** The code scheme of cbc:UUID: CUFE (invoices), CUDE (notes, equivalent documents), CUDS (support documents). */
 export type CodeScheme = 'CUFE' | 'CUDE' | 'CUDS';

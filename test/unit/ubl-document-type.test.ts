@@ -5,6 +5,7 @@ import { eligibleForDianEvents, referencedInvoiceTypeCode } from '../../domain/d
 import { classifyDocument, schemeOfName } from '../../domain/ubl/document-type';
 import { parseUbl } from '../../domain/ubl/parse';
 import type { CodeScheme, DianDocumentType } from '../../domain/ubl/types';
+import { documentTitle } from '../../domain/pdf/format';
 import { FIXTURES, OWN_FIXTURES } from '../support/ingestion';
 
 const SHARED = FIXTURES;
@@ -49,6 +50,21 @@ test('notes: credit and debit notes carry a CUDE; a CUDS credit note (type 95) a
   t.deepEqual(classifyDocument('DebitNote', '92', null), { dianDocumentType: 'debit_note', codeScheme: 'CUDE' });
   t.deepEqual(classifyDocument('CreditNote', '95', 'CUDS-SHA384'), { dianDocumentType: 'support_document_adjustment', codeScheme: 'CUDS' });
   t.deepEqual(classifyDocument('CreditNote', null, 'CUDS-SHA384'), { dianDocumentType: 'support_document_adjustment', codeScheme: 'CUDS' });
+});
+
+test('a nota de ajuste al documento equivalente (94 crédito, 93 débito, CUDE) is not a credit or debit note of an invoice', (t) => {
+  // Anexo técnico del documento equivalente electrónico, numeral 16.3; DIAN's toolbox POS example
+  // (Caja de herramientas Doc-Equivalentes V1-3) refers to one as a CreditNoteDocumentReference
+  // with DocumentTypeCode 94 and a CUDE.
+  const adjustment = { dianDocumentType: 'equivalent_document_adjustment', codeScheme: 'CUDE' };
+  t.deepEqual(classifyDocument('CreditNote', '94', 'CUDE-SHA384'), adjustment);
+  t.deepEqual(classifyDocument('CreditNote', '93', null), adjustment);
+  t.deepEqual(classifyDocument('DebitNote', '93', 'CUDE-SHA384'), adjustment);
+  const xml = readFileSync(path.join(SHARED, 'creditnote-usd.xml'), 'utf8').replace('<cbc:CreditNoteTypeCode>91</cbc:CreditNoteTypeCode>', '<cbc:CreditNoteTypeCode>94</cbc:CreditNoteTypeCode>');
+  const note = parseUbl(xml).document;
+  t.like(note, { typeCode: '94', dianDocumentType: 'equivalent_document_adjustment', codeScheme: 'CUDE' });
+  t.is(documentTitle(note), 'Nota de ajuste del documento equivalente electrónico');
+  t.false(eligibleForDianEvents({ document_type: 'credit_note', cufe: note.cufe, dian_document_type: note.dianDocumentType, dian_type_code: '94', code_scheme: 'CUDE' }).eligible);
 });
 
 test('the shared DIAN fixtures classify as what they are', (t) => {
