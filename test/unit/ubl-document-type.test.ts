@@ -67,6 +67,20 @@ test('a nota de ajuste al documento equivalente (94 crédito, 93 débito, CUDE) 
   t.false(eligibleForDianEvents({ document_type: 'credit_note', cufe: note.cufe, dian_document_type: note.dianDocumentType, dian_type_code: '94', code_scheme: 'CUDE' }).eligible);
 });
 
+test("DIAN's own nota de ajuste del documento soporte (type 95 written as InvoiceTypeCode in a CreditNote) is read as such", (t) => {
+  const note = parse(OWN, 'toolbox-support-adjustment-note.xml');
+  t.like(note, {
+    documentType: 'CreditNote', number: 'NA102', typeCode: '95', dianDocumentType: 'support_document_adjustment', codeScheme: 'CUDS',
+    dianEnvironment: 'testing', issuedAt: '2022-02-19T21:25:36.000Z', currency: 'COP',
+    subTotal: '3899000.00', vat: '432530.00', total: '4152176.00', allowanceTotalAmount: '393799.00', chargeTotalAmount: '214445.00',
+  });
+  t.like(note.supplier, { idNumber: '1010195560', dv: '7', idType: '31', personType: 'NATURAL', name: 'RAZÓN SOCIAL VENDEDOR' });
+  t.like(note.customer, { idNumber: '800197268', dv: '4', idType: '31' });
+  // The referenced support document's date is written '202-08-18' in DIAN's sample: no date, not a wrong one.
+  t.deepEqual(note.referencedDocuments, [{ number: 'DS236000000', cufe: 'c96a728f4453822bfc69b94253880d21d29dd1a9424444da07610799c203506d33fa4f16830dbd6ee0febb4711bfa23a', issueDate: null }]);
+  t.deepEqual(note.lines.map((line) => [line.lineExtensionAmount, line.taxes[0]?.percent]), [['1697000.00', '19.00'], ['2202000.00', '5.00']]);
+});
+
 test('the shared DIAN fixtures classify as what they are', (t) => {
   const expected: Record<string, [string, string, string | null]> = {
     'attached-document-volt.xml': ['electronic_invoice', 'CUFE', '01'],
