@@ -21,6 +21,7 @@ const BUYERS: Record<string, string> = {
   'attached-document-volt.xml': '161803398875',
   'apidian-go-cedula-supplier.xml': '900123458',
   'toolbox-support-adjustment-note.xml': '800197268',
+  'production-health-attached.xml': '830003564',
 };
 const COLLECTIONS: Record<string, string> = { credit_note: 'credit-notes', debit_note: 'debit-notes', electronic_invoice: 'invoices' };
 const imported: { name: string; companyId: number; collection: string; id: number }[] = [];

@@ -81,6 +81,18 @@ test("DIAN's own nota de ajuste del documento soporte (type 95 written as Invoic
   t.deepEqual(note.lines.map((line) => [line.lineExtensionAmount, line.taxes[0]?.percent]), [['1697000.00', '19.00'], ['2202000.00', '5.00']]);
 });
 
+test('a real production health-sector invoice (SS-CUFE, in its AttachedDocument) is read as written: copago as an advance, no taxes', (t) => {
+  const parsed = parseUbl(readFileSync(path.join(OWN, 'production-health-attached.xml')));
+  t.like(parsed.validation, { responseCode: '02', validationDate: '2025-07-09' });
+  t.like(parsed.document, {
+    number: 'A01E5687', typeCode: '01', dianDocumentType: 'electronic_invoice', codeScheme: 'CUFE', dianEnvironment: 'production',
+    issuedAt: '2025-07-09T16:47:14.000Z', dueDate: '2025-09-07', subTotal: '1120000.00', vat: null, taxes: [], total: '1055600.00', prepaidAmount: '64400.00',
+  });
+  t.like(parsed.document.supplier, { idNumber: '901019681', dv: '8', idType: '31', personType: 'LEGAL', name: 'MEDICAL ENERGY SAS' });
+  t.like(parsed.document.customer, { idNumber: '830003564', dv: '7', name: 'ENTIDAD PROMOTORA DE SALUD FAMISANAR S A S' });
+  t.deepEqual(parsed.document.prepaidPayments, [{ id: '1', paidAmount: '64400.00', receivedDate: '2025-07-01', paidDate: null, instruction: null }]);
+});
+
 test('the shared DIAN fixtures classify as what they are', (t) => {
   const expected: Record<string, [string, string, string | null]> = {
     'attached-document-volt.xml': ['electronic_invoice', 'CUFE', '01'],
