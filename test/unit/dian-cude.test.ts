@@ -50,3 +50,13 @@ test('SoftwareSecurityCode is SHA-384 of software id + PIN + document number', (
 test('the hash covers non-ASCII input as UTF-8', (t) => {
   t.is(eventCude({ ...INPUT, id: 'AÑO1' }), sha384('AÑO12024-05-0210:15:00-05:00900108281800197268030SETP9900000020175315'));
 });
+
+test("the annex's own CUDE test vector (Anexo técnico RADIAN, numeral 12.1.1.1) gives its published hash", (t) => {
+  // Num_DE 1, 2019-04-30 19:48:50-05:00, sender 99998888, receiver 800197268, 030, invoice FE123, type 01, PIN 11111.
+  const vector: EventCudeInput = {
+    id: '1', issueDate: '2019-04-30', issueTime: '19:48:50-05:00', senderNit: '99998888', receiverNit: '800197268',
+    responseCode: '030', referencedDocumentId: 'FE123', documentTypeCode: '01', softwarePin: '11111',
+  };
+  t.is(eventCudeString(vector), '12019-04-3019:48:50-05:0099998888800197268030FE1230111111');
+  t.is(eventCude(vector), '0d91ba25b01f5e7dbda870a11b274501d3a62a73e91932c473c86c93f12a142a2ac45876efcde3e679024a01c0be41f9');
+});
