@@ -60,6 +60,19 @@ export function requestLineOverflowed(rawPacket: Buffer | undefined, bytesParsed
 const VERSION_AFTER_URL = ' HTTP/';
 
 const MISSING_HOST = { status: 400, code: 'malformed_request', message: 'An HTTP/1.1 request must carry a Host header.' };
+const AMBIGUOUS_HOST = { status: 400, code: 'malformed_request', message: 'A request must carry at most one Host header, whose value is a host name or address and an optional port.' };
+
+/**
+ * RFC 9112 §3.2: a server MUST answer 400 to a request with more than one Host header line or an
+ * invalid Host value (uri-host [":" port], RFC 3986; empty is allowed). Node keeps the first of
+ * two Host lines and takes any value: a proxy that routes by the last one and this server would
+ * read one request as addressed to two hosts, the ambiguity request smuggling is built on.
+ */
+const HOST_VALUE = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9\-._~!$&'()*+,;=%]*)(:[0-9]*)?$/;
+function hostIsAmbiguous(request: http.IncomingMessage): boolean {
+  const hosts = request.headersDistinct.host ?? [];
+  return hosts.length > 1 || (hosts.length === 1 && !HOST_VALUE.test(hosts[0]));
+}
 const UNSUPPORTED_EXPECTATION = { status: 417, code: 'expectation_failed', message: 'The Expect header can only be 100-continue.' };
 
 /** An error answered before the app (which would add the request id and the body itself); the connection closes. */
@@ -101,6 +114,10 @@ export function createHttpServer(app: Koa, logger: Logger, options: http.ServerO
   const server = http.createServer({ ...options, requireHostHeader: false }, (request, response) => {
     if (request.httpVersion === '1.1' && request.headers.host === undefined) {
       answerBeforeTheApp(response, MISSING_HOST);
+      return;
+    }
+    if (hostIsAmbiguous(request)) {
+      answerBeforeTheApp(response, AMBIGUOUS_HOST);
       return;
     }
     void handle(request, response);

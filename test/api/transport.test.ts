@@ -214,6 +214,23 @@ test('an HTTP/1.1 request without Host → 400 malformed_request, and an Expect 
   t.is((await send('GET', `/v1/companies/${companyId}/invoices`, { ...bearer(key), Expect: '100-continue' }))?.status, 100, 'its interim 100 Continue, first');
 });
 
+test('two Host lines, or a Host that is no host name or address → 400 malformed_request (RFC 9112 §3.2); Node kept the first and answered', async (t) => {
+  for (const hosts of [['x', 'y'], [host, host], ['a b'], ['x/y'], ['x@y'], ['x:80:80']]) {
+    const lines = hosts.map((value) => `Host: ${value}\r\n`).join('');
+    const answer = await rawExchange(api.url, `GET /v1/me HTTP/1.1\r\n${lines}Authorization: ${bearer(key).Authorization}\r\nConnection: close\r\n\r\n`);
+    t.is(answer?.status, 400, JSON.stringify(hosts));
+    t.is(answer?.body?.error?.code, 'malformed_request');
+    t.regex(answer?.body?.error?.message ?? '', /at most one Host header/);
+    t.regex(answer?.headers['x-request-id'] ?? '', /^req_[0-9a-f]{24}$/);
+  }
+  for (const value of ['', 'api.example.com', 'api.example.com:443', '[::1]:3000', '127.0.0.1', 'xn--factura-7xa.co']) {
+    const answer = await rawExchange(api.url, `GET /healthz HTTP/1.1\r\nHost: ${value}\r\nConnection: close\r\n\r\n`);
+    t.is(answer?.status, 200, JSON.stringify(value));
+  }
+  // HTTP/1.0 too: the rule is about any request with two.
+  t.is((await rawExchange(api.url, 'GET /healthz HTTP/1.0\r\nHost: x\r\nHost: y\r\n\r\n'))?.status, 400);
+});
+
 function bodyRoutes() {
   return api.routes.filter((route) => ['POST', 'PUT', 'PATCH'].includes(route.method));
 }
