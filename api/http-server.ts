@@ -59,6 +59,23 @@ export function requestLineOverflowed(rawPacket: Buffer | undefined, bytesParsed
 /** What follows the URL on a request line. */
 const VERSION_AFTER_URL = ' HTTP/';
 
+const NO_TUNNEL = {
+  status: 405,
+  reason: 'Method Not Allowed',
+  code: 'method_not_allowed',
+  message: 'CONNECT is not supported: this server is an API, not a proxy.',
+};
+
+/** An error answer written on the socket itself (no ServerResponse exists); the connection closes. */
+function rawAnswer(answer: { status: number; reason: string; code: string; message: string }, requestId: string, headers: Record<string, string> = {}): string {
+  const json = JSON.stringify({ error: { code: answer.code, message: answer.message } } satisfies ErrorBody);
+  const extra = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+  return (
+    `HTTP/1.1 ${answer.status} ${answer.reason}\r\nContent-Type: application/json; charset=utf-8\r\n${extra}` +
+    `X-Request-Id: ${requestId}\r\nContent-Length: ${Buffer.byteLength(json)}\r\nConnection: close\r\n\r\n${json}`
+  );
+}
+
 const MISSING_HOST = { status: 400, code: 'malformed_request', message: 'An HTTP/1.1 request must carry a Host header.' };
 const AMBIGUOUS_HOST = { status: 400, code: 'malformed_request', message: 'A request must carry at most one Host header, whose value is a host name or address and an optional port.' };
 
@@ -123,6 +140,13 @@ export function createHttpServer(app: Koa, logger: Logger, options: http.ServerO
     void handle(request, response);
   });
   server.on('checkExpectation', (_request: http.IncomingMessage, response: http.ServerResponse) => answerBeforeTheApp(response, UNSUPPORTED_EXPECTATION));
+  // Node gives CONNECT to a 'connect' listener and, with none, destroys the socket: the client
+  // got no answer at all. The API is no proxy: CONNECT is refused like any method it lacks.
+  server.on('connect', (_request: http.IncomingMessage, socket: Duplex) => {
+    socket.on('error', () => socket.destroy());
+    if (socket.writable) socket.end(rawAnswer(NO_TUNNEL, newRequestId(), { Allow: '' }));
+    else socket.destroy();
+  });
   const maxHeaderSize = options.maxHeaderSize ?? http.maxHeaderSize;
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
     // Nobody to answer (the peer reset), or an answer is already under way: just close.
@@ -138,12 +162,7 @@ export function createHttpServer(app: Koa, logger: Logger, options: http.ServerO
     // Every error carries a request id (docs/errors.md), these too: the parser never read one from the request.
     const requestId = newRequestId();
     logger.debug({ code: error.code, status: answer.status, requestId }, 'refused unparseable request');
-    const body: ErrorBody = { error: { code: answer.code, message: answer.message } };
-    const json = JSON.stringify(body);
-    socket.end(
-      `HTTP/1.1 ${answer.status} ${answer.reason}\r\nContent-Type: application/json; charset=utf-8\r\n` +
-        `X-Request-Id: ${requestId}\r\nContent-Length: ${Buffer.byteLength(json)}\r\nConnection: close\r\n\r\n${json}`,
-    );
+    socket.end(rawAnswer(answer, requestId));
   });
   return server;
 }

@@ -214,6 +214,18 @@ test('an HTTP/1.1 request without Host → 400 malformed_request, and an Expect 
   t.is((await send('GET', `/v1/companies/${companyId}/invoices`, { ...bearer(key), Expect: '100-continue' }))?.status, 100, 'its interim 100 Continue, first');
 });
 
+test('CONNECT (authority-form or a path) → 405 method_not_allowed with the JSON body; Node destroyed the socket without a word', async (t) => {
+  for (const target of ['127.0.0.1:22', `${host}`, '/v1/me']) {
+    const answer = await rawExchange(api.url, `CONNECT ${target} HTTP/1.1\r\nHost: ${host}\r\n\r\n`);
+    t.is(answer?.status, 405, target);
+    t.is(answer?.body?.error?.code, 'method_not_allowed');
+    t.regex(answer?.body?.error?.message ?? '', /not a proxy/);
+    t.is(answer?.headers.allow, '');
+    t.regex(answer?.headers['x-request-id'] ?? '', /^req_[0-9a-f]{24}$/);
+  }
+  t.is((await rawExchange(api.url, `GET /healthz HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`))?.status, 200, 'the server goes on');
+});
+
 test('two Host lines, or a Host that is no host name or address → 400 malformed_request (RFC 9112 §3.2); Node kept the first and answered', async (t) => {
   for (const hosts of [['x', 'y'], [host, host], ['a b'], ['x/y'], ['x@y'], ['x:80:80']]) {
     const lines = hosts.map((value) => `Host: ${value}\r\n`).join('');
