@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { decodeCursor, encodeCursor, InvalidCursorError } from '../domain/cursor';
-import { ApiError } from './errors';
+import { ApiError, unknownParameters } from './errors';
 import { parseQuery } from './validation';
 import { cursorParam, pageQuery, type LimitRule } from './v1/openapi/common';
 
@@ -40,7 +40,7 @@ export function readPageRequest(query: Record<string, unknown>, cursorKey: Buffe
 export function rejectUnknownParameters(query: Record<string, unknown>, known: readonly string[]): void {
   const unknown = Object.keys(query).filter((name) => !known.includes(name));
   if (unknown.length > 0) {
-    throw new ApiError(400, 'invalid_parameter', `Unknown parameter(s): ${unknown.map((name) => JSON.stringify(name)).join(', ')}; ${known.length > 0 ? `this list takes ${known.join(', ')}` : 'this list takes none'}.`, unknown[0]);
+    throw unknownParameters(unknown, known);
   }
 }
 

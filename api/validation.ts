@@ -1,6 +1,6 @@
 import type { Middleware } from 'koa';
 import type { z } from 'zod';
-import { ApiError } from './errors';
+import { ApiError, unknownParameters } from './errors';
 import { NO_FIELDS } from './v1/openapi/common';
 
 /** Validates a request body against a schema; the first problem becomes 400 invalid_parameter naming its field. */
@@ -45,7 +45,7 @@ function invalidInput(error: z.ZodError): ApiError {
   const param = named.length > 0 ? named.join('.') : undefined;
   const unknownKeys = issue.code === 'unrecognized_keys' ? issue.keys : undefined;
   if (unknownKeys) {
-    return new ApiError(400, 'invalid_parameter', `Unknown parameter(s): ${unknownKeys.join(', ')}.`, unknownKeys[0]);
+    return unknownParameters(unknownKeys);
   }
   const ownSentence = /[.!?]$/.test(issue.message) && (!param || issue.message.startsWith(param.split('.')[0]));
   if (!ownSentence && issue.code === 'invalid_type') return new ApiError(400, 'invalid_parameter', wrongType(param, issue), param);
