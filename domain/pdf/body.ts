@@ -6,7 +6,7 @@ import { rateToCop, toCop, COP } from '../documents/cop-equivalents';
 import type { UblDocument, UblLine, UblTax } from '../ubl/types';
 import { leavesPrepaidUndeducted } from '../ubl/totals-consistency';
 import { formatTaxScheme } from './format';
-import { SHADE, baselineOffset, drawLine, lineHeight, wrapText, type PageFlow, type TextStyle } from './layout';
+import { SHADE, baselineOffset, drawLine, lineHeight, printableText, wrapText, type PageFlow, type TextStyle } from './layout';
 import { formatAmount, formatMoney, formatPercent, formatQuantity } from './money';
 import { drawTable, tableHeight, type Column } from './table';
 
@@ -21,7 +21,7 @@ function describeLine(line: UblLine): string {
     const reason = entry.reason ? ` (${entry.reason})` : '';
     return `${label}${percent}${reason}: ${entry.chargeIndicator ? '' : '-'}${formatAmount(entry.amount)}`;
   });
-  return [line.description, freeItemNote(line), ...adjustments].filter(Boolean).join('\n');
+  return [line.description && printableText(line.description), freeItemNote(line), ...adjustments].filter(Boolean).join('\n');
 }
 
 /** DIAN's names of the reference price types (Anexo Técnico 1.9, table 13.3.7). */
@@ -178,7 +178,7 @@ export function drawTaxesAndTotals(flow: PageFlow, document: UblDocument): void 
 }
 
 export function drawNotes(flow: PageFlow, document: UblDocument): void {
-  const notes = document.notes.map((note) => note.trim()).filter((note) => note.length > 0);
+  const notes = document.notes.map((note) => printableText(note.trim())).filter((note) => note.length > 0);
   if (notes.length === 0) return;
   flow.sectionTitle('OBSERVACIONES', 12);
   notes.forEach((note, index) => flow.paragraph(note, { size: 8 }, index === 0 ? 0 : 4));

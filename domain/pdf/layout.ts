@@ -43,6 +43,31 @@ export function baselineOffset(size: number): number {
   return size * 0.95;
 }
 
+/** Most characters, and line breaks, of one free text (a line's description, a note) the PDF prints. */
+export const PRINTED_TEXT_CHARACTERS = 10_000;
+export const PRINTED_TEXT_LINE_BREAKS = 200;
+
+/**
+ * A free text as the PDF prints it: whole up to 10,000 characters and 200 line breaks (a real
+ * description or note is far shorter), else its beginning and a note of how much was left out.
+ * The XML has no such bound (a text node may be as large as the document): an invoice whose line
+ * description held 3 million line breaks drew a table row of 3 million lines, never finished
+ * within the CPU pool's budgets, and every GET …/pdf of it spent 8–20 s of the API's only pool
+ * thread before answering 404 file_not_available. The original XML keeps the whole text.
+ */
+export function printableText(text: string): string {
+  let end = Math.min(text.length, PRINTED_TEXT_CHARACTERS);
+  let breaks = 0;
+  for (let index = 0; index < end; index += 1) {
+    const code = text.charCodeAt(index);
+    // A line break as wrapText reads one: \n, or \r not followed by \n.
+    const lineBreak = code === 0x0a || (code === 0x0d && text.charCodeAt(index + 1) !== 0x0a);
+    if (lineBreak && ++breaks > PRINTED_TEXT_LINE_BREAKS) end = index;
+  }
+  if (end >= text.length) return text;
+  return `${text.slice(0, end)}\n[… ${text.length - end} caracteres más, en el XML original]`;
+}
+
 /**
  * Splits `text` into lines no wider than `maxWidth`: explicit line breaks are kept, spaces are
  * collapsed, lines break between words, and a word wider than the column (a CUFE, a URL, an

@@ -5,7 +5,7 @@ import QRCode from 'qrcode';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { formatPartyId } from '../../domain/pdf/format';
 import { QR_PLACEMENT } from '../../domain/pdf/header';
-import { PAGE_HEIGHT, embedFonts, wrapText } from '../../domain/pdf/layout';
+import { PAGE_HEIGHT, embedFonts, printableText, wrapText } from '../../domain/pdf/layout';
 import { formatAmount, formatMoney, formatPercent, formatQuantity } from '../../domain/pdf/money';
 import { QR_QUIET_ZONE, dianQrText, qrSymbol } from '../../domain/pdf/qr';
 import { renderInvoice, renderInvoicePdf } from '../../domain/pdf/render-invoice';
@@ -446,6 +446,33 @@ test('a line longer than a page is split across pages; a document without lines,
   const empty = await renderInvoicePdf(setpInvoice({ lines: [], taxes: [], notes: [], vat: null, dueDate: null, referencedDocuments: [] }));
   const text = collapse((await pdfPagesText(empty)).join(' '));
   t.true(text.includes('El documento no tiene líneas.') && text.includes('$ 14.024,07 COP') && text.includes('Página 1 de 1'));
+});
+
+// The XML bounds no free text: on npm start an invoice whose description held 3 million line
+// breaks never got a PDF (8–20 s of the API's only CPU-pool thread per GET …/pdf, then 404), and
+// three such requests at once ended the API process (see cpu-pool.test.ts).
+test('a description or note of millions of line breaks or characters prints its beginning and says how much is left out', async (t) => {
+  const started = Date.now();
+  const newlines = 'a\n'.repeat(3_000_000);
+  const unbroken = 'X'.repeat(2_000_000);
+  const pdf = await renderInvoicePdf(setpInvoice({ lines: [line(1, `Inicio ${newlines}`), line(2, unbroken), line(3, 'Después de las líneas enormes')], notes: [`Nota ${'b\r'.repeat(1_000_000)}`] }), { generatedAt: GENERATED_AT });
+  t.true(Date.now() - started < 15_000, `rendered in ${Date.now() - started} ms`);
+  const pages = await pdfPagesText(pdf);
+  t.true(pages.length < 40, `${pages.length} pages`);
+  const all = collapse(pages.join(' '));
+  t.true(all.includes('Inicio'));
+  // 'Inicio ' and 200 lines are printed: the text is cut at its 201st line break, 408 characters in.
+  t.true(all.includes(`[… ${'Inicio '.length + newlines.length - 408} caracteres más, en el XML original]`), all.slice(0, 3000));
+  t.regex(all, /\[… 1990000 caracteres más, en el XML original\]/);
+  t.regex(all, /Nota b/);
+  t.regex(all, /\[… 1999\d{3} caracteres más, en el XML original\]/);
+  t.true(all.includes('Después de las líneas enormes'));
+
+  // Ordinary texts are printed whole.
+  t.is(printableText('Lente de contacto\nGraduación -2.25'), 'Lente de contacto\nGraduación -2.25');
+  t.is(printableText('x'.repeat(10_000)), 'x'.repeat(10_000));
+  t.is(printableText(`${'l\n'.repeat(200)}z`), `${'l\n'.repeat(200)}z`);
+  t.is(printableText(`${'l\n'.repeat(201)}z`), `${'l\n'.repeat(200)}l\n[… 2 caracteres más, en el XML original]`);
 });
 
 test("a line's own discount is shown under its description, so quantity × unit value adds up to its total", async (t) => {
