@@ -40,8 +40,12 @@ const unauthenticated = (code: string, message: string) => new ApiError(401, cod
 export function authenticate(apiKeys: ApiKeysRepository, failureLimit?: AuthFailureLimit): Middleware {
   const guard = failureLimit && failureLimit.perMinute > 0 ? new AuthFailureGuard(failureLimit) : null;
   return async (ctx, next) => {
-    const header = ctx.get('Authorization');
-    const bearer = BEARER.exec(header);
+    // Node keeps the first of two Authorization lines and drops the rest: a proxy that reads the
+    // last would authenticate one key while this API acted with another. Which was meant is not
+    // ours to guess (as with a repeated Idempotency-Key): two are refused.
+    const sent = ctx.req.headersDistinct.authorization ?? [];
+    const header = sent.length > 1 ? null : (sent[0] ?? '');
+    const bearer = header === null ? null : BEARER.exec(header);
     const parsed = bearer ? parseApiKey(bearer[1]) : null;
     const tokenTaken = guard?.admit(ctx.ip, parsed) ?? false;
     const companyId = companyIdInPath(ctx.path);
@@ -71,7 +75,10 @@ async function lookUp(apiKeys: ApiKeysRepository, keyId: string, companyId: numb
   return key && { key, company: undefined };
 }
 
-async function resolveKey(apiKeys: ApiKeysRepository, header: string, parsed: ParsedApiKey | null, companyId: number | undefined): Promise<ApiKeyWithCompany> {
+async function resolveKey(apiKeys: ApiKeysRepository, header: string | null, parsed: ParsedApiKey | null, companyId: number | undefined): Promise<ApiKeyWithCompany> {
+  if (header === null) {
+    throw unauthenticated('invalid_api_key', 'Send one Authorization header, not several.');
+  }
   if (header === '') {
     throw unauthenticated('authentication_required', 'Send your API key in the Authorization header as "Bearer <API_KEY>".');
   }

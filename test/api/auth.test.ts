@@ -2,6 +2,7 @@ import test from 'ava';
 import { generateApiKey } from '../../domain/api-key';
 import { revokeApiKey } from '../../admin/api-keys';
 import { bearer, seedCompany, seedKey, startTestApi, type TestApi } from '../support/api';
+import { rawExchange } from '../support/raw-http';
 
 let api: TestApi;
 let companyA: { id: number };
@@ -42,6 +43,22 @@ for (const [label, header] of [
     t.is(body.error.code, 'invalid_api_key');
   });
 }
+
+// Node kept the first of two Authorization lines and answered with its key: a proxy reading the
+// last one would have checked another key than the one the API acted with.
+test('two Authorization headers → 401 invalid_api_key, even when both carry valid keys', async (t) => {
+  const first = (await seedKey(api.database, { scopes: [], companyIds: [companyA.id] })).key;
+  const second = (await seedKey(api.database, { scopes: [], companyIds: [companyB.id] })).key;
+  for (const [one, two] of [[first, second], [first, first], [first, 'not-a-key']]) {
+    // Two header lines, as a client or proxy may write them (fetch would join them into one).
+    const answer = await rawExchange(api.url, `GET /v1/me HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${one}\r\nAuthorization: Bearer ${two}\r\nConnection: close\r\n\r\n`);
+    t.is(answer?.status, 401);
+    t.is(answer?.body?.error?.code, 'invalid_api_key');
+    t.is(answer?.body?.error?.message, 'Send one Authorization header, not several.');
+    t.regex(answer?.headers['www-authenticate'] ?? '', /^Bearer/);
+  }
+  t.is((await getJson('/v1/me', bearer(first))).response.status, 200, 'one header still works');
+});
 
 test('a well-formed key that was never issued → 401 invalid_api_key', async (t) => {
   const { response, body } = await getJson('/v1/me', bearer(generateApiKey('inv').fullKey));
