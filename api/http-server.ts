@@ -85,7 +85,8 @@ const AMBIGUOUS_HOST = { status: 400, code: 'malformed_request', message: 'A req
  * two Host lines and takes any value: a proxy that routes by the last one and this server would
  * read one request as addressed to two hosts, the ambiguity request smuggling is built on.
  */
-const HOST_VALUE = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9\-._~!$&'()*+,;=%]*)(:[0-9]*)?$/;
+// An IP literal in brackets may carry a zone (RFC 6874, `[fe80::1%25eth0]`) or be IPvFuture (`[v1.x]`).
+const HOST_VALUE = /^(\[[0-9A-Za-z:.%~_+!$&'()*,;=-]+\]|[A-Za-z0-9\-._~!$&'()*+,;=%]*)(:[0-9]*)?$/;
 function hostIsAmbiguous(request: http.IncomingMessage): boolean {
   const hosts = request.headersDistinct.host ?? [];
   return hosts.length > 1 || (hosts.length === 1 && !HOST_VALUE.test(hosts[0]));

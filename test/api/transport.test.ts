@@ -235,7 +235,7 @@ test('two Host lines, or a Host that is no host name or address → 400 malforme
     t.regex(answer?.body?.error?.message ?? '', /at most one Host header/);
     t.regex(answer?.headers['x-request-id'] ?? '', /^req_[0-9a-f]{24}$/);
   }
-  for (const value of ['', 'api.example.com', 'api.example.com:443', '[::1]:3000', '127.0.0.1', 'xn--factura-7xa.co']) {
+  for (const value of ['', 'api.example.com', 'api.example.com:443', '[::1]:3000', '[fe80::1%25eth0]:3000', '127.0.0.1', 'xn--factura-7xa.co', 'API.Example.COM.']) {
     const answer = await rawExchange(api.url, `GET /healthz HTTP/1.1\r\nHost: ${value}\r\nConnection: close\r\n\r\n`);
     t.is(answer?.status, 200, JSON.stringify(value));
   }
