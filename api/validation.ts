@@ -47,10 +47,18 @@ function invalidInput(error: z.ZodError): ApiError {
   if (unknownKeys) {
     return unknownParameters(unknownKeys);
   }
+  // A field left out is said to be required, whatever the schema says of a present value of the
+  // wrong type: "number must be a string." for a body without number sent clients looking for a type error.
+  if (param !== undefined && named.length === issue.path.length && isMissing(issue)) return new ApiError(400, 'invalid_parameter', `${param} is required.`, param);
   const ownSentence = /[.!?]$/.test(issue.message) && (!param || issue.message.startsWith(param.split('.')[0]));
   if (!ownSentence && issue.code === 'invalid_type') return new ApiError(400, 'invalid_parameter', wrongType(param, issue), param);
   const message = ownSentence ? issue.message : `${param ?? 'body'}: ${issue.message}`;
   return new ApiError(400, 'invalid_parameter', /[.!?]$/.test(message) ? message : `${message}.`, param);
+}
+
+/** A field absent from its object (reportInput gives the input: undefined only where nothing was sent). */
+function isMissing(issue: z.core.$ZodIssue): boolean {
+  return (issue.code === 'invalid_type' || issue.code === 'invalid_value' || issue.code === 'invalid_union') && issue.input === undefined;
 }
 
 const TYPE_NAMES: Record<string, string> = { object: 'a JSON object', array: 'a list', string: 'a string', number: 'a number', int: 'an integer', boolean: 'true or false' };

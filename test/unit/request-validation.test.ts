@@ -5,6 +5,9 @@ import { ApiError } from '../../api/errors';
 import { integrationIn } from '../../api/v1/integrations/schemas';
 import { dianEventIn } from '../../api/v1/dian-events/schemas';
 import { endpointIn } from '../../api/v1/webhooks/schemas';
+import { paymentClaimIn } from '../../api/v1/documents/payment-claims';
+import { exportIn } from '../../api/v1/exports/schemas';
+import { dianImportIn } from '../../api/v1/dian-imports/schemas';
 
 const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
 const genericHttp = { name: 'erp', provider: 'generic_http', credentials: { secret: SECRET }, settings: { url: 'https://erp.example/hook' } };
@@ -69,4 +72,24 @@ test('unknown parameters are named, quoted, at most 10 of them and 64 characters
   }
   t.is(refused?.param, `${'q'.repeat(64)}…`);
   t.is(refused?.message, `Unknown parameter(s): ${Array.from({ length: 10 }, () => `"${'q'.repeat(64)}…"`).join(', ')} and 2 more; this list takes limit, cursor.`);
+});
+
+// A schema's own message is about a value of the wrong type; for a field left out it misled:
+// POST …/webhooks with {} answered "url must be a string.", a payment claim without its number
+// "number must be a string.", an import without begin_date "begin_date must be a date as YYYY-MM-DD.".
+test('a required field left out is said to be required, even where the schema words its type', (t) => {
+  for (const [schema, body, param] of [
+    [endpointIn, {}, 'url'],
+    [paymentClaimIn, {}, 'number'],
+    [paymentClaimIn, { number: 'CC-1', total: '10.00', contact_id: 1 }, 'issue_date'],
+    [exportIn, {}, 'integration'],
+    [dianImportIn, {}, 'begin_date'],
+    [dianEventIn, { event: '030', issuer: {} }, 'issuer.id_type'],
+    [integrationIn, { provider: 'alegra' }, 'name'],
+  ] as const) {
+    t.deepEqual(refusal(schema, body), { message: `${param} is required.`, param }, JSON.stringify(body));
+  }
+  // A value present but wrong keeps the schema's own words.
+  t.deepEqual(refusal(paymentClaimIn, { number: 7 }), { message: 'number must be a string.', param: 'number' });
+  t.is(refusal(dianEventIn, { event: '030', issuer: { id_type: '99' } }).message.startsWith('issuer.id_type must be a DIAN identification type code'), true);
 });
