@@ -42,7 +42,7 @@ export function shownName(name: string): string {
 export function unknownParameters(names: readonly string[], takes?: readonly string[]): ApiError {
   const listed = names.slice(0, LISTED_NAMES).map((name) => JSON.stringify(shownName(name))).join(', ');
   const more = names.length > LISTED_NAMES ? ` and ${names.length - LISTED_NAMES} more` : '';
-  const hint = takes === undefined ? '' : `; ${takes.length > 0 ? `this list takes ${takes.join(', ')}` : 'this list takes none'}`;
+  const hint = takes === undefined ? '' : `; ${takes.length > 0 ? `this route takes ${takes.join(', ')}` : 'this route takes none'}`;
   return new ApiError(400, 'invalid_parameter', `Unknown parameter(s): ${listed}${more}${hint}.`, shownName(names[0]));
 }
 

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { decodeCursor, encodeCursor, InvalidCursorError } from '../domain/cursor';
-import { ApiError, unknownParameters } from './errors';
-import { parseQuery } from './validation';
+import { ApiError } from './errors';
+import { parseQuery, rejectUnknownParameters } from './validation';
 import { cursorParam, pageQuery, type LimitRule } from './v1/openapi/common';
 
 /** The list envelope of the spec: {data, next_cursor, has_more}. */
@@ -33,14 +33,6 @@ export function readPageRequest(query: Record<string, unknown>, cursorKey: Buffe
   } catch (error) {
     if (error instanceof InvalidCursorError) throw new ApiError(400, 'invalid_cursor', error.message, 'cursor');
     throw error;
-  }
-}
-
-/** 400 invalid_parameter naming the query parameters a list does not know (Stripe: "Received unknown parameter"). */
-export function rejectUnknownParameters(query: Record<string, unknown>, known: readonly string[]): void {
-  const unknown = Object.keys(query).filter((name) => !known.includes(name));
-  if (unknown.length > 0) {
-    throw unknownParameters(unknown, known);
   }
 }
 

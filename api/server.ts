@@ -17,6 +17,7 @@ import { authenticate } from './middleware/authenticate';
 import { rateLimit } from './middleware/rate-limit';
 import { jsonBody } from './middleware/json-body';
 import { idempotentRequests } from './middleware/idempotent-requests';
+import { refuseUndeclaredQuery } from './middleware/declared-query';
 import { healthRoutes } from './health';
 import { openApiRoutes } from './v1/openapi/routes';
 import { meRoutes } from './v1/me/routes';
@@ -37,7 +38,7 @@ export type RouteEntry = { method: string; path: string };
 
 /**
  * Middleware order: the pipelining limit → the response's idle deadline → metrics → trace span → request id → access log → errors → the read deadline → OPTIONS and Allow → routing. Authentication, rate
- * limiting, body parsing and idempotent POSTs sit on the /v1 router, so they run only for routes that exist
+ * limiting, the refusal of undeclared query parameters, body parsing and idempotent POSTs sit on the /v1 router, so they run only for routes that exist
  * (an unknown path is a 404 whoever asks).
  */
 export function createApp(deps: ApiDependencies): { app: Koa; routes: RouteEntry[] } {
@@ -55,6 +56,7 @@ export function createApp(deps: ApiDependencies): { app: Koa; routes: RouteEntry
   const v1 = createRouter({ prefix: '/v1' });
   v1.use(authenticate(deps.repositories.apiKeys, deps.config.authFailureLimit));
   v1.use(rateLimit(deps.config.rateLimit));
+  v1.use(refuseUndeclaredQuery());
   v1.use(jsonBody(deps.config.http.bodyLimitBytes, deps.config.http.bodyPace));
   v1.use(idempotentRequests({ requests: deps.repositories.idempotentRequests, secretBox: deps.secretBox, fingerprintKey: deps.requestFingerprintKey, logger: deps.logger }));
   for (const resource of [meRoutes(deps), companiesRoutes(deps), documentsRoutes(deps), paymentClaimRoutes(deps), filesRoutes(deps), contactsRoutes(deps), webhooksRoutes(deps), integrationsRoutes(deps), exportsRoutes(deps), dianSettingsRoutes(deps), dianEventsRoutes(deps), dianImportsRoutes(deps)]) {

@@ -37,6 +37,12 @@ export function parseQuery<Schema extends z.ZodObject>(schema: Schema, query: Re
   throw invalidInput(result.error);
 }
 
+/** 400 invalid_parameter naming the query parameters a route does not know (Stripe: "Received unknown parameter"). */
+export function rejectUnknownParameters(query: Record<string, unknown>, known: readonly string[]): void {
+  const unknown = Object.keys(query).filter((name) => !known.includes(name));
+  if (unknown.length > 0) throw unknownParameters(unknown, known);
+}
+
 function invalidInput(error: z.ZodError): ApiError {
   const issue = error.issues[0];
   // The field, not the list index: events.3 is events.

@@ -46,7 +46,8 @@ test('every operation has an id, a success answer and every error status of its 
     const statuses = Object.keys(operation.responses ?? {});
     t.true(statuses.some((status) => /^[23]/.test(status)), `${name}: no success answer`);
     const authenticated = operation.security === undefined;
-    if (authenticated) for (const status of ['401', '429', '503']) t.true(statuses.includes(status), `${name} lacks ${status}`);
+    // 400: every authenticated route refuses a query parameter its operation does not declare.
+    if (authenticated) for (const status of ['400', '401', '429', '503']) t.true(statuses.includes(status), `${name} lacks ${status}`);
     if (name.includes('{') && authenticated) for (const status of ['400', '404']) t.true(statuses.includes(status), `${name} lacks ${status}`);
     // The body reader (api/middleware/json-body.ts) runs on every POST, PUT and PATCH, bodyless actions included.
     if (/^(POST|PUT|PATCH) /.test(name) && authenticated) {

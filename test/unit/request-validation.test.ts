@@ -1,6 +1,5 @@
 import test from 'ava';
-import { parseBody } from '../../api/validation';
-import { rejectUnknownParameters } from '../../api/pagination';
+import { parseBody, rejectUnknownParameters } from '../../api/validation';
 import { ApiError } from '../../api/errors';
 import { integrationIn } from '../../api/v1/integrations/schemas';
 import { dianEventIn } from '../../api/v1/dian-events/schemas';
@@ -71,7 +70,7 @@ test('unknown parameters are named, quoted, at most 10 of them and 64 characters
     refused = error as ApiError;
   }
   t.is(refused?.param, `${'q'.repeat(64)}…`);
-  t.is(refused?.message, `Unknown parameter(s): ${Array.from({ length: 10 }, () => `"${'q'.repeat(64)}…"`).join(', ')} and 2 more; this list takes limit, cursor.`);
+  t.is(refused?.message, `Unknown parameter(s): ${Array.from({ length: 10 }, () => `"${'q'.repeat(64)}…"`).join(', ')} and 2 more; this route takes limit, cursor.`);
 });
 
 // A schema's own message is about a value of the wrong type; for a field left out it misled:

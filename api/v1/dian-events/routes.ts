@@ -20,7 +20,6 @@ import { eligibleForDianEvents, eventEnvironmentEligibility } from '../../../dom
 import { dianEventIn } from './schemas';
 import { presentDianEvent, presentRegisteredEvent } from './present';
 import { redirectToSignedUrl } from '../documents/routes';
-import { rejectUnknownParameters } from '../../pagination';
 
 type InvoiceState = CompanyState & { invoice: DocumentRow };
 
@@ -152,9 +151,6 @@ export function dianEventsRoutes(deps: ApiDependencies): Router {
   });
 
   router.get(path, requireScope('documents:read'), company, loadInvoice, async (ctx) => {
-    // A list, but never paged (an invoice has a few events): ?limit=1 answered them all,
-    // silently, so parameters are refused here as on every other list.
-    rejectUnknownParameters(ctx.query, []);
     const { company: owner, invoice } = ctx.state as InvoiceState;
     const rows = await repositories.dianEvents.listForDocument(owner.id, invoice.id);
     const atDian = await repositories.dianRegisteredEvents.listForDocument(owner.id, invoice.id);

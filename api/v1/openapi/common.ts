@@ -172,7 +172,7 @@ export function idempotencyKeyHeader(description: string) {
 export type ErrorStatus = 400 | 401 | 403 | 404 | 408 | 409 | 413 | 415 | 429 | 503 | 507;
 
 const ERROR_DESCRIPTIONS: Record<ErrorStatus, string> = {
-  400: 'invalid_parameter, invalid_json, invalid_cursor or invalid_multipart: the request is malformed; error.param names the field.',
+  400: 'invalid_parameter, invalid_json, invalid_cursor or invalid_multipart: the request is malformed, or carries a query parameter the operation does not declare; error.param names the field.',
   401: 'authentication_required, invalid_api_key or api_key_revoked.',
   403: 'insufficient_scope or insufficient_role: the key lacks the scope or role this operation needs.',
   404: 'not_found: no such resource, or the key may not see it.',
@@ -242,15 +242,16 @@ export type OperationSpec = {
 };
 
 /**
- * One OpenAPI operation with every status it can answer: 401/429/503 behind authentication, 400
- * for parameters or a body, 404 for path ids, 403 for scopes and roles, 408/413/415 for bodies and
+ * One OpenAPI operation with every status it can answer: 401/429/503 and 400 (an undeclared query
+ * parameter) behind authentication, 400 for parameters or a body, 404 for path ids, 403 for scopes and roles, 408/413/415 for bodies and
  * 507 for uploads; `errors` adds the operation's own (409 ...) or rewords one.
  */
 export function operation(spec: OperationSpec): ZodOpenApiOperationObject {
   const statuses = new Map<ErrorStatus, string>();
   const add = (status: ErrorStatus, description?: string) => statuses.set(status, description ?? statuses.get(status) ?? ERROR_DESCRIPTIONS[status]);
   const authenticated = spec.authenticated !== false;
-  if (spec.path || spec.query || spec.header || spec.body || spec.multipart) add(400);
+  // Behind authentication a query parameter the operation does not declare is a 400 too (api/middleware/declared-query.ts).
+  if (authenticated || spec.path || spec.query || spec.header || spec.body || spec.multipart) add(400);
   if (authenticated) [401, 429].forEach((status) => add(status as ErrorStatus));
   if (spec.restricted) add(403);
   if (spec.path) add(404);
