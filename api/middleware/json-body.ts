@@ -38,6 +38,11 @@ export function routeAcceptsMultipart(ctx: Context): boolean {
 export function jsonBody(limitBytes: number, pace: BodyPace): Middleware {
   return async (ctx, next) => {
     if (!METHODS_WITH_BODY.has(ctx.method)) return next();
+    // Node keeps the first of several Content-Type headers and drops the others: the body would be
+    // read as a type a proxy or WAF in front may not have seen.
+    if ((ctx.req.headersDistinct['content-type']?.length ?? 0) > 1) {
+      throw new ApiError(415, 'unsupported_media_type', 'Send one Content-Type header; this request has several.');
+    }
     if (MULTIPART.test(ctx.get('Content-Type')) && routeAcceptsMultipart(ctx)) return next();
     const declaredLength = ctx.request.length;
     const hasBody = (declaredLength ?? 0) > 0 || ctx.get('Transfer-Encoding') !== '';

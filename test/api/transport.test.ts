@@ -297,6 +297,21 @@ test('UTF-8 however it is spelt, the identity coding, and JSON types in any case
   }
 });
 
+// Node keeps the first Content-Type and drops the rest: JSON first was read as JSON (201, an
+// endpoint created) whatever the second said, while a proxy or WAF in front may read the other.
+test('several Content-Type headers → 415 unsupported_media_type, and nothing is created', async (t) => {
+  const body = JSON.stringify({ url: 'http://127.0.0.1:9/two-types', events: [] });
+  for (const [first, second] of [['application/json', 'text/plain'], ['text/plain', 'application/json'], ['application/json', 'application/json']]) {
+    const head = `POST /v1/companies/${companyId}/webhooks HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\nAuthorization: Bearer ${key}\r\nContent-Type: ${first}\r\nContent-Type: ${second}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n`;
+    const answer = await rawExchange(api.url, head + body);
+    t.is(answer?.status, 415, `${first} + ${second}`);
+    t.is(answer?.body.error.code, 'unsupported_media_type');
+    t.regex(answer?.body.error.message ?? '', /one Content-Type header/);
+  }
+  const listed = await fetch(`${api.url}/v1/companies/${companyId}/webhooks`, { headers: bearer(key) });
+  t.false(((await listed.json()) as { data: { url: string }[] }).data.some((endpoint) => endpoint.url.endsWith('/two-types')));
+});
+
 test('a JSON body that starts with a byte order mark is refused with a message that says so', async (t) => {
   const answer = await send('POST', `/v1/companies/${companyId}/payment-claim-accounts`, { ...bearer(key), 'Content-Type': 'application/json' }, Buffer.from('\uFEFF{}', 'utf8'));
   t.is(answer?.status, 400);
