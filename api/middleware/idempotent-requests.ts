@@ -54,7 +54,7 @@ export function idempotentRequests(
   /** Runs `work` once per key: the first time, or never again while its answer is kept (see above). */
   async function runOnce(ctx: Context, sent: string, request: unknown, work: () => Promise<unknown>): Promise<void> {
     const apiKeyId = (ctx.state as AuthState).apiKey.id;
-    // No POST reads a query string, and the router takes a trailing slash: neither makes another request.
+    // No POST takes a query string (refused before this: api/middleware/declared-query.ts), and the router takes a trailing slash: it makes no other request.
     const requestLine = `POST ${ctx.path.replace(/(.)\/+$/, '$1')}`;
     const fingerprint = createHmac('sha256', fingerprintKey).update(`${requestLine}\n${canonicalJson(request)}`).digest('hex');
 
