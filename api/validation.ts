@@ -58,7 +58,8 @@ function invalidInput(error: z.ZodError): ApiError {
   if (param !== undefined && named.length === issue.path.length && isMissing(issue)) return new ApiError(400, 'invalid_parameter', `${param} is required.`, param);
   const ownSentence = /[.!?]$/.test(issue.message) && (!param || issue.message.startsWith(param.split('.')[0]));
   if (!ownSentence && issue.code === 'invalid_type') return new ApiError(400, 'invalid_parameter', wrongType(param, issue), param);
-  const message = ownSentence ? issue.message : `${param ?? 'body'}: ${issue.message}`;
+  // A shared rule worded for any field ("must be a positive integer id…", idParam) reads after its name, without a colon.
+  const message = ownSentence ? issue.message : param && issue.message.startsWith('must ') ? `${param} ${issue.message}` : `${param ?? 'body'}: ${issue.message}`;
   return new ApiError(400, 'invalid_parameter', /[.!?]$/.test(message) ? message : `${message}.`, param);
 }
 

@@ -101,7 +101,7 @@ test('limit: default 50, maximum 200, anything else is 400 invalid_parameter', a
   const contact = await page(`/v1/companies/${company.id}/invoices?contact_id=9999999999999999`);
   t.is(contact.status, 400);
   t.is(contact.body.error.param, 'contact_id');
-  t.is(contact.body.error.message, 'contact_id: must be a positive integer id in plain decimal digits, without sign or leading zeros.');
+  t.is(contact.body.error.message, 'contact_id must be a positive integer id in plain decimal digits, without sign or leading zeros.');
 });
 
 test('a query parameter the list does not take is 400 naming it, never ignored (Stripe: unknown parameter)', async (t) => {

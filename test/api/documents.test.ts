@@ -288,7 +288,7 @@ test('list filters: dates (Colombian days), synced, contact_id, kind, has_warnin
   }
   const leadingZero = await get(`${base}?contact_id=0${contact.id}`);
   t.is(leadingZero.status, 400);
-  t.regex(String(leadingZero.body.error.message), /contact_id: must be a positive integer id in plain decimal digits, without sign or leading zeros/);
+  t.regex(String(leadingZero.body.error.message), /contact_id must be a positive integer id in plain decimal digits, without sign or leading zeros/);
   // An inverted range is schema-valid and matches nothing.
   t.deepEqual(await ids('issued_from=2026-11-05&issued_to=2026-11-01'), []);
 });

@@ -1,5 +1,6 @@
 import test from 'ava';
-import { parseBody, rejectUnknownParameters } from '../../api/validation';
+import { parseBody, parseQuery, rejectUnknownParameters } from '../../api/validation';
+import { documentFilterQuery } from '../../api/v1/documents/filters';
 import { ApiError } from '../../api/errors';
 import { integrationIn } from '../../api/v1/integrations/schemas';
 import { dianEventIn } from '../../api/v1/dian-events/schemas';
@@ -91,4 +92,17 @@ test('a required field left out is said to be required, even where the schema wo
   // A value present but wrong keeps the schema's own words.
   t.deepEqual(refusal(paymentClaimIn, { number: 7 }), { message: 'number must be a string.', param: 'number' });
   t.is(refusal(dianEventIn, { event: '030', issuer: { id_type: '99' } }).message.startsWith('issuer.id_type must be a DIAN identification type code'), true);
+});
+
+// GET …/invoices?contact_id=abc answered "contact_id: must be a positive integer id in plain decimal
+// digits…": idParam's rule, worded for any field, was glued to the name with a colon.
+test('a shared rule worded for any field reads after the field name, as every other message does', (t) => {
+  try {
+    parseQuery(documentFilterQuery, { contact_id: 'abc' });
+    t.fail('accepted');
+  } catch (error) {
+    t.true(error instanceof ApiError);
+    t.is((error as ApiError).param, 'contact_id');
+    t.regex((error as ApiError).message, /^contact_id must be a positive integer id in plain decimal digits/);
+  }
 });
