@@ -16,6 +16,9 @@ import { answerAccepted } from '../../accepted';
 
 export const FILE_PAGE = { defaultLimit: 50, maxLimit: 200 };
 
+/** The field an intake refusal is about: the file, or the key of a request that differs (as on a JSON POST's 409). */
+const INTAKE_ERROR_PARAMS: Record<string, string> = { empty_file: 'file', idempotency_key_reused: 'Idempotency-Key' };
+
 /**
  * Uploaded files: POST (multipart, field `file`, optional `kind`) answers 202 once the bytes
  * and the record are stored and the import has started; reads show the import's outcome.
@@ -42,7 +45,7 @@ export function filesRoutes(deps: ApiDependencies): Router {
       answerAccepted(ctx, `/v1/companies/${owner.id}/files/${file.id}`, presentUploadedFile(file, documents));
       if (replayed) ctx.set('Idempotent-Replayed', 'true');
     } catch (error) {
-      if (error instanceof IntakeError) throw new ApiError(error.status, error.code, error.message, error.code === 'empty_file' ? 'file' : undefined);
+      if (error instanceof IntakeError) throw new ApiError(error.status, error.code, error.message, INTAKE_ERROR_PARAMS[error.code]);
       throw error;
     }
   });
