@@ -29,14 +29,24 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   return /(^| - )(Connection terminated( unexpectedly| due to connection timeout)?|Client has encountered a connection error and is not queryable|Client was closed and is not queryable|timeout expired)$/.test(error.message);
 }
 
+/** gRPC status codes of a call that did not reach, or got no answer in time from, Temporal's frontend. */
+const GRPC_UNAVAILABLE = 14;
+const GRPC_DEADLINE_EXCEEDED = 4;
+
 /**
- * Temporal's frontend cannot be reached (gRPC UNAVAILABLE): an upload is stored but its import
- * could not be started; a retry with the same Idempotency-Key starts it.
+ * Temporal's frontend cannot be reached (gRPC UNAVAILABLE) or did not answer in time (gRPC
+ * DEADLINE_EXCEEDED: a frozen or overloaded server; a dev server resumed after a SIGSTOP answers
+ * the calls that waited with "context deadline exceeded"): an upload is stored but its import may
+ * not have been started; a retry with the same Idempotency-Key starts it (a start that did land
+ * makes the retry's start a no-op, temporal/start-workflow.ts). Until 2026-11-25 DEADLINE_EXCEEDED
+ * was a 500 internal_error, and counted among an activity's attempts for its own failures.
  */
 export function isTemporalUnavailable(error: unknown): boolean {
   for (let current: unknown = error, depth = 0; current && depth < 5; current = (current as { cause?: unknown }).cause, depth += 1) {
-    const { name, code } = current as { name?: string; code?: unknown };
-    if (name === 'ConnectionError' || (name === 'ServiceError' && code === 14) || code === 14) return true;
+    const { name, code, metadata } = current as { name?: string; code?: unknown; metadata?: unknown };
+    if (name === 'ConnectionError' || code === GRPC_UNAVAILABLE) return true;
+    // A gRPC status error (it carries metadata): a bare `code: 4` elsewhere is no deadline.
+    if (code === GRPC_DEADLINE_EXCEEDED && metadata !== undefined) return true;
   }
   return false;
 }

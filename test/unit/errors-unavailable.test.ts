@@ -3,6 +3,7 @@ import test from 'ava';
 import { KnexTimeoutError } from 'knex';
 import { mapError } from '../../api/errors';
 import { connectDatabase } from '../../db/connection';
+import { isDependencyFault } from '../../services/dependency-faults';
 
 // Infrastructure faults the client can retry: 503 service_unavailable with Retry-After, and a
 // full file store: 507 insufficient_storage. A bug stays a 500.
@@ -60,6 +61,18 @@ test('an unreachable Temporal frontend (gRPC UNAVAILABLE) is 503 service_unavail
   const mapped = mapError(Object.assign(new Error('Failed to start workflow'), { name: 'ServiceError', cause: grpc }));
   t.is(mapped.status, 503);
   t.is(mapped.headers['Retry-After'], '5');
+});
+
+test('Temporal not answering in time (gRPC DEADLINE_EXCEEDED) is 503 service_unavailable, and a dependency fault for activities', (t) => {
+  // What the API got for an upload when the dev server was resumed after a 40 s SIGSTOP (npm start,
+  // 2026-11-25): the server answered the waiting StartWorkflowExecution so; it was a 500 internal_error.
+  const grpc = Object.assign(withCode('4 DEADLINE_EXCEEDED: context deadline exceeded', 4), { details: 'context deadline exceeded', metadata: {} });
+  const error = Object.assign(new Error('Failed to start Workflow: 4 DEADLINE_EXCEEDED: context deadline exceeded'), { name: 'ServiceError', cause: grpc });
+  t.like(mapError(error), { status: 503, body: { error: { code: 'service_unavailable' } }, unexpected: false });
+  t.is(mapError(error).headers['Retry-After'], '5');
+  t.true(isDependencyFault(error));
+  // A code 4 that is no gRPC status stays a bug.
+  t.like(mapError(withCode('something', 4)), { status: 500, unexpected: true });
 });
 
 test('a full disk is 507 insufficient_storage; anything else stays a 500', (t) => {
