@@ -1,5 +1,14 @@
 import { Context } from '@temporalio/activity';
+import { resumeStrandedWork, type ResumeReport } from '../services/resume-stranded-work';
 import { settle, type SettleDependencies } from '../services/settle-stopped-work';
+
+/**
+ * How old a pending export, DIAN event or DIAN import run must be before the resume starts its
+ * workflow: the API starts it right after recording it, but a start waiting on a frozen Temporal
+ * may take a while, and the resume must not start what the API is still starting (the API then
+ * marks a record whose start failed as failed `not_started`). As the operators' reconciliation.
+ */
+export const RESUME_STRANDED_AFTER_SECONDS = 300;
 
 /** What a cancelled workflow was about: the record it settles (services/settle-stopped-work.ts). */
 export type CancelledWork =
@@ -11,6 +20,11 @@ export type CancelledWork =
 
 export function createSteeringActivities(deps: SettleDependencies) {
   return {
+    /** The resume-stranded-work schedule's step (services/resume-stranded-work.ts). */
+    async resumeStrandedWork(): Promise<ResumeReport> {
+      return resumeStrandedWork(deps, { olderThanSeconds: RESUME_STRANDED_AFTER_SECONDS });
+    },
+
     /**
      * Run (non-cancellably) by a workflow an operator cancelled: its record ends failed/ERROR with
      * code `cancelled` and the outcome event is published under the workflow's own event id.

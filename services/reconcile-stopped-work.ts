@@ -20,7 +20,8 @@ export type ReconcileReport = { deliveries: number[]; exports: number[]; dian_ev
  * unfinished deliveries, exports, DIAN events and DIAN import runs whose workflow has closed
  * (terminated, timed out, or cancelled/completed without settling them, as runs before patch
  * settle-on-cancellation did) and settles them as `interrupted` (services/settle-stopped-work.ts).
- * Work whose workflow is running, or was never started, is left alone. Uploads are not its
+ * Work whose workflow is running, or was never started (the resume-stranded-work schedule starts
+ * that: services/resume-stranded-work.ts), is left alone. Uploads are not its
  * business: the resume-unfinished-imports schedule restarts their imports.
  */
 export async function reconcileStoppedWork(deps: SettleDependencies, options: ReconcileOptions = {}): Promise<ReconcileReport> {

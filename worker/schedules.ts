@@ -6,6 +6,7 @@ import { purgeUnimportableMailWorkflow } from '../workflows/purge-unimportable-m
 import { purgeIdempotentRequestsWorkflow } from '../workflows/purge-idempotent-requests';
 import { recountUncountedFailuresWorkflow } from '../workflows/recount-uncounted-failures';
 import { repairUnstartedDeliveriesWorkflow } from '../workflows/repair-unstarted-deliveries';
+import { resumeStrandedWorkWorkflow } from '../workflows/resume-stranded-work';
 
 const RECURRING_JOBS = [
   { scheduleId: scheduleIds.purgeWebhookHistory, workflow: purgeWebhookHistoryWorkflow, every: '1 hour' },
@@ -14,6 +15,7 @@ const RECURRING_JOBS = [
   { scheduleId: scheduleIds.repairUnstartedDeliveries, workflow: repairUnstartedDeliveriesWorkflow, every: '1 minute' },
   { scheduleId: scheduleIds.recountUncountedFailures, workflow: recountUncountedFailuresWorkflow, every: '10 minutes' },
   { scheduleId: scheduleIds.purgeIdempotentRequests, workflow: purgeIdempotentRequestsWorkflow, every: '1 hour' },
+  { scheduleId: scheduleIds.resumeStrandedWork, workflow: resumeStrandedWorkWorkflow, every: '1 minute' },
 ] as const;
 
 /** Recurring jobs, created once per namespace and task queue; an existing schedule is left as it is. */

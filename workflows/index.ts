@@ -6,6 +6,7 @@ export { webhookEndpointWorkflow } from './webhook-endpoint';
 export { purgeWebhookHistoryWorkflow } from './purge-webhook-history';
 export { repairUnstartedDeliveriesWorkflow } from './repair-unstarted-deliveries';
 export { recountUncountedFailuresWorkflow } from './recount-uncounted-failures';
+export { resumeStrandedWorkWorkflow } from './resume-stranded-work';
 export { purgeUnimportableMailWorkflow } from './purge-unimportable-mail';
 export { purgeIdempotentRequestsWorkflow } from './purge-idempotent-requests';
 export { importFileWorkflow, importFileWorkflowV2, importFileWorkflowV3, resumeUnfinishedImportsWorkflow } from './import-file';

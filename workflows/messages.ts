@@ -106,4 +106,5 @@ export const scheduleIds = {
   repairUnstartedDeliveries: (taskQueue: string) => `repair-unstarted-deliveries-${taskQueue}`,
   recountUncountedFailures: (taskQueue: string) => `recount-uncounted-failures-${taskQueue}`,
   purgeIdempotentRequests: (taskQueue: string) => `purge-idempotent-requests-${taskQueue}`,
+  resumeStrandedWork: (taskQueue: string) => `resume-stranded-work-${taskQueue}`,
 };

@@ -74,6 +74,26 @@ export function createUnfinishedWorkRepository(db: Database) {
                 WHERE s.endpoint_id = d.endpoint_id AND s.status = 'delivered' AND s.updated_at > d.updated_at)) AS moot`,
           ),
         ),
+    /**
+     * Pending exports, DIAN events and DIAN import runs older than `olderThanSeconds`, with what
+     * their workflow is started with (services/work-starts.ts), for the resume of work recorded
+     * but never started (services/resume-stranded-work.ts). A DIAN event's invoice is read with
+     * the company's scope: an event is started only for its own tenant's invoice.
+     */
+    pendingExports: (olderThanSeconds: number, limit: number): Promise<{ id: number; company_id: number; document_id: number }[]> =>
+      olderThan('exports', ['pending'], olderThanSeconds, limit).select('id', 'company_id', 'document_id'),
+    pendingDianEvents: (olderThanSeconds: number, limit: number): Promise<{ id: number; company_id: number; document_id: number; event: string; cufe: string | null }[]> =>
+      db('dian_events as e')
+        .join('documents as d', function sameCompany() {
+          this.on('d.id', '=', 'e.document_id').andOn('d.company_id', '=', 'e.company_id');
+        })
+        .where('e.status', 'pending')
+        .where('e.created_at', '<', db.raw('now() - make_interval(secs => ?)', [olderThanSeconds]))
+        .orderBy('e.created_at')
+        .limit(limit)
+        .select('e.id', 'e.company_id', 'e.document_id', 'e.event', 'd.cufe'),
+    pendingDianImports: (olderThanSeconds: number, limit: number): Promise<{ id: number; company_id: number }[]> =>
+      olderThan('dian_imports', ['PENDING'], olderThanSeconds, limit).select('id', 'company_id'),
     exports: (olderThanSeconds: number, limit: number) => ids(olderThan('exports', ['pending'], olderThanSeconds, limit)),
     dianEvents: (olderThanSeconds: number, limit: number) => ids(olderThan('dian_events', ['pending'], olderThanSeconds, limit)),
     dianImports: (olderThanSeconds: number, limit: number) => ids(olderThan('dian_imports', ['PENDING', 'PROCESSING'], olderThanSeconds, limit)),

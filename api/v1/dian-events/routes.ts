@@ -10,6 +10,7 @@ import { parseBody, takesNoBody } from '../../validation';
 import type { DocumentRow } from '../../../db/repositories/documents';
 import type { DianEventCode, DianEventRow } from '../../../db/repositories/dian-events';
 import { startIfNeverStarted, startWorkflow } from '../../../temporal/start-workflow';
+import { dianEventStart } from '../../../services/work-starts';
 import { dianEventWorkflow } from '../../../workflows/dian-event';
 import { eventNumberPrefix } from '../../../db/repositories/dian-settings';
 import type { DianRegisteredEventRow } from '../../../db/repositories/dian-registered-events';
@@ -92,11 +93,8 @@ export function dianEventsRoutes(deps: ApiDependencies): Router {
   const temporal = { client: deps.temporal.client, taskQueue: config.temporal.taskQueue };
 
   /** The start of one event's workflow (its id derives from the event's). */
-  const eventStart = (companyId: number, invoice: InvoiceState['invoice'], event: Pick<DianEventRow, 'id' | 'event'>) => ({
-    workflowId: workflowIdsFor(config.temporal.taskQueue).dianEvent(event.id),
-    subject: { companyId, documentId: invoice.id, cufe: invoice.cufe ?? undefined, dianEventCode: event.event },
-    args: [{ eventId: event.id }] as [{ eventId: number }],
-  });
+  const eventStart = (companyId: number, invoice: InvoiceState['invoice'], event: Pick<DianEventRow, 'id' | 'event'>) =>
+    dianEventStart(config.temporal.taskQueue, { companyId, documentId: invoice.id, cufe: invoice.cufe, eventId: event.id, event: event.event });
 
   /**
    * The pending event in the way was recorded but perhaps never queued (the API died between the

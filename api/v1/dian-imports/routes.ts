@@ -17,8 +17,8 @@ import { ReceivedExportError } from '../../../domain/dian/received-export';
 import { CpuBudgetExceeded, cufesFromReceivedExportInPool } from '../../../services/cpu/pool';
 import { daysInRange, LISTING_NOT_SUPPORTED_MESSAGE, MAX_LISTED_RANGE_DAYS } from '../../../domain/dian/listing-windows';
 import { startWorkflow } from '../../../temporal/start-workflow';
+import { dianImportStart } from '../../../services/work-starts';
 import { dianImportWorkflow } from '../../../workflows/dian-import';
-import { workflowIdsFor } from '../../../workflows/messages';
 import { readMultipartFile } from '../files/multipart';
 import { dianImportIn } from './schemas';
 import { presentDianImport } from '../../../services/presenters/dian-import';
@@ -80,11 +80,7 @@ export function dianImportsRoutes(deps: ApiDependencies): Router {
       requested_cufes: requested,
     });
     try {
-      await startWorkflow({ client: deps.temporal.client, taskQueue: config.temporal.taskQueue }, dianImportWorkflow, {
-        workflowId: workflowIdsFor(config.temporal.taskQueue).dianImport(run.id),
-        subject: { companyId: owner.id },
-        args: [{ importId: run.id }],
-      });
+      await startWorkflow({ client: deps.temporal.client, taskQueue: config.temporal.taskQueue }, dianImportWorkflow, dianImportStart(config.temporal.taskQueue, { companyId: owner.id, importId: run.id }));
     } catch (error) {
       await repositories.dianImports.fail(run.id, 'not_started', 'The run could not be queued; start it again.');
       throw error;

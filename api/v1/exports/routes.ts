@@ -10,8 +10,8 @@ import { parseBody } from '../../validation';
 import type { CompanyRow } from '../../../db/repositories/companies';
 import { ExportInProgressError, type ExportRow } from '../../../db/repositories/exports';
 import { startIfNeverStarted, startWorkflow } from '../../../temporal/start-workflow';
+import { exportStart as startOfExport } from '../../../services/work-starts';
 import { exportDocumentWorkflowV2 } from '../../../workflows/export-document';
-import { workflowIdsFor } from '../../../workflows/messages';
 import { presentDocument } from '../documents/present';
 import { bulkExportIn, exportIn, manualExportIn } from './schemas';
 import { presentExport } from '../../../services/presenters/export';
@@ -30,7 +30,6 @@ export function exportsRoutes(deps: ApiDependencies): Router {
   const write = [requireScope('documents:write'), company];
   const read = [requireScope('documents:read'), company];
   const temporal = { client: deps.temporal.client, taskQueue: config.temporal.taskQueue };
-  const ids = workflowIdsFor(temporal.taskQueue);
 
   const requireIntegration = async (companyId: number, name: string) => {
     const integration = await repositories.integrations.findByName(companyId, name);
@@ -39,11 +38,7 @@ export function exportsRoutes(deps: ApiDependencies): Router {
   };
 
   /** The start of one export's workflow (its id derives from the export's). */
-  const exportStart = (companyId: number, documentId: number, exportId: number) => ({
-    workflowId: ids.exportDocument(exportId),
-    subject: { companyId, documentId, exportId },
-    args: [{ exportId }] as [{ exportId: number }],
-  });
+  const exportStart = (companyId: number, documentId: number, exportId: number) => startOfExport(temporal.taskQueue, { companyId, documentId, exportId });
 
   /**
    * The pending export in the way was recorded but perhaps never started (the API died between
