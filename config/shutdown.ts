@@ -53,7 +53,19 @@ export function onShutdownSignal(stop: () => Promise<void>, log: (line: string) 
 /** The message a supervised process sends once it serves (scripts/start.ts waits for it). */
 export type ReadyMessage = { type: 'ready'; url?: string; smtp?: { host: string; port: number; domain: string } };
 
-/** Tells the supervisor, if there is one, that this process is up; a no-op when run alone. */
+/** Sent every ALIVE_INTERVAL_MS from the event loop once ready: the supervisor restarts a part that stops sending it. */
+export type AliveMessage = { type: 'alive' };
+export const ALIVE_INTERVAL_MS = 2_000;
+
+/**
+ * Tells the supervisor, if there is one, that this process is up, then that its event loop still
+ * turns (a frozen or wedged process keeps its IPC channel open, so the supervisor would otherwise
+ * wait on it for ever); a no-op when run alone.
+ */
 export function reportReady(message: Omit<ReadyMessage, 'type'> = {}): void {
-  if (process.send && process.connected) process.send({ type: 'ready', ...message } satisfies ReadyMessage);
+  if (!process.send || !process.connected) return;
+  process.send({ type: 'ready', ...message } satisfies ReadyMessage);
+  setInterval(() => {
+    if (process.connected) process.send!({ type: 'alive' } satisfies AliveMessage);
+  }, ALIVE_INTERVAL_MS).unref();
 }

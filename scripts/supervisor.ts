@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import type { ReadyMessage } from '../config/shutdown';
+import type { AliveMessage, ReadyMessage } from '../config/shutdown';
 import { partNodeArguments, type PartName } from './build-parts';
 import { RESTART_POLICY, restartDelayMs } from './restart-policy';
 
@@ -22,6 +22,9 @@ export type PartEvents = {
 
 const projectRoot = path.resolve(__dirname, '..');
 
+/** How often the supervisor looks at its parts' last report. */
+const LIVENESS_CHECK_MS = 1_000;
+
 /**
  * One supervised part: a Node child process with an IPC channel. The child reports "ready"
  * over it (config/shutdown.ts reportReady) and stops by itself when the channel closes, so a
@@ -35,6 +38,7 @@ export class SupervisedPart {
   private attempt = 0;
   private restartTimer: NodeJS.Timeout | null = null;
   private healthyTimer: NodeJS.Timeout | null = null;
+  private livenessTimer: NodeJS.Timeout | null = null;
   private firstReady: { resolve(message: ReadyMessage): void; reject(error: Error): void } | null = null;
   /** What the current process reported when it became ready. */
   ready: ReadyMessage | null = null;
@@ -62,6 +66,7 @@ export class SupervisedPart {
     this.stopping = true;
     if (this.restartTimer) clearTimeout(this.restartTimer);
     if (this.healthyTimer) clearTimeout(this.healthyTimer);
+    if (this.livenessTimer) clearInterval(this.livenessTimer);
     const child = this.child;
     if (!child || child.exitCode !== null || child.signalCode !== null) return;
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
@@ -72,6 +77,31 @@ export class SupervisedPart {
     }, this.policy.stopGraceMs);
     await exited;
     clearTimeout(killer);
+  }
+
+  /**
+   * Kills a ready part that stopped reporting (config/shutdown.ts reportReady): frozen, it keeps
+   * its IPC channel and its ports open and nothing else notices; killed, it is restarted like a
+   * crashed one. Until 2026-11-25 a worker frozen by SIGSTOP held its imports and deliveries for
+   * as long as it stayed frozen, and the supervisor reported nothing.
+   */
+  private watchLiveness(child: ChildProcess, heardAt: () => number): void {
+    if (this.livenessTimer) clearInterval(this.livenessTimer);
+    let tickedAt = Date.now();
+    let watchingSince = Date.now();
+    this.livenessTimer = setInterval(() => {
+      const now = Date.now();
+      // The supervisor itself was paused (its machine suspended, it was frozen): its parts' silence
+      // meanwhile is not theirs, so the count starts again.
+      if (now - tickedAt > LIVENESS_CHECK_MS * 5) watchingSince = now;
+      tickedAt = now;
+      const silentMs = now - Math.max(heardAt(), watchingSince);
+      if (this.stopping || silentMs < this.policy.unresponsiveAfterMs) return;
+      if (this.livenessTimer) clearInterval(this.livenessTimer);
+      this.events.log(`${this.spec.name} (pid ${child.pid}) has not answered for ${(silentMs / 1000).toFixed(1)} s; killing it`);
+      child.kill('SIGKILL');
+    }, LIVENESS_CHECK_MS);
+    this.livenessTimer.unref();
   }
 
   private spawn(): void {
@@ -85,8 +115,11 @@ export class SupervisedPart {
     this.ready = null;
     const startedAt = Date.now();
     if (child.pid) this.events.spawned(child.pid);
-    child.on('message', (message: ReadyMessage) => {
+    let heardAt = Date.now();
+    child.on('message', (message: ReadyMessage | AliveMessage) => {
+      heardAt = Date.now();
       if (message?.type !== 'ready') return;
+      this.watchLiveness(child, () => heardAt);
       this.ready = message;
       this.everReady = true;
       this.events.log(`${this.spec.name} ready (pid ${child.pid})`);
@@ -99,6 +132,7 @@ export class SupervisedPart {
     child.on('error', (error) => this.events.log(`${this.spec.name}: ${error.message}`));
     child.once('exit', (code, signal) => {
       if (this.healthyTimer) clearTimeout(this.healthyTimer);
+      if (this.livenessTimer) clearInterval(this.livenessTimer);
       if (this.stopping) return;
       const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
       const ranFor = `${((Date.now() - startedAt) / 1000).toFixed(1)} s`;
