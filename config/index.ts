@@ -57,6 +57,7 @@ const environmentSchema = z.object({
     .optional(),
   WEBHOOK_ALLOW_PRIVATE_TARGETS: booleanFromEnv.optional(),
   WEBHOOK_REPAIR_AFTER_SECONDS: z.coerce.number().int().min(0).default(60),
+  PART_UNRESPONSIVE_SECONDS: z.coerce.number().int().min(1).default(60),
   BLOB_STORE: z.enum(['filesystem', 's3']).default('filesystem'),
   BLOB_DIR: z.string().optional(),
   S3_BUCKET: z.string().optional(),
@@ -173,6 +174,8 @@ export type AppConfig = {
   dian: { simulatorUrl?: string; bulkListing: boolean };
   /** Accounting exports (docs/exports.md): alegraBaseUrl overrides Alegra's API root (tests, sandboxes). */
   exports: { alegraBaseUrl?: string };
+  /** `npm start`'s supervisor (scripts/restart-policy.ts): a ready part silent this long is killed and restarted. */
+  supervisor: { partUnresponsiveMs: number };
 };
 
 export class ConfigError extends Error {}
@@ -220,6 +223,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     logLevel: e.LOG_LEVEL,
     projectRoot,
     secretsEncryptionKey: e.SECRETS_ENCRYPTION_KEY,
+    supervisor: { partUnresponsiveMs: e.PART_UNRESPONSIVE_SECONDS * 1_000 },
     webhooks: {
       allowPrivateTargets: e.WEBHOOK_ALLOW_PRIVATE_TARGETS ?? e.NODE_ENV !== 'production',
       requireHttps: e.NODE_ENV === 'production',

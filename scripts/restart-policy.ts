@@ -7,16 +7,9 @@
  *
  * A ready part whose event loop has not reported for `unresponsiveAfterMs` (frozen by SIGSTOP, a
  * loop that never yields) is killed with SIGKILL and restarted like a crashed one
- * (`PART_UNRESPONSIVE_SECONDS` overrides the 60 s).
+ * (`PART_UNRESPONSIVE_SECONDS` sets it for npm start's parts: config/index.ts, scripts/stack.ts).
  */
-export const RESTART_POLICY = { initialDelayMs: 1_000, maxDelayMs: 30_000, healthyAfterMs: 60_000, startAttempts: 3, stopGraceMs: 25_000, unresponsiveAfterMs: unresponsiveAfterMs() };
-
-function unresponsiveAfterMs(): number {
-  const raw = process.env.PART_UNRESPONSIVE_SECONDS;
-  if (raw === undefined || raw === '') return 60_000;
-  if (!/^[1-9]\d{0,4}$/.test(raw)) throw new Error(`PART_UNRESPONSIVE_SECONDS must be a whole number of seconds from 1 to 99999, not ${JSON.stringify(raw)}`);
-  return Number(raw) * 1_000;
-}
+export const RESTART_POLICY = { initialDelayMs: 1_000, maxDelayMs: 30_000, healthyAfterMs: 60_000, startAttempts: 3, stopGraceMs: 25_000, unresponsiveAfterMs: 60_000 };
 
 export type RestartPolicy = typeof RESTART_POLICY;
 

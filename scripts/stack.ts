@@ -15,6 +15,7 @@ import { createBlobStore } from '../storage/create-blob-store';
 import { startDianSimulator } from '../integrations/dian/simulator/server';
 import { verifyXadesSignature } from '../domain/dian/xades';
 import { SupervisedPart, type PartSpec } from './supervisor';
+import { RESTART_POLICY } from './restart-policy';
 import { startTcpBalancer } from './embedded/tcp-balancer';
 import { freePort } from './embedded/ports';
 import { buildParts, type PartName } from './build-parts';
@@ -117,10 +118,14 @@ async function main(shape: StackShape) {
     ];
     const parts = specs.map(
       (spec) =>
-        new SupervisedPart(spec, {
-          log: say,
-          spawned: (pid) => void record.update((r) => (r.parts[spec.name] = pid)),
-        }),
+        new SupervisedPart(
+          spec,
+          {
+            log: say,
+            spawned: (pid) => void record.update((r) => (r.parts[spec.name] = pid)),
+          },
+          { ...RESTART_POLICY, unresponsiveAfterMs: config.supervisor.partUnresponsiveMs },
+        ),
     );
     // Stopped in reverse: intake and API first (no new work), the workers last.
     for (const part of parts) stops.push(() => part.stop());

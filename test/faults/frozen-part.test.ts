@@ -38,7 +38,8 @@ test('a frozen worker is killed and restarted by the supervisor; the uploads acc
   await waitUntil(() => new RegExp(`\\[start\\] worker \\(pid ${frozen}\\) has not answered for [\\d.]+ s; killing it`).test(start.output()), 60_000, 'the supervisor to kill the frozen worker');
   const noticedAfter = Date.now() - frozenAt;
   await waitUntil(() => !isAlive(frozen!), 10_000, 'the frozen worker to die');
-  t.regex(start.output(), new RegExp(`\\[start\\] worker \\(pid ${frozen}\\) was killed by SIGKILL after [\\d.]+ s; restarting in 1 s \\(restart 1\\)`));
+  const restarting = new RegExp(`\\[start\\] worker \\(pid ${frozen}\\) was killed by SIGKILL after [\\d.]+ s; restarting in 1 s \\(restart 1\\)`);
+  await waitUntil(() => restarting.test(start.output()), 10_000, 'the supervisor to restart it');
   await waitUntil(() => start.record().parts.worker !== frozen, 60_000, 'a new worker');
 
   const imported = async () => {
