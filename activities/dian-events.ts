@@ -1,5 +1,5 @@
 import { ApplicationFailure } from '@temporalio/activity';
-import type { DianEventRow } from '../db/repositories/dian-events';
+import { NOT_STARTED, type DianEventRow } from '../db/repositories/dian-events';
 import { buildApplicationResponse, eventQrCode, organizationTypeOf, type ApplicationResponseParty } from '../domain/dian/application-response';
 import { keySegment, type BlobStore } from '../storage/blob-store';
 import { eventFileName, packageEvent } from '../domain/dian/event-package';
@@ -94,6 +94,10 @@ export function createDianEventActivities(deps: DianActivityDependencies & { blo
     async sendDianEvent(eventId: number): Promise<{ cude: string }> {
       const event = await load(eventId);
       if (event.status === 'succeeded' && event.cude) return { cude: event.cude };
+      // The API gave up on this row when its workflow's start failed, and told the client to send
+      // the event again: a start that took effect after all (Temporal frozen, then answering
+      // DEADLINE_EXCEEDED) must not send it as well, or DIAN gets the event twice, under two numbers.
+      if (event.status === 'failed' && event.error_code === NOT_STARTED) throw dianFailure(NOT_STARTED, event.error_message ?? 'The event could not be queued; send it again.');
       const company = await repositories.companies.findVisible({ allCompanies: true }, event.company_id);
       const document = await repositories.dianEvents.documentOf(event.document_id);
       if (!company || !document) throw dianFailure('invoice_not_found', `The invoice of DIAN event ${eventId} no longer exists.`);

@@ -5,6 +5,9 @@ import type { EventIssuer } from '../../domain/dian/application-response';
 
 export type DianEventCode = '030' | '032' | '033';
 
+/** The error code of an event the API gave up on when its workflow could not be started: never sent afterwards. */
+export const NOT_STARTED = 'not_started';
+
 export type DianEventRow = {
   id: number;
   company_id: number;

@@ -126,3 +126,21 @@ test.serial('an event queued before the settings moved to the other DIAN environ
     await world.api.database.db('company_dian_settings').where({ company_id: world.company.id }).update({ environment: 'simulator' });
   }
 });
+
+// Temporal frozen during POST …/dian-events: the start answered DEADLINE_EXCEEDED, the API marked
+// the row failed not_started and told the client to send it again, and the start took effect
+// once Temporal resumed: its workflow sent the event too, so a client that resent it had DIAN
+// receive it twice under two numbers (found by a fault-injection review).
+test.serial('an event the API gave up on (failed not_started) is never sent by a workflow that started after all', async (t) => {
+  const { repositories, secretBox, blobStore, config } = world.api.dependencies;
+  await world.api.database.db('documents').where({ id: invoice.id }).update(ELECTRONIC_INVOICE);
+  const event = await repositories.dianEvents.insert(world.company.id, invoice.id, '030', ISSUER_ROW, 'T');
+  await repositories.dianEvents.markFailed(event.id, 'not_started', 'The event could not be queued; send it again.');
+  const before = sends();
+  const activities = createDianEventActivities({ repositories, secretBox, blobStore, dian: config.dian });
+  const error = await t.throwsAsync(activities.sendDianEvent(event.id), { instanceOf: ApplicationFailure });
+  t.is(error?.type, 'not_started');
+  t.true(error?.nonRetryable);
+  t.is(sends(), before, 'nothing was sent');
+  t.like(await repositories.dianEvents.findById(event.id), { status: 'failed', error_code: 'not_started', signed_xml_blob_key: null });
+});

@@ -8,7 +8,7 @@ import { ApiError, invalidParameter, notFound } from '../../errors';
 import { answerAccepted } from '../../accepted';
 import { parseBody, takesNoBody } from '../../validation';
 import type { DocumentRow } from '../../../db/repositories/documents';
-import type { DianEventCode, DianEventRow } from '../../../db/repositories/dian-events';
+import { NOT_STARTED, type DianEventCode, type DianEventRow } from '../../../db/repositories/dian-events';
 import { startIfNeverStarted, startWorkflow } from '../../../temporal/start-workflow';
 import { dianEventStart } from '../../../services/work-starts';
 import { dianEventWorkflow } from '../../../workflows/dian-event';
@@ -142,7 +142,7 @@ export function dianEventsRoutes(deps: ApiDependencies): Router {
       await startWorkflow(temporal, dianEventWorkflow, eventStart(owner.id, invoice, row));
     } catch (error) {
       // Nothing will send it: do not let a pending row block the next attempt.
-      await repositories.dianEvents.markFailed(row.id, 'not_started', 'The event could not be queued; send it again.');
+      await repositories.dianEvents.markFailed(row.id, NOT_STARTED, 'The event could not be queued; send it again.');
       throw error;
     }
     answerAccepted(ctx, eventsOf(owner.id, invoice.id), presentDianEvent(row, invoice.cufe));
