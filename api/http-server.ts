@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import type { AppConfig } from '../config';
 import type { ErrorBody } from './errors';
 import { newRequestId } from './middleware/request-id';
+import { withholdContinue } from './expect-continue';
 
 /** What Node's parser refuses before Koa sees a request, answered with the JSON error body. */
 const CLIENT_ERRORS: Record<string, { status: number; reason: string; code: string; message: string }> = {
@@ -129,7 +130,7 @@ export function createHttpServer(app: Koa, logger: Logger, options: http.ServerO
   const handle = app.callback();
   // Node answers an HTTP/1.1 request without Host, and an Expect it does not know, itself, with
   // an empty body: both are answered here with the JSON error body instead.
-  const server = http.createServer({ ...options, requireHostHeader: false }, (request, response) => {
+  const dispatch = (request: http.IncomingMessage, response: http.ServerResponse) => {
     if (request.httpVersion === '1.1' && request.headers.host === undefined) {
       answerBeforeTheApp(response, MISSING_HOST);
       return;
@@ -139,6 +140,13 @@ export function createHttpServer(app: Koa, logger: Logger, options: http.ServerO
       return;
     }
     void handle(request, response);
+  };
+  const server = http.createServer({ ...options, requireHostHeader: false }, dispatch);
+  // With this listener Node no longer answers 100 Continue by itself: the body readers send it
+  // when they start (api/expect-continue.ts), after the request's checks.
+  server.on('checkContinue', (request: http.IncomingMessage, response: http.ServerResponse) => {
+    withholdContinue(request, response);
+    dispatch(request, response);
   });
   server.on('checkExpectation', (_request: http.IncomingMessage, response: http.ServerResponse) => answerBeforeTheApp(response, UNSUPPORTED_EXPECTATION));
   // Node gives CONNECT to a 'connect' listener and, with none, destroys the socket: the client

@@ -3,6 +3,7 @@ import type { Context, Middleware } from 'koa';
 import type { RouterContext } from '@koa/router';
 import { ApiError } from '../errors';
 import { watchBodyPace, type BodyPace } from '../body-pace';
+import { continueIfAwaited } from '../expect-continue';
 import { withinUploadMemory } from './upload-memory';
 
 const JSON_CONTENT_TYPE = /^application\/([a-z0-9.+-]*\+)?json\s*(;|$)/i;
@@ -158,5 +159,6 @@ function readBytes(request: IncomingMessage, limitBytes: number, pace: BodyPace)
     };
     request.on('data', onData).on('end', onEnd).on('error', onClose).on('close', onClose);
     const stopPace = watchBodyPace(request, pace, finish);
+    continueIfAwaited(request);
   });
 }

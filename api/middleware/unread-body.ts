@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Middleware } from 'koa';
+import { continueWithheld } from '../expect-continue';
 
 /** A body still unread at the answer, up to this size, is read and dropped after it (see below). */
 const SMALL_BODY_BYTES = 256 * 1024;
@@ -30,7 +31,9 @@ export function unreadRequestBodies(): Middleware {
     await next();
     const request = ctx.req;
     if (request.complete || request.destroyed) return;
-    if (ctx.status === 408 || !isSmallDeclaredBody(request)) {
+    // A client still waiting for 100 Continue holds its body back (or sends it only once it tires
+    // of waiting, curl after 1 s): the connection ends with the answer instead of waiting for it.
+    if (ctx.status === 408 || !isSmallDeclaredBody(request) || continueWithheld(request)) {
       ctx.set('Connection', 'close');
       return;
     }

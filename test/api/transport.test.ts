@@ -209,9 +209,61 @@ test('an HTTP/1.1 request without Host → 400 malformed_request, and an Expect 
   t.is(expecting?.status, 417);
   t.is(expecting?.body?.error?.code, 'expectation_failed');
   t.regex(expecting?.headers['x-request-id'] ?? '', /^req_[0-9a-f]{24}$/);
-  // HTTP/1.0 needs no Host, and 100-continue is still honoured.
+  // HTTP/1.0 needs no Host.
   t.is((await rawExchange(api.url, 'GET /healthz HTTP/1.0\r\n\r\n'))?.status, 200);
-  t.is((await send('GET', `/v1/companies/${companyId}/invoices`, { ...bearer(key), Expect: '100-continue' }))?.status, 100, 'its interim 100 Continue, first');
+});
+
+/**
+ * Writes a request's head with Expect: 100-continue, then its body only once "100 Continue" has
+ * come (or never); answers everything the server sent, and whether the connection was closed.
+ */
+function expectingContinue(method: string, path: string, headers: Record<string, string>, body: string): Promise<{ received: string; closed: boolean }> {
+  const { hostname, port } = new URL(api.url);
+  return new Promise((resolve) => {
+    const socket = net.connect(Number(port), hostname);
+    let received = '';
+    let bodySent = false;
+    const settle = (closed: boolean) => {
+      clearTimeout(giveUp);
+      socket.destroy();
+      resolve({ received, closed });
+    };
+    const giveUp = setTimeout(() => settle(false), 3_000);
+    socket.on('data', (chunk: Buffer) => {
+      received += chunk.toString('latin1');
+      if (!bodySent && received.startsWith('HTTP/1.1 100 Continue\r\n\r\n')) {
+        bodySent = true;
+        socket.write(body);
+      }
+    });
+    socket.on('error', () => undefined);
+    socket.on('close', () => settle(true));
+    const lines = Object.entries({ Host: host, Expect: '100-continue', 'Content-Length': String(Buffer.byteLength(body)), ...headers }).map(([name, value]) => `${name}: ${value}\r\n`);
+    socket.write(`${method} ${path} HTTP/1.1\r\n${lines.join('')}\r\n`);
+  });
+}
+
+// Node answered 100 Continue to every request at its headers: an upload with a wrong key was told
+// to send its body, and sent megabytes before its 401 (found by the contract review).
+test('Expect: 100-continue: the 100 comes when the body is read, after the key and scope; a request refused before gets its answer alone and the connection closes', async (t) => {
+  const webhooks = `/v1/companies/${companyId}/webhooks`;
+  const body = JSON.stringify({ url: 'https://example.com/continue', events: ['webhook.test'] });
+  const refused = await expectingContinue('POST', webhooks, { Authorization: 'Bearer sk_live_nope', 'Content-Type': 'application/json' }, body);
+  t.regex(refused.received, /^HTTP\/1\.1 401 /, 'no 100 Continue before the refusal');
+  t.regex(refused.received, /"code":"invalid_api_key"/);
+  t.regex(refused.received, /\r\nConnection: close\r\n/i);
+  t.true(refused.closed, 'the connection ends with the answer, not 2 s later');
+
+  const accepted = await expectingContinue('POST', webhooks, { ...bearer(key), 'Content-Type': 'application/json', Connection: 'close' }, body);
+  t.regex(accepted.received, /^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 201 /, 'the 100, then the answer to the body sent after it');
+  // An upload (curl sends Expect: 100-continue with large files): the 100 once the part is read.
+  const boundary = 'continue-boundary';
+  const multipart = `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="continue.xml"\r\nContent-Type: application/xml\r\n\r\n<Invoice/>\r\n--${boundary}--\r\n`;
+  const uploaded = await expectingContinue('POST', `/v1/companies/${companyId}/files`, { ...bearer(key), 'Content-Type': `multipart/form-data; boundary=${boundary}`, Connection: 'close' }, multipart);
+  t.regex(uploaded.received, /^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 202 /);
+  // A request that has no body to read is answered without the 100.
+  const listed = await expectingContinue('GET', `/v1/companies/${companyId}/invoices`, { ...bearer(key), 'Content-Length': '0', Connection: 'close' }, '');
+  t.regex(listed.received, /^HTTP\/1\.1 200 /);
 });
 
 test('CONNECT (authority-form or a path) → 405 method_not_allowed with the JSON body; Node destroyed the socket without a word', async (t) => {

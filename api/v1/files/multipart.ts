@@ -4,6 +4,7 @@ import Busboy from 'busboy';
 import { ApiError, invalidParameter } from '../../errors';
 import { requestAborted } from '../../middleware/json-body';
 import { watchBodyPace, type BodyPace } from '../../body-pace';
+import { continueIfAwaited } from '../../expect-continue';
 import { multipartFileName } from '../../../domain/files/multipart-file-name';
 
 export type MultipartUpload = { fileName: string; bytes: Buffer; fields: Record<string, string> };
@@ -112,5 +113,6 @@ export function readMultipartFile(request: IncomingMessage, contentType: string,
     request.on('error', onRequestClose);
     request.pipe(busboy);
     const stopPace = watchBodyPace(request, pace, settle);
+    continueIfAwaited(request);
   });
 }
