@@ -4,9 +4,9 @@ import { settle, type SettleDependencies } from '../services/settle-stopped-work
 
 /**
  * How old a pending export, DIAN event or DIAN import run must be before the resume starts its
- * workflow: the API starts it right after recording it, but a start waiting on a frozen Temporal
- * may take a while, and the resume must not start what the API is still starting (the API then
- * marks a record whose start failed as failed `not_started`). As the operators' reconciliation.
+ * workflow: the API starts it right after recording it, and a start waiting on a frozen Temporal
+ * may take a while. Both start it with the same workflow id and REJECT_DUPLICATE, and the API never
+ * undoes a record whose start failed, so whichever comes second starts nothing.
  */
 export const RESUME_STRANDED_AFTER_SECONDS = 300;
 

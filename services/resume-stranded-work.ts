@@ -8,7 +8,7 @@ import { dianEventStart, dianImportStart, exportStart } from './work-starts';
 export type ResumeOptions = {
   /** Only work older than this: a younger record may still be having its workflow started by the API. */
   olderThanSeconds: number;
-  /** Records looked at per kind and run; the next run goes on. */
+  /** Records looked at per kind and run (the oldest; those started leave the set, so the next run takes the rest). */
   limit?: number;
 };
 
@@ -23,8 +23,10 @@ export type ResumeReport = { exports: number[]; dian_events: number[]; dian_impo
  * event (its 409), so a client that did not retry left it pending for good, and a stranded DIAN
  * import run stayed PENDING for ever. Each is started as the API starts it, with
  * REJECT_DUPLICATE: a record whose workflow exists in any state is left alone (running, it is
- * being done; closed, it is `invoicing operations reconcile`'s to settle), so nothing is ever
- * sent to DIAN or posted to an accounting system twice by this resume.
+ * being done; closed, it is `invoicing operations reconcile`'s to settle), and only records that
+ * never ran a step are looked at (an export with no attempt, an event never signed), so one whose
+ * workflow Temporal has since forgotten is not started again: nothing is sent to DIAN or posted to
+ * an accounting system twice by this resume.
  */
 export async function resumeStrandedWork(deps: { repositories: Repositories; temporal: TemporalTarget }, options: ResumeOptions): Promise<ResumeReport> {
   const { olderThanSeconds, limit = 500 } = options;

@@ -5,7 +5,10 @@ import type { EventIssuer } from '../../domain/dian/application-response';
 
 export type DianEventCode = '030' | '032' | '033';
 
-/** The error code of an event the API gave up on when its workflow could not be started: never sent afterwards. */
+/**
+ * The error code the API gave an event whose workflow it could not start, until 2026-11-25 (the
+ * row now stays pending): such an event is never sent by a workflow that started after all.
+ */
 export const NOT_STARTED = 'not_started';
 
 export type DianEventRow = {

@@ -98,11 +98,6 @@ export function createExportsRepository(db: Database) {
       return row ? Number(row.id) : undefined;
     },
 
-    /** Removes a pending export whose workflow could not be started (nothing was posted). */
-    async discardPending(companyId: number, id: number): Promise<void> {
-      await db('exports').where({ company_id: companyId, id, status: 'pending' }).delete();
-    },
-
     find(companyId: number, id: number): Promise<ExportRow | undefined> {
       return withDocument(db('exports as e')).where({ 'e.company_id': companyId, 'e.id': id }).first();
     },

@@ -21,11 +21,12 @@ export type UncountedFailure = { id: number; endpoint_id: number; company_id: nu
  * (migration 20261124130000).
  */
 export function createUnfinishedWorkRepository(db: Database) {
-  const olderThan = (table: string, statuses: string[], olderThanSeconds: number, limit: number) =>
-    db(table)
-      .whereIn('status', statuses)
-      .where('created_at', '<', db.raw('now() - make_interval(secs => ?)', [olderThanSeconds]))
-      .orderBy('created_at')
+  /** Rows of `table` (read as `alias`) in one of `statuses`, created more than `olderThanSeconds` ago, oldest first. */
+  const olderThan = (table: string, statuses: string[], olderThanSeconds: number, limit: number, alias = table) =>
+    db(alias === table ? table : `${table} as ${alias}`)
+      .whereIn(`${alias}.status`, statuses)
+      .where(`${alias}.created_at`, '<', db.raw('now() - make_interval(secs => ?)', [olderThanSeconds]))
+      .orderBy(`${alias}.created_at`)
       .limit(limit);
   const ids = async (query: ReturnType<typeof olderThan>) => (await query.select('id')).map((row: { id: number }) => row.id);
 
@@ -75,22 +76,20 @@ export function createUnfinishedWorkRepository(db: Database) {
           ),
         ),
     /**
-     * Pending exports, DIAN events and DIAN import runs older than `olderThanSeconds`, with what
-     * their workflow is started with (services/work-starts.ts), for the resume of work recorded
-     * but never started (services/resume-stranded-work.ts). A DIAN event's invoice is read with
-     * the company's scope: an event is started only for its own tenant's invoice.
+     * Pending exports, DIAN events and DIAN import runs older than `olderThanSeconds` that never
+     * ran a step (an export with no attempt, an event never signed), with what their workflow is
+     * started with (services/work-starts.ts), for the resume of work recorded but never started
+     * (services/resume-stranded-work.ts): one that ran is never started again, even once Temporal
+     * has forgotten its workflow. A DIAN event's invoice is read with the company's scope.
      */
     pendingExports: (olderThanSeconds: number, limit: number): Promise<{ id: number; company_id: number; document_id: number }[]> =>
-      olderThan('exports', ['pending'], olderThanSeconds, limit).select('id', 'company_id', 'document_id'),
+      olderThan('exports', ['pending'], olderThanSeconds, limit).where('exports.attempts', 0).select('id', 'company_id', 'document_id'),
     pendingDianEvents: (olderThanSeconds: number, limit: number): Promise<{ id: number; company_id: number; document_id: number; event: string; cufe: string | null }[]> =>
-      db('dian_events as e')
+      olderThan('dian_events', ['pending'], olderThanSeconds, limit, 'e')
+        .whereNull('e.issued_at')
         .join('documents as d', function sameCompany() {
           this.on('d.id', '=', 'e.document_id').andOn('d.company_id', '=', 'e.company_id');
         })
-        .where('e.status', 'pending')
-        .where('e.created_at', '<', db.raw('now() - make_interval(secs => ?)', [olderThanSeconds]))
-        .orderBy('e.created_at')
-        .limit(limit)
         .select('e.id', 'e.company_id', 'e.document_id', 'e.event', 'd.cufe'),
     pendingDianImports: (olderThanSeconds: number, limit: number): Promise<{ id: number; company_id: number }[]> =>
       olderThan('dian_imports', ['PENDING'], olderThanSeconds, limit).select('id', 'company_id'),

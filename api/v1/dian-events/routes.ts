@@ -8,7 +8,7 @@ import { ApiError, invalidParameter, notFound } from '../../errors';
 import { answerAccepted } from '../../accepted';
 import { parseBody, takesNoBody } from '../../validation';
 import type { DocumentRow } from '../../../db/repositories/documents';
-import { NOT_STARTED, type DianEventCode, type DianEventRow } from '../../../db/repositories/dian-events';
+import type { DianEventCode, DianEventRow } from '../../../db/repositories/dian-events';
 import { startIfNeverStarted, startWorkflow } from '../../../temporal/start-workflow';
 import { dianEventStart } from '../../../services/work-starts';
 import { dianEventWorkflow } from '../../../workflows/dian-event';
@@ -138,13 +138,12 @@ export function dianEventsRoutes(deps: ApiDependencies): Router {
       if (error instanceof ApiError && error.code === 'event_in_progress') await resumeStrandedEvents(owner.id, invoice);
       throw error;
     }
-    try {
-      await startWorkflow(temporal, dianEventWorkflow, eventStart(owner.id, invoice, row));
-    } catch (error) {
-      // Nothing will send it: do not let a pending row block the next attempt.
-      await repositories.dianEvents.markFailed(row.id, NOT_STARTED, 'The event could not be queued; send it again.');
-      throw error;
-    }
+    // A start that failed may still have taken effect (Temporal slow or frozen, then answering
+    // DEADLINE_EXCEEDED): the row stays pending, never undone, so the event is sent at most once.
+    // The client's retry (409 event_in_progress) or the resume-stranded-work schedule starts it if
+    // it never started; until 2026-11-25 it was failed not_started and the client told to send it
+    // again, and a start that had taken effect sent it too, under a second number.
+    await startWorkflow(temporal, dianEventWorkflow, eventStart(owner.id, invoice, row));
     answerAccepted(ctx, eventsOf(owner.id, invoice.id), presentDianEvent(row, invoice.cufe));
   });
 

@@ -67,12 +67,11 @@ export function exportsRoutes(deps: ApiDependencies): Router {
       }
       throw error;
     }
-    try {
-      await startWorkflow(temporal, exportDocumentWorkflowV2, exportStart(owner.id, documentId, row.id));
-    } catch (error) {
-      await repositories.exports.discardPending(owner.id, row.id);
-      throw error;
-    }
+    // A start that failed may still have taken effect: the row stays pending, never discarded, so
+    // the purchase is posted at most once (its idempotency key is the export's id). The client's
+    // retry (409 export_in_progress) or the resume-stranded-work schedule starts it if it never
+    // started; until 2026-11-25 it was deleted, and a retry posted under a new export id.
+    await startWorkflow(temporal, exportDocumentWorkflowV2, exportStart(owner.id, documentId, row.id));
     return row;
   }
 
