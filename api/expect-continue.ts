@@ -4,10 +4,10 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
  * `Expect: 100-continue` (RFC 9110 §10.1.1): the client waits for "100 Continue" before it sends
  * the body, so that a request refused on its headers costs no upload. Node sends the 100 as soon
  * as the headers arrive, before any check: an unauthenticated 5 MB upload was told to continue and
- * sent about 2.4 MB before its 401. The API sends it when it starts reading the body (after the
- * key, the scope, the rate limit and the upload memory budget); an answer given before that
- * closes the connection (api/middleware/unread-body.ts) instead of waiting for a body the client
- * holds back.
+ * sent about 2.4 MB before its 401. For a body over unread-body.ts's small size (api/http-server.ts
+ * decides) the API sends it when a body reader starts (after the key, the rate limit and, for
+ * uploads, the scope and the upload memory budget); an answer given before that closes the
+ * connection, as it does for any large body left unread.
  */
 const awaitingContinue = new WeakMap<IncomingMessage, ServerResponse>();
 
@@ -22,9 +22,4 @@ export function continueIfAwaited(request: IncomingMessage): void {
   if (!response) return;
   awaitingContinue.delete(request);
   if (!response.headersSent && !response.writableEnded) response.writeContinue();
-}
-
-/** Whether the client of `request` still waits for a 100 Continue it was never sent. */
-export function continueWithheld(request: IncomingMessage): boolean {
-  return awaitingContinue.has(request);
 }

@@ -6,6 +6,7 @@ import type { AppConfig } from '../config';
 import type { ErrorBody } from './errors';
 import { newRequestId } from './middleware/request-id';
 import { withholdContinue } from './expect-continue';
+import { isSmallDeclaredBody } from './middleware/unread-body';
 
 /** What Node's parser refuses before Koa sees a request, answered with the JSON error body. */
 const CLIENT_ERRORS: Record<string, { status: number; reason: string; code: string; message: string }> = {
@@ -60,6 +61,8 @@ export function requestLineOverflowed(rawPacket: Buffer | undefined, bytesParsed
 /** What follows the URL on a request line. */
 const VERSION_AFTER_URL = ' HTTP/';
 
+/** How long a refused CONNECT's socket stays, for its client to read the answer. */
+export const CONNECT_LINGER_MS = 2_000;
 const NO_TUNNEL = {
   status: 405,
   reason: 'Method Not Allowed',
@@ -142,19 +145,27 @@ export function createHttpServer(app: Koa, logger: Logger, options: http.ServerO
     void handle(request, response);
   };
   const server = http.createServer({ ...options, requireHostHeader: false }, dispatch);
-  // With this listener Node no longer answers 100 Continue by itself: the body readers send it
-  // when they start (api/expect-continue.ts), after the request's checks.
+  // With this listener Node no longer answers 100 Continue by itself. A large body's 100 waits for
+  // its reader (api/expect-continue.ts), after the request's checks; a small one's goes at once, as
+  // Node sent it: an early answer drains a small body (unread-body.ts), and closing instead would
+  // risk a reset eating the answer of a client that sent its body without waiting.
   server.on('checkContinue', (request: http.IncomingMessage, response: http.ServerResponse) => {
-    withholdContinue(request, response);
+    if (isSmallDeclaredBody(request)) response.writeContinue();
+    else withholdContinue(request, response);
     dispatch(request, response);
   });
   server.on('checkExpectation', (_request: http.IncomingMessage, response: http.ServerResponse) => answerBeforeTheApp(response, UNSUPPORTED_EXPECTATION));
   // Node gives CONNECT to a 'connect' listener and, with none, destroys the socket: the client
   // got no answer at all. The API is no proxy: CONNECT is refused like any method it lacks.
+  // The socket leaves the server's timeouts with the CONNECT, and end() only half-closes it: a
+  // client that never closed its side held the descriptor for ever. What it sends is dropped, and
+  // the socket destroyed once it has had time to read the answer.
   server.on('connect', (_request: http.IncomingMessage, socket: Duplex) => {
     socket.on('error', () => socket.destroy());
-    if (socket.writable) socket.end(rawAnswer(NO_TUNNEL, newRequestId(), { Allow: '' }));
-    else socket.destroy();
+    if (!socket.writable) return void socket.destroy();
+    socket.resume();
+    socket.end(rawAnswer(NO_TUNNEL, newRequestId(), { Allow: '' }));
+    setTimeout(() => socket.destroy(), CONNECT_LINGER_MS).unref();
   });
   const maxHeaderSize = options.maxHeaderSize ?? http.maxHeaderSize;
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {

@@ -1,6 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Middleware } from 'koa';
-import { continueWithheld } from '../expect-continue';
 
 /** A body still unread at the answer, up to this size, is read and dropped after it (see below). */
 const SMALL_BODY_BYTES = 256 * 1024;
@@ -31,9 +30,7 @@ export function unreadRequestBodies(): Middleware {
     await next();
     const request = ctx.req;
     if (request.complete || request.destroyed) return;
-    // A client still waiting for 100 Continue holds its body back (or sends it only once it tires
-    // of waiting, curl after 1 s): the connection ends with the answer instead of waiting for it.
-    if (ctx.status === 408 || !isSmallDeclaredBody(request) || continueWithheld(request)) {
+    if (ctx.status === 408 || !isSmallDeclaredBody(request)) {
       ctx.set('Connection', 'close');
       return;
     }
@@ -41,7 +38,8 @@ export function unreadRequestBodies(): Middleware {
   };
 }
 
-function isSmallDeclaredBody(request: IncomingMessage): boolean {
+/** A body of a declared length up to SMALL_BODY_BYTES: read and dropped after an early answer rather than cut off. */
+export function isSmallDeclaredBody(request: IncomingMessage): boolean {
   const length = Number(request.headers['content-length']);
   return Number.isFinite(length) && length > 0 && length <= SMALL_BODY_BYTES;
 }

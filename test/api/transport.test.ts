@@ -3,7 +3,7 @@ import net from 'node:net';
 import test from 'ava';
 import Koa from 'koa';
 import pino from 'pino';
-import { createHttpServer } from '../../api/http-server';
+import { CONNECT_LINGER_MS, createHttpServer } from '../../api/http-server';
 import { SCOPES } from '../../domain/scopes';
 import { bearer, seedCompany, seedKey, startTestApi, type TestApi } from '../support/api';
 import { abortedUpload, rawExchange, type RawAnswer } from '../support/raw-http';
@@ -245,22 +245,26 @@ function expectingContinue(method: string, path: string, headers: Record<string,
 
 // Node answered 100 Continue to every request at its headers: an upload with a wrong key was told
 // to send its body, and sent megabytes before its 401 (found by the contract review).
-test('Expect: 100-continue: the 100 comes when the body is read, after the key and scope; a request refused before gets its answer alone and the connection closes', async (t) => {
-  const webhooks = `/v1/companies/${companyId}/webhooks`;
-  const body = JSON.stringify({ url: 'https://example.com/continue', events: ['webhook.test'] });
-  const refused = await expectingContinue('POST', webhooks, { Authorization: 'Bearer sk_live_nope', 'Content-Type': 'application/json' }, body);
+test('Expect: 100-continue with a large body: the 100 comes when the body is read, after the key; a request refused before gets its answer alone and the connection closes', async (t) => {
+  // An upload over 256 KiB (curl sends Expect: 100-continue with large files).
+  const boundary = 'continue-boundary';
+  const multipart = `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="continue.xml"\r\nContent-Type: application/xml\r\n\r\n<Invoice>${' '.repeat(300 * 1024)}</Invoice>\r\n--${boundary}--\r\n`;
+  const files = `/v1/companies/${companyId}/files`;
+  const multipartType = { 'Content-Type': `multipart/form-data; boundary=${boundary}` };
+  const refused = await expectingContinue('POST', files, { Authorization: 'Bearer sk_live_nope', ...multipartType }, multipart);
   t.regex(refused.received, /^HTTP\/1\.1 401 /, 'no 100 Continue before the refusal');
   t.regex(refused.received, /"code":"invalid_api_key"/);
   t.regex(refused.received, /\r\nConnection: close\r\n/i);
-  t.true(refused.closed, 'the connection ends with the answer, not 2 s later');
-
+  t.true(refused.closed, 'the connection ends with the answer');
+  const uploaded = await expectingContinue('POST', files, { ...bearer(key), ...multipartType, Connection: 'close' }, multipart);
+  t.regex(uploaded.received, /^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 202 /, 'the 100 once the part is read, then the answer to the body sent after it');
+  // A small body gets its 100 at once, as from Node: an early answer drains it rather than closing.
+  const webhooks = `/v1/companies/${companyId}/webhooks`;
+  const body = JSON.stringify({ url: 'https://example.com/continue', events: ['webhook.test'] });
+  const small = await expectingContinue('POST', webhooks, { Authorization: 'Bearer sk_live_nope', 'Content-Type': 'application/json', Connection: 'close' }, body);
+  t.regex(small.received, /^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 401 /);
   const accepted = await expectingContinue('POST', webhooks, { ...bearer(key), 'Content-Type': 'application/json', Connection: 'close' }, body);
-  t.regex(accepted.received, /^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 201 /, 'the 100, then the answer to the body sent after it');
-  // An upload (curl sends Expect: 100-continue with large files): the 100 once the part is read.
-  const boundary = 'continue-boundary';
-  const multipart = `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="continue.xml"\r\nContent-Type: application/xml\r\n\r\n<Invoice/>\r\n--${boundary}--\r\n`;
-  const uploaded = await expectingContinue('POST', `/v1/companies/${companyId}/files`, { ...bearer(key), 'Content-Type': `multipart/form-data; boundary=${boundary}`, Connection: 'close' }, multipart);
-  t.regex(uploaded.received, /^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 202 /);
+  t.regex(accepted.received, /^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 201 /);
   // A request that has no body to read is answered without the 100.
   const listed = await expectingContinue('GET', `/v1/companies/${companyId}/invoices`, { ...bearer(key), 'Content-Length': '0', Connection: 'close' }, '');
   t.regex(listed.received, /^HTTP\/1\.1 200 /);
@@ -276,6 +280,31 @@ test('CONNECT (authority-form or a path) → 405 method_not_allowed with the JSO
     t.regex(answer?.headers['x-request-id'] ?? '', /^req_[0-9a-f]{24}$/);
   }
   t.is((await rawExchange(api.url, `GET /healthz HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`))?.status, 200, 'the server goes on');
+});
+
+test('a refused CONNECT does not hold its socket: a client that never closes its side is cut off after the answer', async (t) => {
+  const { hostname, port } = new URL(api.url);
+  const socket = net.connect({ port: Number(port), host: hostname, allowHalfOpen: true });
+  let received = '';
+  socket.on('data', (chunk: Buffer) => (received += chunk.toString('latin1')));
+  const gone = new Promise<string>((resolve) => {
+    socket.on('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? 'error'));
+    socket.on('close', () => resolve('closed'));
+  });
+  socket.write(`CONNECT 127.0.0.1:22 HTTP/1.1\r\nHost: ${host}\r\n\r\n`);
+  // Bytes for the tunnel; the client keeps its side open, and writes again after the linger: to a
+  // socket the server let go of, the second write fails (the first draws the reset).
+  await new Promise((wait) => setTimeout(wait, 200));
+  socket.write('SSH-2.0-probe\r\n');
+  await new Promise((wait) => setTimeout(wait, CONNECT_LINGER_MS + 500));
+  for (const attempt of [1, 2, 3]) {
+    if (!socket.destroyed) socket.write(`still here? ${attempt}\r\n`);
+    await new Promise((wait) => setTimeout(wait, 200));
+  }
+  const outcome = await Promise.race([gone, new Promise<string>((resolve) => setTimeout(() => resolve('still open'), 1_000))]);
+  socket.destroy();
+  t.regex(received, /^HTTP\/1\.1 405 /);
+  t.not(outcome, 'still open', 'the server let go of the socket');
 });
 
 test('two Host lines, or a Host that is no host name or address → 400 malformed_request (RFC 9112 §3.2); Node kept the first and answered', async (t) => {
