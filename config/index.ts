@@ -13,6 +13,9 @@ const booleanFromEnv = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
   .transform((value) => value === 'true' || value === '1' || value === 'yes');
 
+/** LOG_LEVEL's values; also read where a logger is made before the configuration is (services/cpu/pool.ts). */
+export const logLevelSchema = z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info');
+
 const environmentSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   HOST: z.string().default('127.0.0.1'),
@@ -49,7 +52,7 @@ const environmentSchema = z.object({
   API_READ_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
   API_BODY_GRACE_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
   API_BODY_MIN_BYTES_PER_SECOND: z.coerce.number().int().min(0).default(1024),
-  LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+  LOG_LEVEL: logLevelSchema,
   TRUST_PROXY: booleanFromEnv.default(false),
   SECRETS_ENCRYPTION_KEY: z
     .string()

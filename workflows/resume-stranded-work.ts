@@ -10,6 +10,6 @@ const { resumeStrandedWork } = proxyActivities<ReturnType<typeof createSteeringA
  * Run by a Temporal schedule: exports, DIAN events and DIAN import runs recorded but never started
  * (the API died, or lost Temporal, between the two) get their workflow.
  */
-export async function resumeStrandedWorkWorkflow(): Promise<{ exports: number[]; dian_events: number[]; dian_imports: number[] }> {
+export async function resumeStrandedWorkWorkflow(): ReturnType<typeof resumeStrandedWork> {
   return resumeStrandedWork();
 }

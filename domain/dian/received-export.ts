@@ -17,7 +17,8 @@ export class ReceivedExportError extends Error {
 export type ReceivedExportFilter = { documentType: 'invoice' | 'credit_note' | 'all'; beginDate: string; endDate: string };
 
 const normalise = (value: string) =>
-  value.normalize('NFD').replace(/[\u0300-\u036f]/g, '').replace(/^\uFEFF/, '').trim().toLowerCase();
+  // Spaces collapsed (a non-breaking or doubled space in a spreadsheet cell is still a space).
+  value.normalize('NFD').replace(/[\u0300-\u036f]/g, '').replace(/^\uFEFF/, '').replace(/\s+/g, ' ').trim().toLowerCase();
 
 function delimiterOf(headerLine: string): string {
   const counts = [';', ',', '\t'].map((candidate) => [candidate, headerLine.split(candidate).length] as const);

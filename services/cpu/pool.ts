@@ -16,6 +16,7 @@ import type { Logger } from 'pino';
 import { Piscina } from 'piscina';
 import { z } from 'zod';
 import { createLogger } from '../../config/logger';
+import { logLevelSchema } from '../../config';
 import { setVariables } from '../../config/set-variables';
 import { countCpuJob } from '../../config/outcome-metrics';
 import { watchCpuPool } from '../../config/pool-metrics';
@@ -91,10 +92,11 @@ function currentPool(): { piscina: Piscina; settings: CpuPoolSettings } {
 
 let failureLogger: Logger | null = null;
 function threadFailureLogger(): Logger {
-  failureLogger ??= createLogger({ logLevel: logLevelSchema.parse(process.env.LOG_LEVEL) }, 'cpu-pool');
+  // Never throws: this runs in Piscina's error listener, where a throw would end the process.
+  const level = logLevelSchema.safeParse(process.env.LOG_LEVEL);
+  failureLogger ??= createLogger({ logLevel: level.success ? level.data : 'info' }, 'cpu-pool');
   return failureLogger;
 }
-const logLevelSchema = z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info');
 
 /** The pool's threads, none before its first job (tests and diagnostics: the pool itself is private). */
 export function cpuPoolThreads(): readonly Worker[] {

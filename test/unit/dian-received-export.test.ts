@@ -1,6 +1,6 @@
 import test from 'ava';
 import AdmZip from 'adm-zip';
-import { cufesFromReceivedExport, MAX_REQUESTED_CUFES, ReceivedExportError } from '../../domain/dian/received-export';
+import { cufesFromReceivedExport, receivedTypeMatches, MAX_REQUESTED_CUFES, ReceivedExportError } from '../../domain/dian/received-export';
 
 const A = 'a'.repeat(96);
 const B = 'b'.repeat(96);
@@ -34,6 +34,8 @@ test("the portal's own type names: 'Nota de crédito electrónica' is a credit n
   t.deepEqual(cufesFromReceivedExport(Buffer.from(csv), filter), [A, B]);
   t.deepEqual(cufesFromReceivedExport(Buffer.from(csv), { ...filter, documentType: 'credit_note' }), [B]);
   t.deepEqual(cufesFromReceivedExport(Buffer.from(csv), { ...filter, documentType: 'invoice' }), [A]);
+  // A spreadsheet cell with a non-breaking or doubled space is the same name.
+  t.true(receivedTypeMatches('Nota\u00a0de  crédito electrónica', 'credit_note'));
 });
 
 /**
