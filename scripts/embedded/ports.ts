@@ -43,3 +43,10 @@ export async function freePortBetween(low: number, high: number): Promise<number
   }
   throw new Error(`no free port found between ${low} and ${high}`);
 }
+
+/** `count` different free loopback ports in [low, high) (each picked free and released, so two picks could otherwise be one port). */
+export async function freePortsBetween(count: number, low: number, high: number): Promise<number[]> {
+  const ports = new Set<number>();
+  while (ports.size < count) ports.add(await freePortBetween(low, high));
+  return [...ports];
+}

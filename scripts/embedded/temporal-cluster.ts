@@ -1,12 +1,12 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { mkdir, open, writeFile } from 'node:fs/promises';
+import { mkdir, open, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { msToTs } from '@temporalio/common/lib/time';
 import { stringify } from 'yaml';
 import { searchAttributePairs } from '../../domain/search-attributes';
 import { registerSearchAttributes } from '../../temporal/register-search-attributes';
-import { freePort, freePortBetween, waitForPort } from './ports';
+import { freePortsBetween, waitForPort } from './ports';
 import { CLUSTER_DYNAMIC_CONFIG, dynamicConfigDocument } from './temporal-dynamic-config';
 
 /**
@@ -58,15 +58,27 @@ const GRPC_ALREADY_EXISTS = 6;
 export async function startTemporalCluster(options: TemporalClusterOptions): Promise<TemporalCluster> {
   await mkdir(options.dir, { recursive: true });
   await migrateTemporalDatabases(options);
-  const configFile = await writeServerConfig(options);
   const children: { child: ChildProcess; exited: Promise<void> }[] = [];
   const stop = async () => {
     for (const { child, exited } of children.reverse()) await stopChild(child, exited);
   };
+  const serverLog = path.join(options.dir, 'server.log');
   try {
-    const server = await spawnLogged(options.serverPath, ['--config-file', configFile, '--allow-no-auth', 'start'], path.join(options.dir, 'server.log'), options.ownSession);
-    children.push(server);
-    await untilListening(options.frontendPort, server.exited, 'the Temporal server', path.join(options.dir, 'server.log'));
+    // The internal ports are picked free, then bound by the server a moment later: another
+    // process can take one in between (the suite's CI once saw the server exit during start-up).
+    // Such a start is tried again on other ports, at most three times.
+    for (let attempt = 1; ; attempt += 1) {
+      const configFile = await writeServerConfig(options);
+      const server = await spawnLogged(options.serverPath, ['--config-file', configFile, '--allow-no-auth', 'start'], serverLog, options.ownSession);
+      children.push(server);
+      try {
+        await untilListening(options.frontendPort, server.exited, 'the Temporal server', serverLog);
+        break;
+      } catch (error) {
+        if (attempt >= 3 || !(await readFile(serverLog, 'utf8')).includes('address already in use')) throw error;
+        options.log?.(`the Temporal server found a port taken (attempt ${attempt}); starting it again on other ports`);
+      }
+    }
     const address = `127.0.0.1:${options.frontendPort}`;
     await prepareDefaultNamespace(address);
     options.log?.(`Temporal server ${path.basename(options.serverPath)} on ${address} (Postgres, ${options.historyShards} history shards)`);
@@ -111,15 +123,10 @@ export async function migrateTemporalDatabases(options: Pick<TemporalClusterOpti
 
 /** The server's static config (one process, four services) and its dynamic config file. */
 async function writeServerConfig(options: TemporalClusterOptions): Promise<string> {
-  // The services' internal ports, free ones picked per start. Membership (ringpop) ports go
-  // below 32768: Temporal keeps them in a Postgres smallint column (cluster_membership.rpc_port).
-  const [historyGrpc, matchingGrpc, workerGrpc] = [await freePort(), await freePort(), await freePort()];
-  const [frontendMembership, historyMembership, matchingMembership, workerMembership] = [
-    await freePortBetween(20_000, 32_768),
-    await freePortBetween(20_000, 32_768),
-    await freePortBetween(20_000, 32_768),
-    await freePortBetween(20_000, 32_768),
-  ];
+  // The services' internal ports, free ones picked per start, below 32768: membership (ringpop)
+  // ports because Temporal keeps them in a Postgres smallint column (cluster_membership.rpc_port);
+  // gRPC ports too: the kernel hands ports of 32768 and up to outgoing connections as well.
+  const [historyGrpc, matchingGrpc, workerGrpc, frontendMembership, historyMembership, matchingMembership, workerMembership] = await freePortsBetween(7, 20_000, 32_768);
   const { host, port, user, password } = options.postgres;
   const databases = options.databases ?? TEMPORAL_DATABASES;
   const datastore = (databaseName: string, maxConns: number) => ({
