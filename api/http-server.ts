@@ -70,9 +70,12 @@ const NO_TUNNEL = {
   message: 'CONNECT is not supported: this server is an API, not a proxy.',
 };
 
+/** The error body of an answer given outside the app (docs/errors.md). */
+const errorJson = (answer: { code: string; message: string }) => JSON.stringify({ error: { code: answer.code, message: answer.message } } satisfies ErrorBody);
+
 /** An error answer written on the socket itself (no ServerResponse exists); the connection closes. */
 function rawAnswer(answer: { status: number; reason: string; code: string; message: string }, requestId: string, headers: Record<string, string> = {}): string {
-  const json = JSON.stringify({ error: { code: answer.code, message: answer.message } } satisfies ErrorBody);
+  const json = errorJson(answer);
   const extra = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
   return (
     `HTTP/1.1 ${answer.status} ${answer.reason}\r\nContent-Type: application/json; charset=utf-8\r\n${extra}` +
@@ -99,7 +102,7 @@ const UNSUPPORTED_EXPECTATION = { status: 417, code: 'expectation_failed', messa
 
 /** An error answered before the app (which would add the request id and the body itself); the connection closes. */
 function answerBeforeTheApp(response: http.ServerResponse, answer: { status: number; code: string; message: string }): void {
-  const json = JSON.stringify({ error: { code: answer.code, message: answer.message } } satisfies ErrorBody);
+  const json = errorJson(answer);
   response.writeHead(answer.status, {
     'Content-Type': 'application/json; charset=utf-8',
     'X-Request-Id': newRequestId(),

@@ -65,15 +65,15 @@ function currentPool(): { piscina: Piscina; settings: CpuPoolSettings } {
   if (!pool) {
     const settings = cpuPoolSettings();
     const piscina = new Piscina({
-        filename: path.join(__dirname, 'worker-entry.cjs'),
-        // Piscina replaces a thread it terminated (a job over its time or memory budget, a crash)
-        // only up to minThreads: with 0, the jobs queued behind such a job waited, thread-less,
-        // until another job arrived (an upload burst behind one hostile file stayed PROCESSING
-        // until the next upload). One thread stays once the pool exists; more exit when idle.
-        minThreads: 1,
-        maxThreads: settings.threads,
-        idleTimeout: settings.idleMs,
-        resourceLimits: { maxOldGenerationSizeMb: settings.jobMaxMemoryMb, maxYoungGenerationSizeMb: Math.min(64, Math.ceil(settings.jobMaxMemoryMb / 4)) },
+      filename: path.join(__dirname, 'worker-entry.cjs'),
+      // Piscina replaces a thread it terminated (a job over its time or memory budget, a crash)
+      // only up to minThreads: with 0, the jobs queued behind such a job waited, thread-less,
+      // until another job arrived (an upload burst behind one hostile file stayed PROCESSING
+      // until the next upload). One thread stays once the pool exists; more exit when idle.
+      minThreads: 1,
+      maxThreads: settings.threads,
+      idleTimeout: settings.idleMs,
+      resourceLimits: { maxOldGenerationSizeMb: settings.jobMaxMemoryMb, maxYoungGenerationSizeMb: Math.min(64, Math.ceil(settings.jobMaxMemoryMb / 4)) },
     });
     // Piscina reports a thread that fails while it runs no job as an 'error' event on the pool: a
     // thread whose job was stopped for its time budget can reach its memory budget before the
@@ -92,9 +92,11 @@ function currentPool(): { piscina: Piscina; settings: CpuPoolSettings } {
 
 let failureLogger: Logger | null = null;
 function threadFailureLogger(): Logger {
-  // Never throws: this runs in Piscina's error listener, where a throw would end the process.
-  const level = logLevelSchema.safeParse(process.env.LOG_LEVEL);
-  failureLogger ??= createLogger({ logLevel: level.success ? level.data : 'info' }, 'cpu-pool');
+  if (!failureLogger) {
+    // Never throws: this runs in Piscina's error listener, where a throw would end the process.
+    const level = logLevelSchema.safeParse(process.env.LOG_LEVEL);
+    failureLogger = createLogger({ logLevel: level.success ? level.data : 'info' }, 'cpu-pool');
+  }
   return failureLogger;
 }
 

@@ -10,7 +10,7 @@ import { parseBody } from '../../validation';
 import type { CompanyRow } from '../../../db/repositories/companies';
 import { ExportInProgressError, type ExportRow } from '../../../db/repositories/exports';
 import { startIfNeverStarted, startWorkflow } from '../../../temporal/start-workflow';
-import { exportStart as startOfExport } from '../../../services/work-starts';
+import { exportStart } from '../../../services/work-starts';
 import { exportDocumentWorkflowV2 } from '../../../workflows/export-document';
 import { presentDocument } from '../documents/present';
 import { bulkExportIn, exportIn, manualExportIn } from './schemas';
@@ -37,9 +37,6 @@ export function exportsRoutes(deps: ApiDependencies): Router {
     return integration;
   };
 
-  /** The start of one export's workflow (its id derives from the export's). */
-  const exportStart = (companyId: number, documentId: number, exportId: number) => startOfExport(temporal.taskQueue, { companyId, documentId, exportId });
-
   /**
    * The pending export in the way was recorded but perhaps never started (the API died between
    * the insert and the start): its workflow is started now, unless one ever ran, so the document
@@ -47,7 +44,7 @@ export function exportsRoutes(deps: ApiDependencies): Router {
    */
   async function resumeStrandedExport(companyId: number, documentId: number): Promise<void> {
     const pendingId = await repositories.exports.pendingIdForDocument(companyId, documentId);
-    if (pendingId !== undefined) await startIfNeverStarted(temporal, exportDocumentWorkflowV2, exportStart(companyId, documentId, pendingId));
+    if (pendingId !== undefined) await startIfNeverStarted(temporal, exportDocumentWorkflowV2, exportStart(temporal.taskQueue, { companyId, documentId, exportId: pendingId }));
   }
 
   /** Checks, records and starts one export; throws ApiError for a refused one. */
@@ -71,7 +68,7 @@ export function exportsRoutes(deps: ApiDependencies): Router {
     // the purchase is posted at most once (its idempotency key is the export's id). The client's
     // retry (409 export_in_progress) or the resume-stranded-work schedule starts it if it never
     // started; until 2026-11-25 it was deleted, and a retry posted under a new export id.
-    await startWorkflow(temporal, exportDocumentWorkflowV2, exportStart(owner.id, documentId, row.id));
+    await startWorkflow(temporal, exportDocumentWorkflowV2, exportStart(temporal.taskQueue, { companyId: owner.id, documentId, exportId: row.id }));
     return row;
   }
 
