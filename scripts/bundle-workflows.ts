@@ -1,11 +1,16 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
-import { workflowsPath } from '../worker/create-worker';
+import { preloadedWorkflowModules, workflowsPath } from '../worker/create-worker';
 
 /** Bundles workflows/index.ts (webpack) into `output`; returns its size in bytes. */
 export async function writeWorkflowBundle(output: string): Promise<number> {
-  const { code } = await bundleWorkflowCode({ workflowsPath, workflowInterceptorModules: [workflowsPath], logger: new DefaultLogger('WARN') });
+  const { code } = await bundleWorkflowCode({
+    workflowsPath,
+    workflowInterceptorModules: [workflowsPath],
+    preloadModules: preloadedWorkflowModules,
+    logger: new DefaultLogger('WARN'),
+  });
   await mkdir(path.dirname(output), { recursive: true });
   await writeFile(output, code);
   return Buffer.byteLength(code);

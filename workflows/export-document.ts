@@ -31,7 +31,7 @@ type RecordingSteps = { failExport: typeof failExport; publishEvents: typeof pub
 const asActivities: RecordingSteps = { failExport, publishEvents };
 const asLocalActivities: RecordingSteps = { failExport: localExport.failExport, publishEvents: localIngestion.publishEvents };
 
-const KNOWN_CODES = new Set([
+const KNOWN_CODES: ReadonlySet<string> = new Set([
   'invalid_credentials', 'validation_failed', 'duplicate_document', 'rate_limited', 'unavailable', 'timeout',
   'unexpected_response', 'integration_not_found', 'invalid_integration_config', 'document_not_found',
 ]);
