@@ -46,6 +46,16 @@ export function cpuPoolSettings(env: NodeJS.ProcessEnv = process.env): CpuPoolSe
   };
 }
 
+/**
+ * CPU_JOB_TIMEOUT_MS alone, read per job (the threads and memory are fixed when the pool starts):
+ * one variable, not a copy of the whole environment and a parse of every setting, which cost
+ * 0.5 % of the worker's main thread in an upload burst (docs/performance.md).
+ */
+export function cpuJobTimeoutMs(env: NodeJS.ProcessEnv = process.env): number {
+  const value = env.CPU_JOB_TIMEOUT_MS;
+  return settingsSchema.shape.CPU_JOB_TIMEOUT_MS.parse(value === '' ? undefined : value);
+}
+
 /** A job ran out of its time or memory budget; its thread was terminated. */
 export class CpuBudgetExceeded extends Error {
   readonly code = 'processing_limit_exceeded' as const;
@@ -123,14 +133,14 @@ export async function runCpuJob<N extends JobName>(
   onProgress?: (step: ImportStep) => void,
   transfer: ArrayBuffer[] = [],
 ): Promise<JobOutput<N>> {
-  const { piscina } = currentPool();
+  const { piscina, settings } = currentPool();
   // Threads and memory are fixed when the pool starts; the time budget is read per job.
-  const settings = cpuPoolSettings();
+  const jobTimeoutMs = cpuJobTimeoutMs();
   const { port1, port2 } = new MessageChannel();
   const controller = new AbortController();
   let deadline: NodeJS.Timeout | undefined;
   const onMessage = (message: { started?: true; step?: ImportStep }) => {
-    if (message.started) deadline ??= setTimeout(() => controller.abort(), settings.jobTimeoutMs);
+    if (message.started) deadline ??= setTimeout(() => controller.abort(), jobTimeoutMs);
     else if (message.step) onProgress?.(message.step);
   };
   port1.on('message', onMessage);
@@ -141,7 +151,7 @@ export async function runCpuJob<N extends JobName>(
   } catch (error) {
     if (controller.signal.aborted) {
       countCpuJob(name, 'time_budget_exceeded');
-      throw new CpuBudgetExceeded('time', `processing took longer than its budget of ${settings.jobTimeoutMs / 1000} s and was stopped`);
+      throw new CpuBudgetExceeded('time', `processing took longer than its budget of ${jobTimeoutMs / 1000} s and was stopped`);
     }
     if ((error as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY') {
       countCpuJob(name, 'memory_budget_exceeded');

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { closeCpuPool, CpuBudgetExceeded, cpuPoolSettings, cpuPoolThreads, loadCertificateInPool, planImportInPool } from '../../services/cpu/pool';
+import { closeCpuPool, CpuBudgetExceeded, cpuJobTimeoutMs, cpuPoolSettings, cpuPoolThreads, loadCertificateInPool, planImportInPool } from '../../services/cpu/pool';
 import { CertificateError } from '../../domain/dian/certificate';
 import { fixture } from '../support/ingestion';
 import { moved, sampleSum, scrapeThisProcess } from '../support/prometheus';
@@ -122,4 +122,11 @@ test.serial('certificates open in the pool; a CertificateError keeps its code ac
   t.regex(loaded.subject, /CN=Firma de pruebas/);
   const error = await t.throwsAsync(loadCertificateInPool(withIterationCounts(generated.p12, { mac: 2 ** 31 - 1 }), 'clave'), { instanceOf: CertificateError });
   t.is(error?.code, 'too_many_iterations');
+});
+
+test.serial('the time budget is read per job from CPU_JOB_TIMEOUT_MS alone, as the settings read it', (t) => {
+  t.is(cpuJobTimeoutMs({}), cpuPoolSettings({}).jobTimeoutMs);
+  t.is(cpuJobTimeoutMs({ CPU_JOB_TIMEOUT_MS: '' }), 20_000, 'an empty variable is unset');
+  t.is(cpuJobTimeoutMs({ CPU_JOB_TIMEOUT_MS: '1500' }), 1500);
+  t.throws(() => cpuJobTimeoutMs({ CPU_JOB_TIMEOUT_MS: '50' }), undefined, 'below the minimum of 100 ms');
 });
