@@ -26,8 +26,22 @@ const PostgresClient = require('knex/lib/dialects/postgres') as typeof Knex.Clie
  * refuses that) and one text is prepared once per connection whichever query sends it.
  */
 export function statementName(sql: string): string {
-  return `invoicing_${createHash('sha256').update(sql).digest('base64url').slice(0, 24)}`;
+  let name = namesByText.get(sql);
+  if (name === undefined) {
+    // The texts are of a bounded number of shapes (see PREPARED); the bound only guards a misuse.
+    if (namesByText.size >= MAX_REMEMBERED_NAMES) namesByText.clear();
+    name = `invoicing_${createHash('sha256').update(sql).digest('base64url').slice(0, 24)}`;
+    namesByText.set(sql, name);
+  }
+  return name;
 }
+
+/**
+ * The names already derived, by text: hashing a 2 KB text per query was 1 % of the worker's main
+ * thread in an upload burst (docs/performance.md, session 38).
+ */
+const namesByText = new Map<string, string>();
+const MAX_REMEMBERED_NAMES = 1000;
 
 /** knex's Postgres client, which runs the queries marked PREPARED as named prepared statements. */
 export class PreparingPostgresClient extends PostgresClient {

@@ -104,3 +104,11 @@ test('the prepared reads return every column of their tables', async (t) => {
   const [endpoint] = await repositories.webhookEndpoints.enabledForCompany(company.id);
   t.deepEqual(sorted(endpoint), await tableColumns('webhook_endpoints'));
 });
+
+test('a text keeps its name however many other texts were named meanwhile (the remembered names are bounded)', (t) => {
+  const first = statementName('SELECT $1::int + 1 AS n');
+  const others = new Set(Array.from({ length: 2500 }, (_, index) => statementName(`SELECT ${index} AS n`)));
+  t.is(others.size, 2500, 'every text its own name');
+  t.is(statementName('SELECT $1::int + 1 AS n'), first);
+  t.regex(first, /^invoicing_[A-Za-z0-9_-]{24}$/);
+});
