@@ -38,6 +38,15 @@ export function createDocumentFiles(deps: {
 }) {
   const pdfKey = (document: DocumentRow) => `companies/${document.company_id}/documents/${document.id}/representation.pdf`;
   const pdfName = (document: DocumentRow) => `${document.number ?? `document-${document.id}`}.pdf`;
+  /**
+   * Renders in flight, keyed by tenant, document and the original the PDF is made from: N
+   * requests for a PDF not yet stored share one render in the CPU pool instead of starting N
+   * (a cheap amplification). Per process; the entry is dropped when the render settles, so a
+   * failed render is tried again by the next request, and the stored PDF serves the rest.
+   */
+  const rendersInFlight = new Map<string, Promise<boolean>>();
+  const renderKey = (document: DocumentRow) =>
+    JSON.stringify([document.company_id, document.id, document.original_blob_key, document.original_zip_pdf_entry]);
 
   return {
     /** null: the document has no original file. */
@@ -55,10 +64,20 @@ export function createDocumentFiles(deps: {
         return deps.blobStore.signedDownloadUrl(document.original_blob_key, { fileName: document.original_file_name ?? pdfName(document), contentType: 'application/pdf', size: recordedSize(document) });
       }
       if (!document.pdf_blob_key) {
-        const produced = await this.produce(document);
+        const produced = await this.produceOnce(document);
         if (!produced) return null;
       }
       return deps.blobStore.signedDownloadUrl(pdfKey(document), { fileName: pdfName(document), contentType: 'application/pdf' });
+    },
+
+    /** produce, shared with the requests for the same document whose render is already in flight. */
+    produceOnce(document: DocumentRow): Promise<boolean> {
+      const key = renderKey(document);
+      const inFlight = rendersInFlight.get(key);
+      if (inFlight) return inFlight;
+      const render = this.produce(document).finally(() => rendersInFlight.delete(key));
+      rendersInFlight.set(key, render);
+      return render;
     },
 
     /**

@@ -65,3 +65,40 @@ test('a file store or database that fails for now is thrown, answered 5xx, not 4
     t.is(mapError(error).status, status, label);
   }
 });
+
+/** A producer that counts its renders and finishes them only when told to, so requests overlap. */
+function heldProducer() {
+  const rendered: number[] = [];
+  let finish: (bytes: Buffer | null) => void = () => undefined;
+  const held = new Promise<Buffer | null>((resolve) => { finish = resolve; });
+  const producePdf: PdfProducer = async (document) => {
+    rendered.push(document.company_id);
+    return held;
+  };
+  return { rendered, producePdf, finish: (bytes: Buffer | null) => finish(bytes) };
+}
+
+test('concurrent requests for the PDF of one document share one render (no N-fold work in the CPU pool)', async (t) => {
+  const producer = heldProducer();
+  const { documentFiles, stored } = files({ producePdf: producer.producePdf });
+  const requests = Array.from({ length: 8 }, () => documentFiles.pdfUrl(invoice));
+  await new Promise((resolve) => setImmediate(resolve));
+  producer.finish(Buffer.from('%PDF-1.7'));
+  const urls = await Promise.all(requests);
+  t.is(producer.rendered.length, 1);
+  t.deepEqual(stored, ['companies/1/documents/7/representation.pdf']);
+  for (const url of urls) t.regex(url ?? '', /representation\.pdf/);
+});
+
+test('the shared render is per tenant and ends with its render: another company\'s document of the same id renders its own; a failed render is tried again', async (t) => {
+  const producer = heldProducer();
+  const { documentFiles } = files({ producePdf: producer.producePdf });
+  const foreign = { ...invoice, company_id: 2, original_blob_key: 'companies/2/uploads/invoice.xml' } as DocumentRow;
+  const requests = [documentFiles.pdfUrl(invoice), documentFiles.pdfUrl(foreign), documentFiles.pdfUrl(invoice), documentFiles.pdfUrl(foreign)];
+  await new Promise((resolve) => setImmediate(resolve));
+  producer.finish(null);
+  t.deepEqual(await Promise.all(requests), [null, null, null, null]);
+  t.deepEqual(producer.rendered.sort(), [1, 2]);
+  t.is(await documentFiles.pdfUrl(invoice), null);
+  t.deepEqual(producer.rendered.sort(), [1, 1, 2], 'a render that settled is not reused');
+});
