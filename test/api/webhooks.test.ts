@@ -261,3 +261,14 @@ test('a company holds at most 50 endpoints', async (t) => {
   t.is(refused.status, 409);
   t.is(refused.body!.error.code, 'endpoint_limit_reached');
 });
+
+test('a test event answers 202 with Location naming its delivery to this endpoint, which shows the event (it named nothing before 2026-11-25)', async (t) => {
+  const endpoint = await admin.createEndpoint(receiverUrl, ['export.failed']);
+  const sent = await admin.call('POST', `/v1/webhooks/${endpoint.id}/test`);
+  t.is(sent.status, 202, JSON.stringify(sent.body));
+  t.like(sent.body, { type: 'webhook.test' });
+  t.is(sent.headers.get('location'), `/v1/webhooks/${endpoint.id}/deliveries/${sent.body!.delivery_id}`);
+  const delivery = await admin.call('GET', sent.headers.get('location')!);
+  t.is(delivery.status, 200);
+  t.like(delivery.body, { id: sent.body!.delivery_id, event_id: sent.body!.event_id, event_type: 'webhook.test' });
+});

@@ -56,10 +56,9 @@ export function webhooksRoutes(deps: ApiDependencies): Router {
     return row;
   };
 
+  const endpointDisabled = () => new ApiError(409, 'endpoint_disabled', 'This endpoint is disabled; re-enable it with PATCH {"enabled": true} first.');
   const requireEnabled = (endpoint: WebhookEndpointRow) => {
-    if (!endpoint.enabled) {
-      throw new ApiError(409, 'endpoint_disabled', 'This endpoint is disabled; re-enable it with PATCH {"enabled": true} first.');
-    }
+    if (!endpoint.enabled) throw endpointDisabled();
   };
 
   const loadDelivery = async (endpoint: WebhookEndpointRow, param: string | undefined) => {
@@ -160,8 +159,10 @@ export function webhooksRoutes(deps: ApiDependencies): Router {
       { companyId: endpoint.company_id, type: 'webhook.test', data: { message: `Test event for webhook endpoint ${endpoint.id}.` } },
       endpoint.id,
     );
-    ctx.status = 202;
-    ctx.body = { event_id: event.id, type: 'webhook.test' };
+    // No delivery: the endpoint was disabled (or deleted) between the check above and the insert.
+    const [deliveryId] = event.deliveryIds;
+    if (deliveryId === undefined) throw endpointDisabled();
+    answerAccepted(ctx, `/v1/webhooks/${endpoint.id}/deliveries/${deliveryId}`, { event_id: event.id, type: 'webhook.test', delivery_id: deliveryId });
   });
 
   router.post('/webhooks/:webhook_id/rotate-secret', ...manage, takesNoBody, loadEndpoint, async (ctx) => {

@@ -86,7 +86,11 @@ export const deliveryOut = z
   })
   .meta({ id: 'WebhookDelivery' });
 
-export const testEventOut = z.object({ event_id: z.string().meta({ format: 'uuid' }), type: z.literal('webhook.test') });
+export const testEventOut = z.object({
+  event_id: z.string().meta({ format: 'uuid' }),
+  type: z.literal('webhook.test'),
+  delivery_id: id.meta({ description: 'The delivery of the event to this endpoint: its outcome shows at the Location (getWebhookDelivery).' }),
+});
 
 export type EndpointOut = z.infer<typeof endpointOut>;
 export type DeliveryOut = z.infer<typeof deliveryOut>;
