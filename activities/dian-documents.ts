@@ -1,7 +1,8 @@
-import { ApplicationFailure } from '@temporalio/activity';
+import { ApplicationFailure, Context } from '@temporalio/activity';
 import { detectFileType } from '../domain/files/detect';
 import { readZipSafely } from '../domain/files/zip';
-import { DianError } from '../integrations/dian/port';
+import { DianError, type DianRegisteredEvent } from '../integrations/dian/port';
+import { eventEnvironmentEligibility } from '../domain/dian/event-eligibility';
 import { registerDocumentWithSimulator } from '../integrations/dian/simulator/admin-client';
 import { companyDian, type CompanyDian, type DianActivityDependencies } from './dian-gateway';
 import type { IngestionActivityDependencies } from './ingestion';
@@ -15,21 +16,33 @@ function dianXmls(bytes: Buffer): Buffer[] {
   return [];
 }
 
+/** A warning in the running activity's log; outside an activity (a test of the function itself) there is none to write to. */
+function warnInActivity(message: string, meta: Record<string, unknown>): void {
+  let context: Context;
+  try {
+    context = Context.current();
+  } catch {
+    return;
+  }
+  context.log.warn(message, meta);
+}
+
 /**
- * Refreshes what DIAN has registered against an invoice (GetStatusEvent), events sent through
- * DIAN's portal or other software included, so the API's checks need no call to DIAN. DIAN's
- * faults become activity failures (retryable or not). Returns how many events DIAN listed.
- * `dianOfCompany` lets a caller that already holds the company's gateway (an import batch) pass it.
+ * GetStatusEvent for one invoice, stored as its registered_at_dian (each call replaces the list),
+ * and returned; null, with nothing asked or changed, when the company's settings send to the
+ * other DIAN environment than the one that validated the invoice: that environment's catalogue
+ * does not hold the CUFE and answers "no events", which would empty a list that is right.
  */
-export async function syncInvoiceEvents(
+export async function readRegisteredEvents(
   deps: DianActivityDependencies,
-  documentId: number,
-  dianOfCompany: (companyId: number) => Promise<CompanyDian> = (companyId) => companyDian(deps, companyId),
-): Promise<number> {
-  const { repositories } = deps;
-  const document = await repositories.dianEvents.documentOf(documentId);
-  if (!document?.cufe) return 0;
-  const dian = await dianOfCompany(document.company_id);
+  document: { id: number; company_id: number; cufe: string; dian_environment: string | null },
+  dian: CompanyDian,
+): Promise<DianRegisteredEvent[] | null> {
+  const environment = eventEnvironmentEligibility(dian.settings.environment, document.dian_environment);
+  if (!environment.eligible) {
+    warnInActivity('DIAN events of the invoice not synced: wrong DIAN environment', { documentId: document.id, reason: environment.reason });
+    return null;
+  }
   let events;
   try {
     events = await dian.gateway.getStatusEvent(document.cufe);
@@ -40,12 +53,30 @@ export async function syncInvoiceEvents(
     }
     throw error;
   }
-  await repositories.dianRegisteredEvents.replace(
+  await deps.repositories.dianRegisteredEvents.replace(
     document.company_id,
-    documentId,
+    document.id,
     events.map((event) => ({ event: event.code, description: event.description, cude: event.cude, effectiveDate: event.date })),
   );
-  return events.length;
+  return events;
+}
+
+/**
+ * Refreshes what DIAN has registered against an invoice (GetStatusEvent), events sent through
+ * DIAN's portal or other software included, so the API's checks need no call to DIAN. DIAN's
+ * faults become activity failures (retryable or not). Returns how many events DIAN listed (0
+ * when skipped for the wrong environment, see readRegisteredEvents).
+ * `dianOfCompany` lets a caller that already holds the company's gateway (an import batch) pass it.
+ */
+export async function syncInvoiceEvents(
+  deps: DianActivityDependencies,
+  documentId: number,
+  dianOfCompany: (companyId: number) => Promise<CompanyDian> = (companyId) => companyDian(deps, companyId),
+): Promise<number> {
+  const document = await deps.repositories.dianEvents.documentOf(documentId);
+  if (!document?.cufe) return 0;
+  const events = await readRegisteredEvents(deps, { ...document, cufe: document.cufe }, await dianOfCompany(document.company_id));
+  return events?.length ?? 0;
 }
 
 /** What happens at DIAN's side once a file's documents are imported (docs/dian.md). */

@@ -8,7 +8,7 @@ import type { UblParty } from '../domain/ubl/types';
 import { DianError, type DianGateway } from '../integrations/dian/port';
 import { loadDianEventRecord } from '../services/presenters/dian-event';
 import { companyDian, dianFailure, type CompanyDian, type DianActivityDependencies } from './dian-gateway';
-import { syncInvoiceEvents } from './dian-documents';
+import { readRegisteredEvents, syncInvoiceEvents } from './dian-documents';
 import { eligibleForDianEvents, eventEnvironmentEligibility, referencedInvoiceTypeCode } from '../domain/dian/event-eligibility';
 import { expressAcceptanceWindow } from '../domain/dian/express-acceptance';
 import { LOST_WORKER_GRACE_MS, withHeartbeatsAfter } from './heartbeat';
@@ -32,6 +32,11 @@ function transportFailure(error: unknown): never {
 function colombiaDateTime(instant: Date): { date: string; time: string } {
   const iso = new Date(instant.getTime() - 5 * 3600 * 1000).toISOString();
   return { date: iso.slice(0, 10), time: `${iso.slice(11, 19)}-05:00` };
+}
+
+/** The CUDE a built or signed ApplicationResponse carries (cbc:UUID, schemeName CUDE-SHA384). */
+function cudeOf(xml: string): string {
+  return /<cbc:UUID[^>]*CUDE-SHA384[^>]*>([0-9a-f]+)</.exec(xml)?.[1] ?? '';
 }
 
 /** Whether GetStatusEvent lists the event with this CUDE for the invoice. */
@@ -85,6 +90,37 @@ export function createDianEventActivities(deps: DianActivityDependencies & { blo
     if (!window.open) throw dianFailure('tacitly_accepted', window.message);
   }
 
+  /**
+   * Before a new event is first signed: whether DIAN already holds one of the invoice's earlier
+   * attempts at the same event that ended failed after going out (retries exhausted, an answer
+   * lost, a worker stopped), which DIAN may have registered all the same. A new event would carry
+   * a new number and CUDE, and DIAN refuses a second event of a kind per invoice (LGC01), so the
+   * service asks (GetStatusEvent, stored as registered_at_dian) instead of sending: the earlier
+   * attempt registered returns its row and CUDE; the event registered by other software fails
+   * event_already_registered; nothing of the kind lets the new event go out. Costs no DIAN call
+   * when there was no such attempt.
+   */
+  async function registeredEarlierAttempt(
+    event: DianEventRow,
+    document: { id: number; company_id: number; cufe: string; dian_environment: string | null },
+    dian: CompanyDian,
+  ): Promise<{ attempt: DianEventRow; cude: string } | null> {
+    const attempts = (await repositories.dianEvents.listForDocument(event.company_id, event.document_id)).filter(
+      (row) => row.id !== event.id && row.event === event.event && row.status === 'failed' && row.signed_xml_blob_key,
+    );
+    if (attempts.length === 0) return null;
+    const cudes = new Map<string, DianEventRow>();
+    for (const attempt of attempts) cudes.set(cudeOf((await deps.blobStore.get(attempt.signed_xml_blob_key!)).toString('utf8')), attempt);
+    const listed = (await readRegisteredEvents(deps, document, dian)) ?? [];
+    const same = listed.filter((registered) => registered.code === event.event);
+    const ours = same.find((registered) => registered.cude && cudes.has(registered.cude));
+    if (ours) return { attempt: cudes.get(ours.cude!)!, cude: ours.cude! };
+    if (same.length > 0) {
+      throw dianFailure('event_already_registered', `DIAN already holds event ${event.event} for this invoice (CUDE ${same[0]!.cude ?? 'not given'}), registered by other software; nothing was sent.`);
+    }
+    return null;
+  }
+
   const activities = {
     /**
      * Builds, signs (XAdES-EPES), zips and sends one buyer event. Transport failures are
@@ -109,6 +145,13 @@ export function createDianEventActivities(deps: DianActivityDependencies & { blo
       // The settings may have moved to the other DIAN environment since the event was queued.
       const environmentCheck = eventEnvironmentEligibility(dian.settings.environment, document.dian_environment);
       if (!environmentCheck.eligible) throw dianFailure('dian_environment_mismatch', environmentCheck.reason);
+      if (!event.signed_xml_blob_key) {
+        const registered = await registeredEarlierAttempt(event, { ...document, cufe: document.cufe }, dian);
+        if (registered) {
+          await repositories.dianEvents.markRegisteredByAttempt(eventId, registered.attempt, registered.cude);
+          return { cude: registered.cude };
+        }
+      }
       const supplier = document.supplier as UblParty;
       // The supplier's own AdditionalAccountID when the stored document has it (imported since it is read).
       const receiverType = organizationTypeOf({ personType: supplier.personType, idType: supplier.idType });
@@ -147,7 +190,7 @@ export function createDianEventActivities(deps: DianActivityDependencies & { blo
       } catch (error) {
         throw dianFailure('invalid_event', (error as Error).message);
       }
-      const cude = /<cbc:UUID[^>]*CUDE-SHA384[^>]*>([0-9a-f]+)</.exec(xml)?.[1] ?? '';
+      const cude = cudeOf(xml);
       const signed = signXadesEpes(xml, { privateKeyPem: dian.certificate.privateKeyPem, certificatePem: dian.certificate.certificatePem }, {
         signingTime: issuedAt,
         chainPems: dian.certificate.chainPems,

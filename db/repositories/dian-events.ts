@@ -39,6 +39,13 @@ export type DianEventRow = {
 };
 
 export function createDianEventsRepository(db: Database) {
+  async function markSucceeded(id: number, cude: string, adopted: Partial<Pick<DianEventRow, 'signed_xml_blob_key' | 'dian_response_blob_key' | 'issued_at'>>): Promise<void> {
+    const row = await updateStatus<Pick<DianEventRow, 'event'>>(db, 'dian_events', id, {
+      ...adopted, status: 'succeeded', succeeded: true, cude, error_code: null, error_message: null, completed_at: db.fn.now(), updated_at: db.fn.now(),
+    }, ['event']);
+    if (row && row.previous_status !== 'succeeded') countDianEvent(row.event, 'succeeded');
+  }
+
   return {
     /**
      * Creates a pending event numbered `${numberPrefix}${sequence}`, the sequence allocated
@@ -112,11 +119,19 @@ export function createDianEventsRepository(db: Database) {
       await db('dian_events').where({ id }).update({ ...keys, updated_at: db.fn.now() });
     },
 
-    async markSucceeded(id: number, cude: string): Promise<void> {
-      const row = await updateStatus<Pick<DianEventRow, 'event'>>(db, 'dian_events', id, {
-        status: 'succeeded', succeeded: true, cude, error_code: null, error_message: null, completed_at: db.fn.now(), updated_at: db.fn.now(),
-      }, ['event']);
-      if (row && row.previous_status !== 'succeeded') countDianEvent(row.event, 'succeeded');
+    markSucceeded(id: number, cude: string): Promise<void> {
+      return markSucceeded(id, cude, {});
+    },
+
+    /**
+     * Records a never-signed event as the one DIAN registered from an earlier attempt of the
+     * invoice (failed after going out): its CUDE, files and issue instant, in one update, so a
+     * retry never finds the row signed but not succeeded. The row keeps its own number, never sent.
+     */
+    markRegisteredByAttempt(id: number, attempt: DianEventRow, cude: string): Promise<void> {
+      return markSucceeded(id, cude, {
+        signed_xml_blob_key: attempt.signed_xml_blob_key, dian_response_blob_key: attempt.dian_response_blob_key, issued_at: attempt.issued_at,
+      });
     },
 
     /** Ends an event stopped before its outcome (cancelled, or its workflow ended without one). */

@@ -1,6 +1,10 @@
 import test from 'ava';
 import { ApplicationFailure } from '@temporalio/common';
 import { createDianEventActivities } from '../../activities/dian-events';
+import { syncInvoiceEvents } from '../../activities/dian-documents';
+import { companyDian } from '../../activities/dian-gateway';
+import { createSoapDianGateway } from '../../integrations/dian/soap-gateway';
+import { startDianSimulator } from '../../integrations/dian/simulator/server';
 import { startDianWorld, type DianWorld } from '../support/dian-world';
 import { eventually } from '../support/eventually';
 import { fixture, upload, waitForImport } from '../support/ingestion';
@@ -143,4 +147,43 @@ test.serial('an event the API gave up on (failed not_started) is never sent by a
   t.true(error?.nonRetryable);
   t.is(sends(), before, 'nothing was sent');
   t.like(await repositories.dianEvents.findById(event.id), { status: 'failed', error_code: 'not_started', signed_xml_blob_key: null });
+});
+
+// A sync under settings of the other DIAN environment asked a catalogue that never held the
+// invoice, whose "no events" answer replaced registered_at_dian: the invoice's 030 vanished and
+// its 032 became 409 event_out_of_order until a sync in the right environment.
+test.serial('a sync under settings of the other DIAN environment leaves registered_at_dian as it was and asks nothing; the API refuses it with 409', async (t) => {
+  const { repositories, secretBox, blobStore, config } = world.api.dependencies;
+  await world.api.database.db('documents').where({ id: invoice.id }).update(ELECTRONIC_INVOICE);
+  const deps = { repositories, secretBox, blobStore, dian: config.dian };
+  t.true(await syncInvoiceEvents(deps, invoice.id) > 0, 'DIAN (the simulator) lists the invoice\'s events');
+  const known = await repositories.dianRegisteredEvents.listForDocument(world.company.id, invoice.id);
+  t.true(known.some((event) => event.event === '030'));
+  const syncedAt = await repositories.dianRegisteredEvents.syncedAt(world.company.id, invoice.id);
+
+  // DIAN's production environment, which never validated this habilitación invoice (an empty simulator plays it).
+  const production = await startDianSimulator();
+  try {
+    const simulatorDian = await companyDian(deps, world.company.id);
+    const productionDian = async () => ({
+      ...simulatorDian,
+      settings: { ...simulatorDian.settings, environment: 'produccion' as const },
+      gateway: createSoapDianGateway({ url: production.url, credentials: { privateKeyPem: simulatorDian.certificate.privateKeyPem, certificatePem: simulatorDian.certificate.certificatePem } }),
+    });
+    t.is(await syncInvoiceEvents(deps, invoice.id, productionDian), 0);
+    t.deepEqual(production.requests, [], 'nothing asked of the other environment');
+    t.deepEqual(await repositories.dianRegisteredEvents.listForDocument(world.company.id, invoice.id), known);
+    t.deepEqual(await repositories.dianRegisteredEvents.syncedAt(world.company.id, invoice.id), syncedAt);
+  } finally {
+    await production.close();
+  }
+
+  await world.api.database.db('company_dian_settings').where({ company_id: world.company.id }).update({ environment: 'produccion' });
+  try {
+    const refused = await world.call('POST', `${eventsPath()}/sync`);
+    t.is(refused.status, 409);
+    t.is(refused.body.error.code, 'dian_environment_mismatch');
+  } finally {
+    await world.api.database.db('company_dian_settings').where({ company_id: world.company.id }).update({ environment: 'simulator' });
+  }
 });

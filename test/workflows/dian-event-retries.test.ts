@@ -122,3 +122,76 @@ test.serial('the simulator refusing an imported invoice 11 times (a 7-minute out
   t.deepEqual(await world.env.client.workflow.getHandle(workflowIdsFor(world.taskQueue).dianEvent(event.id)).result(), { succeeded: true });
   t.is(simulator.events(cufe).length, 1);
 });
+
+// An event whose every attempt's answer was lost ends failed (dian_unavailable) although DIAN
+// registered its first attempt. Sent again, it used to go out under a new number and CUDE, which
+// DIAN refuses (LGC01: one event of a kind per invoice): the event stayed failed while DIAN held it.
+test.serial('an event sent again after its attempts ran out while DIAN held the first: recorded as registered from GetStatusEvent, nothing sent again', async (t) => {
+  const { company, key } = await theBuyer();
+  const json = { ...bearer(key), 'Content-Type': 'application/json' };
+  const cufe = createHash('sha384').update('lost-answers-then-resent').digest('hex');
+  const accepted = await upload(world.apiUrl, key, company.id, { name: 'FE-LOST-1.xml', bytes: demoInvoiceXml('FE-LOST-1', cufe, '800197268', '900108281') });
+  t.is(accepted.status, 202);
+  const invoice = (await waitForImport(world.apiUrl, key, company.id, accepted.body.id)).documents[0] as { id: number };
+  await eventually(async () => (await world.database.db('documents').where({ id: invoice.id }).first())?.dian_events_synced_at ?? undefined);
+  const eventsPath = `${world.apiUrl}/v1/companies/${company.id}/invoices/${invoice.id}/dian-events`;
+  const send = async () => {
+    const posted = await fetch(eventsPath, { method: 'POST', headers: json, body: JSON.stringify({ event: '030', issuer: ISSUER }) });
+    t.is(posted.status, 202);
+    const event = (await posted.json()) as { id: number; number: string };
+    return { event, result: await world.env.client.workflow.getHandle(workflowIdsFor(world.taskQueue).dianEvent(event.id)).result() };
+  };
+
+  const before = simulator.requests.length;
+  simulator.failNext(8, 'lostAnswer');
+  const first = await send();
+  t.deepEqual(first.result, { succeeded: false });
+  const lost = await world.database.db('dian_events').where({ id: first.event.id }).first();
+  t.like(lost, { status: 'failed', error_code: 'dian_unavailable' });
+  const registered = simulator.events(cufe);
+  t.is(registered.length, 1, 'DIAN registered the first attempt');
+
+  const sendsBefore = simulator.requests.filter((request) => request.operation === 'SendEventUpdateStatus').length;
+  const second = await send();
+  t.deepEqual(second.result, { succeeded: true });
+  t.is(simulator.requests.filter((request) => request.operation === 'SendEventUpdateStatus').length, sendsBefore, 'no event sent again');
+  t.true(simulator.requests.slice(before).some((request) => request.operation === 'GetStatusEvent'));
+  const adopted = await world.database.db('dian_events').where({ id: second.event.id }).first();
+  t.like(adopted, { status: 'succeeded', cude: registered[0]!.cude, signed_xml_blob_key: lost.signed_xml_blob_key });
+  t.deepEqual(adopted.issued_at, lost.issued_at);
+  t.is(simulator.events(cufe).length, 1);
+  const listed = (await (await fetch(eventsPath, { headers: bearer(key) })).json()) as { registered_at_dian: { event: string; cude: string }[] };
+  t.deepEqual(listed.registered_at_dian.map((event) => [event.event, event.cude]), [['030', registered[0]!.cude]]);
+  const published = await eventually(async () => {
+    const rows = await world.database.db('events').where({ company_id: company.id }).whereRaw(`data->>'invoice_id' = ?`, [String(invoice.id)]).where('type', 'like', 'dian_event.%').orderBy('created_at');
+    return rows.length === 2 ? rows : undefined;
+  });
+  t.deepEqual(published.map((row: { type: string }) => row.type).sort(), ['dian_event.completed', 'dian_event.failed']);
+});
+
+test.serial('an event sent again after its attempts ran out, when DIAN holds that event from other software: fails event_already_registered without sending', async (t) => {
+  const { company, key } = await theBuyer();
+  const json = { ...bearer(key), 'Content-Type': 'application/json' };
+  const cufe = createHash('sha384').update('refused-then-registered-elsewhere').digest('hex');
+  const accepted = await upload(world.apiUrl, key, company.id, { name: 'FE-LOST-2.xml', bytes: demoInvoiceXml('FE-LOST-2', cufe, '800197268', '900108281') });
+  const invoice = (await waitForImport(world.apiUrl, key, company.id, accepted.body.id)).documents[0] as { id: number };
+  await eventually(async () => (await world.database.db('documents').where({ id: invoice.id }).first())?.dian_events_synced_at ?? undefined);
+  const send = async () => {
+    const posted = await fetch(`${world.apiUrl}/v1/companies/${company.id}/invoices/${invoice.id}/dian-events`, { method: 'POST', headers: json, body: JSON.stringify({ event: '030', issuer: ISSUER }) });
+    t.is(posted.status, 202);
+    const event = (await posted.json()) as { id: number };
+    return { event, result: await world.env.client.workflow.getHandle(workflowIdsFor(world.taskQueue).dianEvent(event.id)).result() };
+  };
+  simulator.failNext(8, 'http500');
+  t.deepEqual((await send()).result, { succeeded: false });
+  t.deepEqual(simulator.events(cufe), []);
+  const foreignCude = 'f'.repeat(96);
+  simulator.registerEvent(cufe, { code: '030', id: 'OTRO-7', senderNit: '900108281', cude: foreignCude });
+
+  const sendsBefore = simulator.requests.filter((request) => request.operation === 'SendEventUpdateStatus').length;
+  const second = await send();
+  t.deepEqual(second.result, { succeeded: false });
+  t.like(await world.database.db('dian_events').where({ id: second.event.id }).first(), { status: 'failed', error_code: 'event_already_registered', signed_xml_blob_key: null });
+  t.is(simulator.requests.filter((request) => request.operation === 'SendEventUpdateStatus').length, sendsBefore, 'nothing sent');
+  t.deepEqual((await world.database.db('dian_registered_events').where({ document_id: invoice.id })).map((row: { cude: string }) => row.cude), [foreignCude]);
+});

@@ -54,7 +54,7 @@ export const dianEventsOpenApi: ZodOpenApiPathsObject = {
         headers: toInvoiceEvents(),
         schema: z.object({ invoice_id: z.int(), cufe: z.string().nullable(), status: z.literal('syncing'), registered_at_dian_synced_at: z.string().nullable() }),
       },
-      errors: { 409: 'not_a_purchase or dian_settings_missing.' },
+      errors: { 409: 'not_a_purchase, dian_settings_missing, or dian_environment_mismatch (the settings send to the other DIAN environment than the one that validated the invoice).' },
     }),
   },
   '/v1/companies/{company_id}/invoices/{document_id}/dian-events/{event_id}/application-response': {

@@ -90,6 +90,12 @@ export function dianEventsRoutes(deps: ApiDependencies): Router {
     return settings;
   }
 
+  /** DIAN's two environments keep separate catalogues: the settings must send to the one that validated the invoice. */
+  function requireEnvironmentOf(invoice: DocumentRow, settings: { environment: string }): void {
+    const environment = eventEnvironmentEligibility(settings.environment, invoice.dian_environment);
+    if (!environment.eligible) throw new ApiError(409, 'dian_environment_mismatch', environment.reason);
+  }
+
   const temporal = { client: deps.temporal.client, taskQueue: config.temporal.taskQueue };
 
   /** The start of one event's workflow (its id derives from the event's). */
@@ -114,8 +120,7 @@ export function dianEventsRoutes(deps: ApiDependencies): Router {
       throw invalidParameter('issuer', `Event ${input.event} must name the person who issues it: issuer {id_type, id_number, first_name, family_name, job_title, department?}.`);
     }
     const settings = await requireSettings(owner.id);
-    const environment = eventEnvironmentEligibility(settings.environment, invoice.dian_environment);
-    if (!environment.eligible) throw new ApiError(409, 'dian_environment_mismatch', environment.reason);
+    requireEnvironmentOf(invoice, settings);
     const atDian = await repositories.dianRegisteredEvents.listForDocument(owner.id, invoice.id);
     const issuer = input.issuer
       ? {
@@ -180,7 +185,8 @@ export function dianEventsRoutes(deps: ApiDependencies): Router {
   router.post(`${path}/sync`, requireScope('documents:write'), takesNoBody, company, loadInvoice, async (ctx) => {
     const { company: owner, invoice } = ctx.state as InvoiceState;
     requirePurchase(invoice);
-    await requireSettings(owner.id);
+    // The other environment's catalogue does not hold the invoice: its "no events" would be wrong.
+    requireEnvironmentOf(invoice, await requireSettings(owner.id));
     // One sync per invoice at a time: a start while one runs joins it.
     await startWorkflow(temporal, dianEventsSyncWorkflow, {
       workflowId: workflowIdsFor(config.temporal.taskQueue).dianEventsSync(invoice.id),
