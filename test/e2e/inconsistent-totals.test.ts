@@ -22,6 +22,8 @@ const BUYERS: Record<string, string> = {
   'apidian-go-cedula-supplier.xml': '900123458',
   'toolbox-support-adjustment-note.xml': '800197268',
   'production-health-attached.xml': '830003564',
+  'toolbox-tip.xml': '900373991',
+  'toolbox-credit-note-without-reference.xml': '791098888',
 };
 const COLLECTIONS: Record<string, string> = { credit_note: 'credit-notes', debit_note: 'debit-notes', electronic_invoice: 'invoices' };
 const imported: { name: string; companyId: number; collection: string; id: number }[] = [];
