@@ -24,6 +24,7 @@ const BUYERS: Record<string, string> = {
   'production-health-attached.xml': '830003564',
   'toolbox-tip.xml': '900373991',
   'toolbox-credit-note-without-reference.xml': '791098888',
+  'toolbox-support-document-usd.xml': '20227859',
 };
 const COLLECTIONS: Record<string, string> = { credit_note: 'credit-notes', debit_note: 'debit-notes', electronic_invoice: 'invoices' };
 const imported: { name: string; companyId: number; collection: string; id: number }[] = [];
@@ -111,4 +112,30 @@ test.serial('a document stored before the check shows warnings null until reclas
   const outcome = await reclassifyFromOriginals({ repositories: api.dependencies.repositories, blobStore: api.dependencies.blobStore }, { companyId: company });
   t.like(outcome, { examined: 1, updated: 1 });
   t.deepEqual((await get(`/v1/companies/${company}/invoices/${alteredId}`)).body.warnings.map((warning: { code: string }) => warning.code), ['payable_amount_mismatch']);
+});
+
+test.serial('the records of DIAN toolbox examples first read in the 2026-11-25 review say what the documents say', async (t) => {
+  const record = async (name: string) => {
+    const document = imported.find((entry) => entry.name === name)!;
+    return (await get(`/v1/companies/${document.companyId}/${document.collection}/${document.id}`)).body;
+  };
+  const support = await record('toolbox-support-document-usd.xml');
+  t.like(support, {
+    number: 'DS236000009', kind: 'purchase', document_type: 'support_document', document_type_code: '05', code_scheme: 'CUDS', dian_environment: 'testing',
+    issued_at: '2022-04-05T18:34:59.000Z', due_date: '2021-08-14', currency: 'USD',
+    sub_total: '3899.00', vat: '432.00', tax_total: '432.00', total: '4152.00', allowance_total: '393.00', charge_total: '214.00', withholding_total: '290.52',
+    exchange_rate: { source_currency: 'USD', target_currency: 'COP', rate: '3650.00', date: '2020-09-21' },
+    contact: { name: 'RAZÓN SOCIAL VENDEDOR' },
+  });
+  // COP equivalents at the document's own rate: 4152.00 × 3650.00, 290.52 × 3650.00.
+  t.like(support.cop_equivalents, { total: '15154800.00', withholding_total: '1060398.00' });
+  t.deepEqual(support.withholdings.map((entry: { tax_scheme_id: string; amount: string; amount_cop: string }) => [entry.tax_scheme_id, entry.amount, entry.amount_cop]), [
+    ['05', '48.30', '176295.00'],
+    ['06', '242.22', '884103.00'],
+  ]);
+  const tip = await record('toolbox-tip.xml');
+  t.like(tip, { number: 'SETP990000001', document_type: 'electronic_invoice', sub_total: '1000000.00', vat: '190000.00', total: '1290000.00', charge_total: '100000.00', currency: 'COP', exchange_rate: null });
+  t.deepEqual(tip.allowance_charges, [{ charge: true, reason_code: '03', reason: 'Propina', percent: '10.00', amount: '100000.00', base_amount: '100000.00' }]);
+  const note = await record('toolbox-credit-note-without-reference.xml');
+  t.like(note, { number: 'NC50101', document_type: 'credit_note', document_type_code: '91', code_scheme: 'CUDE', total: '8835750.00', referenced_document: null, referenced_documents: [] });
 });

@@ -6,8 +6,8 @@ import { totalsInconsistencies } from '../../domain/ubl/totals-consistency';
 import { nitCheckDigit } from '../../domain/nit';
 import { OWN_FIXTURES } from '../support/ingestion';
 
-// Two examples of DIAN's own toolbox (Caja de herramientas FE v1.9, "XMLs de ejemplo") the project
-// had not read, unmodified (test/fixtures/dian/README.md). What the service stores is compared with
+// Examples of DIAN's own toolboxes (Caja de herramientas FE v1.9 "XMLs de ejemplo", Documento Soporte) the
+// project had not read, unmodified (test/fixtures/dian/README.md). What the service stores is compared with
 // what each document says.
 const parse = (name: string) => parseUbl(readFileSync(path.join(OWN_FIXTURES, name))).document;
 
@@ -47,4 +47,25 @@ test('a credit note without a referenced invoice (CustomizationID 22): no refere
   t.is(nitCheckDigit('860003456'), '9');
   t.like(note.customer, { idNumber: '791098888', dv: '4', idType: '31' });
   t.deepEqual(totalsInconsistencies(note), []);
+});
+
+test('a support document in US dollars: exchange rate, two IVA rates, ReteIVA and ReteRenta, document discount and charge', (t) => {
+  const document = parse('toolbox-support-document-usd.xml');
+  t.like(document, {
+    documentType: 'Invoice', number: 'DS236000009', typeCode: '05', dianDocumentType: 'support_document', codeScheme: 'CUDS',
+    cufe: '4a18cc3f8e9ca8e4ae15e3b4c04bad4b32357586b1ba4fb92f77933968967a2c9372f5973b6c33adfa3ccd5269d06a31',
+    dianEnvironment: 'testing', issueDate: '2022-04-05', dueDate: '2021-08-14', currency: 'USD',
+    subTotal: '3899.00', vat: '432.00', taxInclusiveAmount: '4331.00', allowanceTotalAmount: '393.00', chargeTotalAmount: '214.00', total: '4152.00',
+  });
+  t.deepEqual(document.exchangeRate, { sourceCurrency: 'USD', targetCurrency: 'COP', rate: '3650.00', date: '2020-09-21' });
+  t.deepEqual(document.taxes.map((tax) => [tax.schemeId, tax.percent, tax.taxableAmount, tax.taxAmount]), [['01', '19.00', '1697.00', '322.00'], ['01', '5.00', '2202.00', '110.00']]);
+  t.deepEqual(document.withholdings.map((withholding) => [withholding.type, withholding.schemeId, withholding.percent, withholding.taxableAmount, withholding.taxAmount]), [
+    ['rete_iva', '05', '15.00', '322.00', '48.30'],
+    ['rete_fuente', '06', '11.00', '2202.00', '242.22'],
+  ]);
+  t.like(document.supplier, { idNumber: '95872202', dv: '8', idType: '31', personType: 'LEGAL', name: 'RAZÓN SOCIAL VENDEDOR', city: 'Arbeláez' });
+  t.like(document.customer, { idNumber: '20227859', dv: '8', idType: '31', personType: 'NATURAL' });
+  t.is(nitCheckDigit('95872202'), '8');
+  t.deepEqual(document.lines.map((line) => [line.quantity, line.unitPrice, line.lineExtensionAmount]), [['2.000000', '1000.00', '1697.00'], ['1.000000', '2000.00', '2202.00']]);
+  t.deepEqual(totalsInconsistencies(document), []);
 });
