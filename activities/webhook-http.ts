@@ -5,7 +5,14 @@ import { withClientSpan } from '../integrations/outbound/client-span';
 import { blockedTarget, outboundLookup } from '../integrations/outbound/public-targets';
 import { storableText } from '../domain/storable-text';
 
-export type PostOutcome = { statusCode: number | null; error: string | null; succeeded: boolean; durationMs: number };
+export type PostOutcome = {
+  statusCode: number | null;
+  error: string | null;
+  succeeded: boolean;
+  durationMs: number;
+  /** An error answer's Retry-After header, as sent (domain/webhooks/retry-after.ts reads it). */
+  retryAfter?: string;
+};
 
 const ERROR_BODY_BYTES = 1024;
 
@@ -59,13 +66,13 @@ export function postWebhook(
   const send = (traceHeaders: Record<string, string>) => new Promise<PostOutcome>((resolve) => {
     let settled = false;
     let request: http.ClientRequest;
-    const finish = (statusCode: number | null, error: string | null) => {
+    const finish = (statusCode: number | null, error: string | null, retryAfter?: string) => {
       if (settled) return;
       settled = true;
       clearTimeout(deadline);
       request.destroy();
       const succeeded = error === null && statusCode !== null && statusCode >= 200 && statusCode < 300;
-      resolve({ statusCode, error, succeeded, durationMs: performance.now() - started });
+      resolve({ statusCode, error, succeeded, durationMs: performance.now() - started, ...(retryAfter === undefined ? {} : { retryAfter }) });
     };
     /** A 2xx: the body is drained, not read, and the socket goes back to the pool for the next delivery. */
     const succeed = (statusCode: number, response: http.IncomingMessage) => {
@@ -118,10 +125,11 @@ export function postWebhook(
       }
       const chunks: Buffer[] = [];
       let received = 0;
+      const retryAfter = response.headers['retry-after'];
       const done = () => {
         // The receiver's words for last_error, as storable plain text (a NUL cannot even be stored in Postgres' text).
         const text = storableText(Buffer.concat(chunks).toString('utf8').slice(0, ERROR_BODY_BYTES), ERROR_BODY_BYTES);
-        finish(status, text ? `HTTP ${status}: ${text}` : `HTTP ${status}`);
+        finish(status, text ? `HTTP ${status}: ${text}` : `HTTP ${status}`, retryAfter);
       };
       response.on('data', (chunk: Buffer) => {
         chunks.push(chunk);
