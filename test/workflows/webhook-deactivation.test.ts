@@ -1,6 +1,9 @@
 import test from 'ava';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { endpointHealthQuery, workflowIdsFor } from '../../workflows/messages';
 import { moved, scrapeThisProcess } from '../support/prometheus';
+import { Webhook } from 'standardwebhooks';
 import { startReceiver } from '../support/receiver';
 import { webhookAdmin } from '../support/webhook-api';
 import { startWebhookWorld, type WebhookWorld } from '../support/webhook-world';
@@ -135,6 +138,50 @@ test.serial('a burst of 20 events against a receiver down for 30 s loses nothing
     t.deepEqual([...delivered].sort(), [...events].sort(), 'every event arrived once the receiver was back');
   } finally {
     await receiver.close();
+  }
+});
+
+test.serial('a burst of 20 events against a receiver dropping every connection for 4 minutes loses nothing', async (t) => {
+  const admin = await webhookAdmin(world.database, world.apiUrl);
+  // A receiver that is "down" at the network level: every connection reset, no HTTP answer
+  // (a crashed app behind a proxy). Attempts at +0 and +1 min fail; +6 min finds it back.
+  const backAt = (await world.env.currentTimeMs()) + 4 * 60_000;
+  const down = async () => (await world.env.currentTimeMs()) < backAt;
+  const verified: string[] = [];
+  let requests = 0;
+  const server = http.createServer((req, res) => {
+    requests += 1;
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', async () => {
+      if (await down()) {
+        req.socket.destroy();
+        return;
+      }
+      const body = Buffer.concat(chunks).toString('utf8');
+      const headers = { 'webhook-id': String(req.headers['webhook-id']), 'webhook-timestamp': String(req.headers['webhook-timestamp']), 'webhook-signature': String(req.headers['webhook-signature']) };
+      verified.push((new Webhook(endpoint.secret).verify(body, headers) as { id: string }).id);
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const endpoint = await admin.createEndpoint(`http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`, ['document.imported']);
+  try {
+    const events = await publishAll(admin.company.id, 20, 'reset');
+    // Every delivery's workflow has started (publishing starts them asynchronously) once its first attempt arrived.
+    for (let i = 0; i < 600 && requests < 20; i += 1) await new Promise((resolve) => setTimeout(resolve, 100));
+    t.deepEqual(await world.deliveryResults(endpoint.id, events), Array(20).fill('delivered'));
+    const rows = await world.database.db('webhook_deliveries').where({ endpoint_id: endpoint.id });
+    t.is(rows.length, 20);
+    for (const row of rows) t.like(row, { status: 'delivered', attempts: 3, last_status_code: 204, last_error: null });
+    const failedAttempts = await world.database.db('webhook_attempts').whereIn('delivery_id', rows.map((row) => row.id)).where('attempt_number', '<', 3);
+    t.is(failedAttempts.length, 40);
+    for (const attempt of failedAttempts) t.regex(attempt.error, /ECONNRESET|socket hang up/);
+    t.deepEqual([...verified].sort(), [...events].sort(), 'every event arrived once, verified, once the receiver was back');
+    t.like((await admin.call('GET', `/v1/webhooks/${endpoint.id}`)).body, { enabled: true, consecutive_failures: 0 });
+  } finally {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
   }
 });
 
