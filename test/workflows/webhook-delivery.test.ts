@@ -1,4 +1,5 @@
 import test from 'ava';
+import { Webhook } from 'standardwebhooks';
 import { serviceWorkflows } from '../support/workflow-bundle';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { Worker } from '@temporalio/worker';
@@ -178,6 +179,33 @@ test.serial('a 429 or 503 with Retry-After delays the next attempt, bounded by 2
     gaps.forEach((gap, index) => t.true(gap >= expected[index] && gap <= expected[index] + 3, `wait before attempt ${index + 2}: ${gap} s, expected ${expected[index]} s`));
     t.deepEqual([...new Set(receiver.received.map((request) => request.headers['webhook-id']))], [eventId]);
     t.like(await deliveryRow(endpoint.id, eventId), { status: 'delivered', attempts: 4, next_attempt_at: null });
+  } finally {
+    await receiver.close();
+  }
+});
+
+test.serial('Spanish accents, emoji and a body over 100 KB arrive as raw UTF-8 that the official standardwebhooks library verifies', async (t) => {
+  const receiver = await startReceiver();
+  try {
+    const endpoint = await admin.createEndpoint(receiver.url);
+    const name = 'Señora Ñandú Peñalosa — Distribuciones Árbol 🦜🇨🇴';
+    const lines = Array.from({ length: 2_000 }, (_, index) => ({ index, description: `Café de Nariño ${index} ☕ pequeño año` }));
+    const eventId = await world.publish(admin.company.id, 'contact.updated', { id: 9, name, lines });
+    t.is(await world.deliveryResult(endpoint.id, eventId), 'delivered');
+    const [request] = receiver.received;
+    t.true(Buffer.byteLength(request.body, 'utf8') > 100_000, `${Buffer.byteLength(request.body, 'utf8')} bytes`);
+    t.is(Number(request.headers['content-length']), Buffer.byteLength(request.body, 'utf8'), 'Content-Length counts bytes');
+    t.true(request.body.includes(name), 'raw UTF-8, not \\u escapes');
+    t.is(request.headers['content-type'], 'application/json');
+    t.is(request.headers['webhook-id'], eventId);
+    t.regex(String(request.headers['webhook-timestamp']), /^\d{10}$/);
+    t.true(Math.abs(Number(request.headers['webhook-timestamp']) - Date.now() / 1000) < 30);
+    t.regex(String(request.headers['webhook-signature']), /^v1,[A-Za-z0-9+/]{43}=$/);
+    const headers = { 'webhook-id': eventId, 'webhook-timestamp': String(request.headers['webhook-timestamp']), 'webhook-signature': String(request.headers['webhook-signature']) };
+    const verified = new Webhook(endpoint.secret).verify(request.body, headers) as { id: string; data: { name: string; lines: unknown[] } };
+    t.like(verified, { id: eventId, data: { name } });
+    t.is(verified.data.lines.length, 2_000);
+    t.throws(() => new Webhook(endpoint.secret).verify(request.body.replace('Ñandú', 'Nandu'), headers), undefined, 'the bytes are what is signed');
   } finally {
     await receiver.close();
   }
