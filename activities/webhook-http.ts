@@ -109,7 +109,13 @@ export function postWebhook(
       });
       request.end(payload);
     };
-    const deadline = setTimeout(() => finish(null, `timed out after ${options.timeoutMs / 1000} s`), options.timeoutMs);
+    /** An error answer whose status and headers came but whose body has not ended: what it said so far. */
+    let unfinishedErrorAnswer: (() => void) | null = null;
+    const deadline = setTimeout(() => {
+      // A 503 trickling its body still said 503 (and maybe Retry-After): kept rather than a bare timeout.
+      if (unfinishedErrorAnswer) unfinishedErrorAnswer();
+      else finish(null, `timed out after ${options.timeoutMs / 1000} s`);
+    }, options.timeoutMs);
 
     const onResponse = (response: http.IncomingMessage) => {
       const status = response.statusCode ?? 0;
@@ -126,18 +132,19 @@ export function postWebhook(
       const chunks: Buffer[] = [];
       let received = 0;
       const retryAfter = response.headers['retry-after'];
-      const done = () => {
+      const done = (unfinished = '') => {
         // The receiver's words for last_error, as storable plain text (a NUL cannot even be stored in Postgres' text).
         const text = storableText(Buffer.concat(chunks).toString('utf8').slice(0, ERROR_BODY_BYTES), ERROR_BODY_BYTES);
-        finish(status, text ? `HTTP ${status}: ${text}` : `HTTP ${status}`, retryAfter);
+        finish(status, `HTTP ${status}${text ? `: ${text}` : ''}${unfinished}`, retryAfter);
       };
+      unfinishedErrorAnswer = () => done(` (the answer's body did not end within ${options.timeoutMs / 1000} s)`);
       response.on('data', (chunk: Buffer) => {
         chunks.push(chunk);
         received += chunk.length;
         if (received >= ERROR_BODY_BYTES) done();
       });
-      response.on('end', done);
-      response.on('error', done);
+      response.on('end', () => done());
+      response.on('error', () => done());
     };
     post(true);
   });
