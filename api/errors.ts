@@ -1,4 +1,4 @@
-import { isBlobStoreUnavailable, isDatabaseUnavailable, isOutOfDescriptors, isStorageFull, isTemporalUnavailable } from '../services/dependency-faults';
+import { isBlobStoreUnavailable, isDatabaseFull, isDatabaseUnavailable, isOutOfDescriptors, isStorageFull, isTemporalUnavailable } from '../services/dependency-faults';
 
 /**
  * The one error type the API raises on purpose, and the one place that turns any
@@ -89,14 +89,8 @@ export function mapError(error: unknown): MappedError {
   if (isOutOfDescriptors(error)) {
     return serviceUnavailable('The service has too many files and connections open right now; nothing was changed.');
   }
-  if (isStorageFull(error)) {
-    return {
-      status: 507,
-      body: { error: { code: 'insufficient_storage', message: 'The file store is full; nothing was kept. Retry later.' } },
-      headers: {},
-      unexpected: false,
-    };
-  }
+  if (isStorageFull(error)) return insufficientStorage('The file store is full; nothing was kept. Retry later.');
+  if (isDatabaseFull(error)) return insufficientStorage("The service's database is full; nothing was changed. Retry later.");
   const httpLike = (typeof error === 'object' && error !== null ? error : {}) as HttpLikeError;
   const status = httpLike.status ?? httpLike.statusCode;
   if (typeof status === 'number' && status >= 400 && status < 500 && CODE_BY_STATUS[status]) {
@@ -113,6 +107,10 @@ export function mapError(error: unknown): MappedError {
     headers: {},
     unexpected: true,
   };
+}
+
+function insufficientStorage(message: string): MappedError {
+  return { status: 507, body: { error: { code: 'insufficient_storage', message } }, headers: {}, unexpected: false };
 }
 
 function serviceUnavailable(message: string): MappedError {

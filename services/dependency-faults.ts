@@ -58,6 +58,18 @@ export function isStorageFull(error: unknown): boolean {
   return code === 'ENOSPC' || code === 'EDQUOT';
 }
 
+/**
+ * Postgres cannot write because its disk is full (SQLSTATE 53100 disk_full: "could not extend
+ * file … No space left on device"): the statement was rolled back, so nothing of it was kept,
+ * and the same write succeeds once space is freed. Until 2026-11-25 a 500 internal_error, and in
+ * the worker counted among an activity's own failures (test/faults/postgres-full.test.ts).
+ */
+const DATABASE_DISK_FULL = '53100';
+
+export function isDatabaseFull(error: unknown): boolean {
+  return error instanceof Error && (error as { code?: unknown }).code === DATABASE_DISK_FULL;
+}
+
 /** The blob store cannot be used right now (unwritable, out of descriptors, unreachable, 5xx): nothing was stored. */
 export function isBlobStoreUnavailable(error: unknown): boolean {
   return error instanceof BlobStoreUnavailableError;
@@ -83,5 +95,5 @@ export function isOutOfDescriptors(error: unknown): boolean {
 
 /** Any of the above: the work did not happen because a dependency failed, and the same work can succeed later. */
 export function isDependencyFault(error: unknown): boolean {
-  return isBlobStoreUnavailable(error) || isStorageFull(error) || isDatabaseUnavailable(error) || isTemporalUnavailable(error) || isOutOfDescriptors(error);
+  return isBlobStoreUnavailable(error) || isStorageFull(error) || isDatabaseFull(error) || isDatabaseUnavailable(error) || isTemporalUnavailable(error) || isOutOfDescriptors(error);
 }

@@ -83,3 +83,11 @@ test('a full disk is 507 insufficient_storage; anything else stays a 500', (t) =
   // A missing file is not a database outage.
   t.like(mapError(withCode("ENOENT: no such file or directory, open '/srv/app/.data/blobs/x'", 'ENOENT')), { status: 500, unexpected: true });
 });
+
+test("Postgres's disk full (SQLSTATE 53100) is 507 insufficient_storage naming the database, and a dependency fault for activities", (t) => {
+  const full = withCode('insert into "uploaded_files" … - could not extend file "pg_tblspc/16384/PG_16_202307071/16385/16999": No space left on device', '53100');
+  t.like(mapError(full), { status: 507, body: { error: { code: 'insufficient_storage' } }, unexpected: false });
+  t.regex(mapError(full).body.error.message, /database is full/);
+  t.true(isDependencyFault(full));
+  t.false(isDependencyFault(withCode('value too long', '22001')));
+});
