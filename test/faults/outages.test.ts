@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import http from 'node:http';
 import net from 'node:net';
 import test from 'ava';
 import { demoInvoiceXml } from '../../admin/demo-documents';
@@ -140,4 +141,84 @@ test.serial('the SQLite-backed Temporal dev server killed mid-burst: npm start r
   t.is(done, tally.accepted.size, 'lost = 0');
   const rows = await db('uploaded_files').where('idempotency_key', 'like', 'temporal-%').count<{ count: number }[]>('* as count');
   t.is(Number(rows[0].count), UPLOADS);
+});
+
+/** Holds `port` (as a stray process would) until released, so a killed Postgres cannot start again meanwhile. */
+async function holdPort(port: number): Promise<() => Promise<void>> {
+  const squatter = net.createServer();
+  await waitUntil(() => new Promise<boolean>((resolve) => squatter.once('error', () => resolve(false)).listen(port, '127.0.0.1', () => resolve(true))), 10_000, 'the port to be free');
+  return () => new Promise((resolve) => squatter.close(() => resolve()));
+}
+
+test.serial('Postgres killed while an export is at the ERP, down for 10 s after the ERP booked it: retried with the same idempotency key, booked once, succeeded, one event', async (t) => {
+  t.timeout(240_000);
+  const headers = { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' };
+  const call = async (method: string, pathname: string, body?: unknown) => {
+    const response = await fetch(`${environment.apiUrl}${pathname}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    return { status: response.status, body: (await response.json()) as Record<string, any> };
+  };
+  // The ERP books each idempotency key once; it answers the first request 3 s after it came,
+  // while Postgres is dead, so the attempt cannot record the booking.
+  const received: string[] = [];
+  const booked = new Map<string, string>();
+  const outage: { release: (() => Promise<void>) | null } = { release: null };
+  let killed: Promise<void> | null = null;
+  const erp = http.createServer((request, response) => {
+    let body = '';
+    request.on('data', (chunk) => (body += chunk));
+    request.on('end', () => {
+      const idempotencyKey = (JSON.parse(body) as { idempotency_key: string }).idempotency_key;
+      received.push(idempotencyKey);
+      if (!booked.has(idempotencyKey)) booked.set(idempotencyKey, `ERP-${booked.size + 1}`);
+      const id = booked.get(idempotencyKey)!;
+      if (received.length === 1) {
+        killed = (async () => {
+          const postgres = postgresPid(environment.dataDir)!;
+          process.kill(postgres, 'SIGKILL');
+          await waitUntil(() => !isAlive(postgres), 5_000, 'Postgres to die');
+          outage.release = await holdPort(Number(environment.env.EMBEDDED_POSTGRES_PORT));
+        })();
+      }
+      const answer = () => response.writeHead(201, { 'Content-Type': 'application/json' }).end(JSON.stringify({ id, number: id }));
+      if (received.length === 1) void killed!.then(() => setTimeout(answer, 3_000));
+      else answer();
+    });
+  });
+  await new Promise<void>((resolve) => erp.listen(0, '127.0.0.1', resolve));
+  try {
+    const integration = await call('POST', `/v1/companies/${companyId}/integrations`, {
+      name: 'erp-pg', provider: 'generic_http',
+      credentials: { secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' },
+      settings: { url: `http://127.0.0.1:${(erp.address() as net.AddressInfo).port}/bills` },
+    });
+    t.is(integration.status, 201, JSON.stringify(integration.body));
+    const invoices = await call('GET', `/v1/companies/${companyId}/invoices?limit=100`);
+    const invoice = (invoices.body.data as { id: number; kind: string; document_type: string; export: unknown }[]).find((item) => item.kind === 'purchase' && item.document_type === 'electronic_invoice' && !item.export);
+    t.truthy(invoice, JSON.stringify(invoices.body).slice(0, 500));
+    const started = await call('POST', `/v1/companies/${companyId}/invoices/${invoice!.id}/export`, { integration: 'erp-pg' });
+    t.is(started.status, 202, JSON.stringify(started.body));
+    const exportId = started.body.id as number;
+
+    await waitUntil(() => outage.release !== null, 30_000, 'the ERP to receive the export and Postgres to be killed');
+    await new Promise((resolve) => setTimeout(resolve, 10_000));
+    await outage.release!();
+    await waitUntil(() => postgresPid(environment.dataDir) !== null, 60_000, 'npm start to restart Postgres');
+
+    const record = async () => (await db('exports').where({ id: exportId }).first()) as { status: string; external_reference: unknown };
+    // Postgres answers "starting up" for a moment after its restart: the probe asks again.
+    await waitUntil(async () => (await record().catch(() => ({ status: 'pending' }))).status !== 'pending', 120_000, 'the export to end');
+    const events = await db('events').where({ company_id: companyId }).where('type', 'like', 'export.%').whereRaw("data->>'id' = ?", [String(exportId)]).pluck('type');
+    const line = `postgres kill -9 mid-export: ${(await record()).status}; ERP requests ${received.length} (keys ${[...new Set(received)].join(', ')}), bookings ${booked.size}; events ${events.join(', ')}`;
+    t.log(line);
+    console.log(`[faults] ${line}`);
+    t.is((await record()).status, 'succeeded');
+    t.true(received.length >= 2, 'the lost attempt was made again');
+    t.deepEqual([...new Set(received)], [`export-${exportId}`], 'every attempt carried the same idempotency key');
+    t.is(booked.size, 1, 'booked once');
+    await waitUntil(async () => (await db('events').where({ company_id: companyId, type: 'export.succeeded' }).whereRaw("data->>'id' = ?", [String(exportId)])).length > 0, 30_000, 'the event');
+    t.deepEqual(await db('events').where({ company_id: companyId }).where('type', 'like', 'export.%').whereRaw("data->>'id' = ?", [String(exportId)]).pluck('type'), ['export.succeeded']);
+  } finally {
+    await outage.release?.().catch(() => undefined);
+    await new Promise((resolve) => erp.close(resolve));
+  }
 });

@@ -74,3 +74,42 @@ test('a worker killed mid-burst loses nothing once restarted', async (t) => {
     await Promise.all(receivers.map((receiver) => receiver.close()));
   }
 });
+
+// The worker killed while its inline first attempt (a local activity in the delivery's workflow
+// task) waits on a receiver that holds the request: the attempt is made again by the restarted
+// worker, the event reaches the receiver (with its one webhook-id), and the delivery's row ends
+// delivered with its attempts recorded, never left pending.
+test('a worker killed mid inline attempt: the attempt is made again, delivered, recorded', async (t) => {
+  t.timeout(180_000);
+  const admin = await webhookAdmin(api.database, api.url);
+  // The first request is answered only after 20 s (the worker is dead by then); later ones at once.
+  const receiver = await startReceiver((_request, index) => ({ status: 200, delayMs: index === 0 ? 20_000 : 0 }));
+  let worker = spawnWorkerProcess(api);
+  try {
+    await admin.createEndpoint(receiver.url);
+    const repositories = createRepositories(api.database.db);
+    const temporal = { client: api.temporal.client, taskQueue: api.config.temporal.taskQueue };
+    const { id: eventId } = await emitEvent({ repositories, temporal }, { companyId: admin.company.id, type: 'contact.created', data: { id: 1 } });
+    await receiver.waitFor(1, 60_000);
+    worker.kill('SIGKILL');
+    await new Promise((resolve) => worker.once('exit', resolve));
+    const killedAt = Date.now();
+    worker = spawnWorkerProcess(api);
+
+    await receiver.waitFor(2, 120_000);
+    let row: { status: string; attempts: number } | undefined;
+    for (let i = 0; i < 300 && row?.status !== 'delivered'; i += 1) {
+      row = await api.database.db('webhook_deliveries').where({ event_id: eventId }).first('status', 'attempts');
+      if (row?.status !== 'delivered') await new Promise((resolve) => setTimeout(resolve, 300));
+    }
+    const line = `worker kill -9 mid inline attempt: delivery ${row?.status} ${Date.now() - killedAt} ms after the kill; receiver requests ${receiver.received.length}`;
+    t.log(line);
+    console.log(`[faults] ${line}`);
+    t.is(row?.status, 'delivered');
+    t.deepEqual([...new Set(receiver.received.map((request) => request.headers['webhook-id']))], [eventId], 'the same event, one webhook-id');
+    t.is((await api.database.db('webhook_deliveries').where({ event_id: eventId })).length, 1, 'one delivery');
+  } finally {
+    worker.kill('SIGKILL');
+    await receiver.close();
+  }
+});
