@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { chownSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -12,14 +12,13 @@ import { fixture, upload } from '../support/ingestion';
 // Postgres out of disk: the uploaded files' table moved to a tablespace on a 1 MB tmpfs, which is
 // then filled, so the real Postgres refuses the upload's INSERT with SQLSTATE 53100 ("could not
 // extend file … No space left on device"). Until 2026-11-25 that was a 500 internal_error, and the
-// worker counted it among an activity's own failures. Needs `mount` (root) and a tablespace
-// folder the suite's Postgres (user postgres) may write.
+// worker counted it among an activity's own failures. Needs `mount` (root).
 const TABLESPACE_DIR = path.join(os.tmpdir(), `invoicing-pg-full-${randomBytes(4).toString('hex')}`);
 const TABLESPACE = `full_${randomBytes(4).toString('hex')}`;
 const mounted = (() => {
   try {
     mkdirSync(TABLESPACE_DIR, { recursive: true });
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m,mode=0700,uid=postgres,gid=postgres', 'tmpfs', TABLESPACE_DIR], { stdio: 'ignore' });
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m,mode=0700', 'tmpfs', TABLESPACE_DIR], { stdio: 'ignore' });
     return true;
   } catch {
     rmSync(TABLESPACE_DIR, { recursive: true, force: true });
@@ -27,16 +26,17 @@ const mounted = (() => {
   }
 })();
 const faultTest = mounted ? test : test.skip;
-if (!mounted) console.log('[faults] postgres-full: skipped, `mount -t tmpfs` with a postgres owner is not permitted here (run the suite as root)');
+if (!mounted) console.log('[faults] postgres-full: skipped, `mount -t tmpfs` is not permitted here (run the suite as root)');
 
 const FILLER = path.join(TABLESPACE_DIR, 'filler');
 let api: TestApi;
 
-async function adminQuery(sql: string): Promise<void> {
+async function adminQuery(sql: string): Promise<string | undefined> {
   const client = new pg.Client({ connectionString: process.env.TEST_PG_ADMIN_URL });
   await client.connect();
   try {
-    await client.query(sql);
+    const result = await client.query<Record<string, string>>(sql);
+    return Object.values(result.rows[0] ?? {})[0];
   } finally {
     await client.end();
   }
@@ -45,6 +45,9 @@ async function adminQuery(sql: string): Promise<void> {
 test.before(async () => {
   if (!mounted) return;
   api = await startTestApi();
+  // A tablespace's folder must belong to the user the server runs as (whoever owns its data directory).
+  const owner = statSync((await adminQuery('SHOW data_directory'))!);
+  chownSync(TABLESPACE_DIR, owner.uid, owner.gid);
   await adminQuery(`CREATE TABLESPACE ${TABLESPACE} LOCATION '${TABLESPACE_DIR}'`);
   await api.database.db.raw(`ALTER TABLE uploaded_files SET TABLESPACE ${TABLESPACE}`);
 });
