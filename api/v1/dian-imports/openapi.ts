@@ -25,7 +25,7 @@ const start = operation({
   errors: {
     400: 'invalid_parameter: a malformed field, end_date before begin_date, a range of more than 3,653 days (ten years) to list from DIAN (without a file), or an export file that cannot be read.',
     409: "dian_settings_missing, or listing_not_supported (a date range against DIAN's real environments while DIAN_BULK_LISTING is off: upload the export).",
-    507: 'insufficient_storage: the blob store cannot take the file now; retry later.',
+    507: 'insufficient_storage: the file store\'s disk (or the database\'s) is full; nothing was kept; retry later, with the same Idempotency-Key.',
   },
 });
 // The same operation also takes the multipart form.

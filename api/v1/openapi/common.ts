@@ -182,7 +182,7 @@ const ERROR_DESCRIPTIONS: Record<ErrorStatus, string> = {
   415: 'unsupported_media_type: the body is not in a content type this operation takes.',
   429: 'rate_limited: too many requests; wait Retry-After seconds.',
   503: 'service_unavailable: a dependency (database, Temporal, the file store) did not answer or could not be used; retry later.',
-  507: 'insufficient_storage: the blob store cannot take the file now; retry later.',
+  507: 'insufficient_storage: a disk the service writes to is full (the file store\'s, for an upload or an on-demand PDF; the database\'s, for any write); nothing was kept; retry later, with the same Idempotency-Key.',
 };
 
 const ERROR_HEADERS: Partial<Record<ErrorStatus, ResponseHeaders>> = {
@@ -234,7 +234,7 @@ export type OperationSpec = {
    * still runs on every POST, hence 413 and 415 too.
    */
   emptyBody?: true;
-  /** A multipart/form-data body (uploads); adds 507. */
+  /** A multipart/form-data body (uploads). */
   multipart?: z.ZodType;
   success: Success;
   /** Statuses this operation answers besides those implied above, with what they mean. */
@@ -243,8 +243,8 @@ export type OperationSpec = {
 
 /**
  * One OpenAPI operation with every status it can answer: 401/429/503 and 400 (an undeclared query
- * parameter) behind authentication, 400 for parameters or a body, 404 for path ids, 403 for scopes and roles, 408/413/415 for bodies and
- * 507 for uploads; `errors` adds the operation's own (409 ...) or rewords one.
+ * parameter) and 507 (a full disk) behind authentication, 400 for parameters or a body, 404 for path ids, 403 for scopes and roles,
+ * 408/413/415 for bodies; `errors` adds the operation's own (409 ...) or rewords one.
  */
 export function operation(spec: OperationSpec): ZodOpenApiOperationObject {
   const statuses = new Map<ErrorStatus, string>();
@@ -256,8 +256,9 @@ export function operation(spec: OperationSpec): ZodOpenApiOperationObject {
   if (spec.restricted) add(403);
   if (spec.path) add(404);
   if (spec.body || spec.multipart || spec.emptyBody) [408, 413, 415].forEach((status) => add(status as ErrorStatus));
-  if (spec.multipart) add(507);
-  if (authenticated || spec.path) add(503);
+  // Any operation that may write: an upload or an on-demand PDF (the file store), anything else
+  // that writes a row (Postgres's disk full, SQLSTATE 53100); declared wherever 503 is.
+  if (authenticated || spec.path) [503, 507].forEach((status) => add(status as ErrorStatus));
   for (const [status, description] of Object.entries(spec.errors ?? {})) add(Number(status) as ErrorStatus, description);
 
   const { success } = spec;
