@@ -8,6 +8,7 @@ import { documentAccounting } from '../domain/documents/accounting';
 import { createIntegration, IntegrationConfigError, type IntegrationProvider } from '../integrations/accounting/registry';
 import { presentExport, type ExportRecord } from '../services/presenters/export';
 import { storableText } from '../domain/storable-text';
+import { isDependencyFault } from '../services/dependency-faults';
 import { LOST_WORKER_GRACE_MS, withHeartbeatsAfter } from './heartbeat';
 
 /** The most of an accounting system's text (its ids, names, error words) the export record keeps. */
@@ -57,6 +58,27 @@ function attemptNumber(): number {
 }
 
 const fail = (code: string, message: string) => ApplicationFailure.create({ message, type: code, nonRetryable: true });
+
+/**
+ * Attempts an export gets for failures of the accounting software (`unavailable`, `timeout`,
+ * `rate_limited`) or of its own: the 8 of docs/exports.md. The workflow's retry policy has no
+ * limit of its own, so that a dependency of ours that is down (Postgres, Temporal) never ends an
+ * export: until 2026-11-25 an outage of about 10 minutes after the software had booked it used up
+ * the 8 attempts and recorded it failed, and the client's new request (a new idempotency key)
+ * booked it a second time.
+ */
+export const EXPORT_ATTEMPTS = 8;
+
+/** One attempt's failure as Temporal should see it: a dependency fault always retried, anything else final at EXPORT_ATTEMPTS. */
+function attemptFailure(error: unknown): unknown {
+  // The software's answers (ExportError, as ApplicationFailure) are never ours, whatever their cause.
+  if (error instanceof ApplicationFailure) {
+    return error.nonRetryable || attemptNumber() < EXPORT_ATTEMPTS ? error : ApplicationFailure.create({ message: error.message, type: error.type ?? undefined, nonRetryable: true });
+  }
+  if (isDependencyFault(error) || attemptNumber() < EXPORT_ATTEMPTS) return error;
+  const failure = error instanceof Error ? error : new Error(String(error));
+  return ApplicationFailure.create({ message: failure.message, type: failure.name, nonRetryable: true, cause: failure });
+}
 
 /** The adapter input from the stored document: lines and supplier come from the parsed UBL (jsonb). */
 export function exportInputOf(document: DocumentForExport): ExportInput {
@@ -206,6 +228,9 @@ export function createExportActivities(deps: ExportActivityDependencies) {
      * workflow's 20 s heartbeat timeout and the export retried then, not after the attempt's
      * 2-minute start-to-close (measured before 2026-11-25: 126 s after a kill -9).
      */
-    postExport: (exportId: number) => withHeartbeatsAfter(LOST_WORKER_GRACE_MS, () => activities.postExport(exportId)),
+    postExport: (exportId: number) =>
+      withHeartbeatsAfter(LOST_WORKER_GRACE_MS, () => activities.postExport(exportId)).catch((error: unknown) => {
+        throw attemptFailure(error);
+      }),
   };
 }

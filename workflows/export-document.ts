@@ -6,8 +6,12 @@ import { settlingOnCancellation } from './settle-on-cancellation';
 type ExportActivities = ReturnType<typeof createExportActivities>;
 type IngestionActivities = ReturnType<typeof createIngestionActivities>;
 
-/** Automatic retries of transient failures (docs/exports.md): 5 s, 10 s, 20 s … capped at 5 min, 8 attempts. */
-export const EXPORT_RETRY_POLICY = { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes', maximumAttempts: 8 } as const;
+/**
+ * Automatic retries of transient failures (docs/exports.md): 5 s, 10 s, 20 s … capped at 5 min.
+ * No attempt limit here: the activity makes its own failures final at its 8th attempt
+ * (activities/exports.ts EXPORT_ATTEMPTS), and a dependency of ours that is down is waited out.
+ */
+export const EXPORT_RETRY_POLICY = { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes' } as const;
 
 const { postExport } = proxyActivities<ExportActivities>({
   // An attempt makes up to four requests of at most 15 s each.

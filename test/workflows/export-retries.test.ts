@@ -1,3 +1,5 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import test from 'ava';
 import { bearer, seedCompany, seedKey } from '../support/api';
 import { eventually } from '../support/eventually';
@@ -54,10 +56,10 @@ async function insertInvoice(): Promise<number> {
 }
 
 /** Requests an export and waits (in virtual time) for its workflow; returns the outcome and the virtual seconds it took. */
-async function runExport() {
+async function runExport(integration = 'alegra') {
   const documentId = await insertInvoice();
   const started = await world.env.currentTimeMs();
-  const accepted = await call('POST', `/v1/companies/${company.id}/invoices/${documentId}/export`, { integration: 'alegra' });
+  const accepted = await call('POST', `/v1/companies/${company.id}/invoices/${documentId}/export`, { integration });
   if (accepted.status !== 202) throw new Error(JSON.stringify(accepted.body));
   const exportId = accepted.body.id as number;
   const handle = world.env.client.workflow.getHandle(workflowIdsFor(world.taskQueue).exportDocument(exportId));
@@ -129,5 +131,56 @@ test.serial('always 503: after 8 attempts exactly one export.failed with code un
     t.like(await world.database.db('documents').where({ id: run.documentId }).first(), { synced: false, export_integration: null });
   } finally {
     alegra.state.faults.length = 0;
+  }
+});
+
+// Postgres refuses to record the booking (disk_full, SQLSTATE 53100, raised by a trigger for the
+// first 10 tries) for longer than the export's 8 attempts: a dependency fault, which does not use
+// them up. Until 2026-11-25 the 8th attempt ended the export failed although the ERP had booked it,
+// and the client's new request, under a new idempotency key, booked it again.
+test.serial('Postgres unable to record the booking through 10 attempts: retried past the 8, booked once, one export.succeeded', async (t) => {
+  const booked = new Map<string, string>();
+  let requests = 0;
+  const erp = http.createServer((request, response) => {
+    let body = '';
+    request.on('data', (chunk) => (body += chunk));
+    request.on('end', () => {
+      requests += 1;
+      const idempotencyKey = (JSON.parse(body) as { idempotency_key: string }).idempotency_key;
+      if (!booked.has(idempotencyKey)) booked.set(idempotencyKey, `ERP-${booked.size + 1}`);
+      response.writeHead(201, { 'Content-Type': 'application/json' }).end(JSON.stringify({ id: booked.get(idempotencyKey), number: booked.get(idempotencyKey) }));
+    });
+  });
+  await new Promise<void>((resolve) => erp.listen(0, '127.0.0.1', resolve));
+  const db = world.database.db;
+  // nextval is not rolled back with the refused statement, so it counts the tries.
+  await db.raw('CREATE SEQUENCE export_success_tries');
+  await db.raw(`CREATE FUNCTION refuse_export_success() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      IF NEW.status = 'succeeded' AND nextval('export_success_tries') <= 10 THEN
+        RAISE EXCEPTION 'could not extend file "base/16384/16999": No space left on device' USING ERRCODE = 'disk_full';
+      END IF;
+      RETURN NEW;
+    END $$`);
+  await db.raw('CREATE TRIGGER refuse_export_success BEFORE UPDATE ON exports FOR EACH ROW EXECUTE FUNCTION refuse_export_success()');
+  try {
+    const created = await call('POST', `/v1/companies/${company.id}/integrations`, {
+      name: 'erp-full', provider: 'generic_http',
+      credentials: { secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' },
+      settings: { url: `http://127.0.0.1:${(erp.address() as AddressInfo).port}/bills` },
+    });
+    t.is(created.status, 201, JSON.stringify(created.body));
+    const run = await runExport('erp-full');
+    t.is(run.outcome, 'succeeded');
+    t.is(requests, 11, 'posted at every attempt, with the same idempotency key');
+    t.is(booked.size, 1, 'booked once');
+    const events = await settledEvents(run.exportId);
+    t.deepEqual(events.map((event) => event.type), ['export.succeeded']);
+    t.like(await db('exports').where({ id: run.exportId }).first(), { status: 'succeeded', attempts: 11 });
+  } finally {
+    await db.raw('DROP TRIGGER refuse_export_success ON exports');
+    await db.raw('DROP FUNCTION refuse_export_success()');
+    await db.raw('DROP SEQUENCE export_success_tries');
+    await new Promise((resolve) => erp.close(resolve));
   }
 });
