@@ -14,19 +14,22 @@ export const ATTEMPTS_FOR_OTHER_FAILURES = 6;
  * (Postgres, the blob store, Temporal: services/dependency-faults.ts) is waited out however long
  * it stays down, attempt after attempt (at most a minute apart), and the work finishes once it is
  * back. Any other failure still ends the retries after ATTEMPTS_FOR_OTHER_FAILURES attempts, as
- * before, so a file that trips a bug does not loop for ever.
+ * before, so a file that trips a bug does not loop for ever. `attempts`: that number, when the
+ * activity's own is another (an export's 8).
  *
  * Before, every failure had 6 attempts: a MinIO (or Postgres) outage of a minute and a half ended
  * the imports running meanwhile as `import_failed`, "the file could not be processed", although
  * nothing was wrong with the files (measured: 2 of 3 files over 512 KiB after a 90 s MinIO outage).
  */
-export async function retryingDependencyFaults<T>(work: () => Promise<T>): Promise<T> {
+export async function retryingDependencyFaults<T>(work: () => Promise<T>, attempts = ATTEMPTS_FOR_OTHER_FAILURES): Promise<T> {
   try {
     return await work();
   } catch (error) {
-    if (isDependencyFault(error) || attempt() < ATTEMPTS_FOR_OTHER_FAILURES) throw error;
+    if (isDependencyFault(error) || attempt() < attempts) throw error;
     // A cancellation, or a failure already final, goes as it is; a retryable one ends here.
     if (error instanceof TemporalFailure && !(error instanceof ApplicationFailure && !error.nonRetryable)) throw error;
+    // A retryable ApplicationFailure keeps its type (an export's `unavailable`, `timeout`…).
+    if (error instanceof ApplicationFailure) throw ApplicationFailure.create({ message: error.message, type: error.type ?? undefined, nonRetryable: true });
     const failure = error instanceof Error ? error : new Error(String(error));
     throw ApplicationFailure.create({ message: failure.message, type: failure.name, nonRetryable: true, cause: failure });
   }

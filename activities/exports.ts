@@ -8,7 +8,7 @@ import { documentAccounting } from '../domain/documents/accounting';
 import { createIntegration, IntegrationConfigError, type IntegrationProvider } from '../integrations/accounting/registry';
 import { presentExport, type ExportRecord } from '../services/presenters/export';
 import { storableText } from '../domain/storable-text';
-import { isDependencyFault } from '../services/dependency-faults';
+import { retryingDependencyFaults } from './dependency-retries';
 import { LOST_WORKER_GRACE_MS, withHeartbeatsAfter } from './heartbeat';
 
 /** The most of an accounting system's text (its ids, names, error words) the export record keeps. */
@@ -68,17 +68,6 @@ const fail = (code: string, message: string) => ApplicationFailure.create({ mess
  * booked it a second time.
  */
 export const EXPORT_ATTEMPTS = 8;
-
-/** One attempt's failure as Temporal should see it: a dependency fault always retried, anything else final at EXPORT_ATTEMPTS. */
-function attemptFailure(error: unknown): unknown {
-  // The software's answers (ExportError, as ApplicationFailure) are never ours, whatever their cause.
-  if (error instanceof ApplicationFailure) {
-    return error.nonRetryable || attemptNumber() < EXPORT_ATTEMPTS ? error : ApplicationFailure.create({ message: error.message, type: error.type ?? undefined, nonRetryable: true });
-  }
-  if (isDependencyFault(error) || attemptNumber() < EXPORT_ATTEMPTS) return error;
-  const failure = error instanceof Error ? error : new Error(String(error));
-  return ApplicationFailure.create({ message: failure.message, type: failure.name, nonRetryable: true, cause: failure });
-}
 
 /** The adapter input from the stored document: lines and supplier come from the parsed UBL (jsonb). */
 export function exportInputOf(document: DocumentForExport): ExportInput {
@@ -228,9 +217,6 @@ export function createExportActivities(deps: ExportActivityDependencies) {
      * workflow's 20 s heartbeat timeout and the export retried then, not after the attempt's
      * 2-minute start-to-close (measured before 2026-11-25: 126 s after a kill -9).
      */
-    postExport: (exportId: number) =>
-      withHeartbeatsAfter(LOST_WORKER_GRACE_MS, () => activities.postExport(exportId)).catch((error: unknown) => {
-        throw attemptFailure(error);
-      }),
+    postExport: (exportId: number) => retryingDependencyFaults(() => withHeartbeatsAfter(LOST_WORKER_GRACE_MS, () => activities.postExport(exportId)), EXPORT_ATTEMPTS),
   };
 }
