@@ -1,8 +1,7 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import test from 'ava';
 import { seedDemoDocuments } from '../../admin/demo-documents';
 import { jsonClient, seedCompany, seedKey, spawnWorkerProcess, startTestApi, type TestApi } from '../support/api';
+import { startDeduplicatingErp } from '../support/deduplicating-erp';
 import { waitUntil } from '../support/npm-start';
 
 // Fault test: the worker process killed with -9 while an export is being posted to the
@@ -25,26 +24,14 @@ test('the worker killed with -9 mid-export: retried within about 80 s with the s
   const call = jsonClient(api.url, key);
 
   // The ERP: books each idempotency key once; takes 5 s over the first request (the worker dies meanwhile).
-  const received: string[] = [];
-  const booked = new Map<string, string>();
-  const erp = http.createServer((request, response) => {
-    let body = '';
-    request.on('data', (chunk) => (body += chunk));
-    request.on('end', () => {
-      const idempotencyKey = (JSON.parse(body) as { idempotency_key: string }).idempotency_key;
-      received.push(idempotencyKey);
-      if (!booked.has(idempotencyKey)) booked.set(idempotencyKey, `ERP-${booked.size + 1}`);
-      const id = booked.get(idempotencyKey)!;
-      setTimeout(() => response.writeHead(201, { 'Content-Type': 'application/json' }).end(JSON.stringify({ id, number: id })), received.length === 1 ? 5_000 : 0);
-    });
-  });
-  await new Promise<void>((resolve) => erp.listen(0, '127.0.0.1', resolve));
+  const erp = await startDeduplicatingErp((index) => (index === 0 ? 5_000 : 0));
+  const { received, booked } = erp;
   let worker = spawnWorkerProcess(api);
   try {
     const integration = await call('POST', `/v1/companies/${company.id}/integrations`, {
       name: 'erp', provider: 'generic_http',
       credentials: { secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' },
-      settings: { url: `http://127.0.0.1:${(erp.address() as AddressInfo).port}/bills` },
+      settings: { url: erp.url },
     });
     t.is(integration.status, 201, JSON.stringify(integration.body));
     const started = await call('POST', `/v1/companies/${company.id}/invoices/${demo.invoiceFromXml}/export`, { integration: 'erp' });
@@ -76,6 +63,6 @@ test('the worker killed with -9 mid-export: retried within about 80 s with the s
     t.deepEqual(await api.database.db('events').where({ company_id: company.id }).where('type', 'like', 'export.%').pluck('type'), ['export.succeeded']);
   } finally {
     worker.kill('SIGKILL');
-    await new Promise((resolve) => erp.close(resolve));
+    await erp.close();
   }
 });

@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
-import http from 'node:http';
 import net from 'node:net';
 import test from 'ava';
 import { demoInvoiceXml } from '../../admin/demo-documents';
 import { connectDatabase, type Database } from '../../db/connection';
 import { isAlive } from '../../scripts/embedded/run-record';
+import { startDeduplicatingErp } from '../support/deduplicating-erp';
 import { upload } from '../support/ingestion';
 import { launchNpmStart, npmStartEnvironment, postgresPid, reapNpmStart, waitUntil, type NpmStart, type StartEnvironment } from '../support/npm-start';
 
@@ -157,39 +157,23 @@ test.serial('Postgres killed while an export is at the ERP, down for 10 s after 
     const response = await fetch(`${environment.apiUrl}${pathname}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
     return { status: response.status, body: (await response.json()) as Record<string, any> };
   };
-  // The ERP books each idempotency key once; it answers the first request 3 s after it came,
-  // while Postgres is dead, so the attempt cannot record the booking.
-  const received: string[] = [];
-  const booked = new Map<string, string>();
+  // The ERP books each idempotency key once; on the first request Postgres is killed (and its port
+  // held), and the ERP answers 3 s later, while Postgres is dead, so the attempt cannot record the booking.
   const outage: { release: (() => Promise<void>) | null } = { release: null };
-  let killed: Promise<void> | null = null;
-  const erp = http.createServer((request, response) => {
-    let body = '';
-    request.on('data', (chunk) => (body += chunk));
-    request.on('end', () => {
-      const idempotencyKey = (JSON.parse(body) as { idempotency_key: string }).idempotency_key;
-      received.push(idempotencyKey);
-      if (!booked.has(idempotencyKey)) booked.set(idempotencyKey, `ERP-${booked.size + 1}`);
-      const id = booked.get(idempotencyKey)!;
-      if (received.length === 1) {
-        killed = (async () => {
-          const postgres = postgresPid(environment.dataDir)!;
-          process.kill(postgres, 'SIGKILL');
-          await waitUntil(() => !isAlive(postgres), 5_000, 'Postgres to die');
-          outage.release = await holdPort(Number(environment.env.EMBEDDED_POSTGRES_PORT));
-        })();
-      }
-      const answer = () => response.writeHead(201, { 'Content-Type': 'application/json' }).end(JSON.stringify({ id, number: id }));
-      if (received.length === 1) void killed!.then(() => setTimeout(answer, 3_000));
-      else answer();
-    });
+  const erp = await startDeduplicatingErp(async (index) => {
+    if (index > 0) return;
+    const postgres = postgresPid(environment.dataDir)!;
+    process.kill(postgres, 'SIGKILL');
+    await waitUntil(() => !isAlive(postgres), 5_000, 'Postgres to die');
+    outage.release = await holdPort(Number(environment.env.EMBEDDED_POSTGRES_PORT));
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
   });
-  await new Promise<void>((resolve) => erp.listen(0, '127.0.0.1', resolve));
+  const { received, booked } = erp;
   try {
     const integration = await call('POST', `/v1/companies/${companyId}/integrations`, {
       name: 'erp-pg', provider: 'generic_http',
       credentials: { secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' },
-      settings: { url: `http://127.0.0.1:${(erp.address() as net.AddressInfo).port}/bills` },
+      settings: { url: erp.url },
     });
     t.is(integration.status, 201, JSON.stringify(integration.body));
     const invoices = await call('GET', `/v1/companies/${companyId}/invoices?limit=100`);
@@ -219,6 +203,6 @@ test.serial('Postgres killed while an export is at the ERP, down for 10 s after 
     t.deepEqual(await db('events').where({ company_id: companyId }).where('type', 'like', 'export.%').whereRaw("data->>'id' = ?", [String(exportId)]).pluck('type'), ['export.succeeded']);
   } finally {
     await outage.release?.().catch(() => undefined);
-    await new Promise((resolve) => erp.close(resolve));
+    await erp.close();
   }
 });

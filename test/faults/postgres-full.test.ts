@@ -1,33 +1,20 @@
-import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chownSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { open } from 'node:fs/promises';
-import os from 'node:os';
+import { chownSync, readdirSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import test from 'ava';
 import pg from 'pg';
 import { seedCompany, seedKey, startTestApi, type TestApi } from '../support/api';
 import { fixture, upload } from '../support/ingestion';
+import { fillTheDisk, mountSmallFilesystem } from '../support/small-filesystem';
 
 // Postgres out of disk: the uploaded files' table moved to a tablespace on a 1 MB tmpfs, which is
 // then filled, so the real Postgres refuses the upload's INSERT with SQLSTATE 53100 ("could not
 // extend file … No space left on device"). Until 2026-11-25 that was a 500 internal_error, and the
 // worker counted it among an activity's own failures. Needs `mount` (root).
-const TABLESPACE_DIR = path.join(os.tmpdir(), `invoicing-pg-full-${randomBytes(4).toString('hex')}`);
+const disk = mountSmallFilesystem('postgres-full', '1m');
+const faultTest = disk ? test : test.skip;
+const TABLESPACE_DIR = disk?.directory ?? '';
 const TABLESPACE = `full_${randomBytes(4).toString('hex')}`;
-const mounted = (() => {
-  try {
-    mkdirSync(TABLESPACE_DIR, { recursive: true });
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m,mode=0700', 'tmpfs', TABLESPACE_DIR], { stdio: 'ignore' });
-    return true;
-  } catch {
-    rmSync(TABLESPACE_DIR, { recursive: true, force: true });
-    return false;
-  }
-})();
-const faultTest = mounted ? test : test.skip;
-if (!mounted) console.log('[faults] postgres-full: skipped, `mount -t tmpfs` is not permitted here (run the suite as root)');
-
 const FILLER = path.join(TABLESPACE_DIR, 'filler');
 let api: TestApi;
 
@@ -43,7 +30,7 @@ async function adminQuery(sql: string): Promise<string | undefined> {
 }
 
 test.before(async () => {
-  if (!mounted) return;
+  if (!disk) return;
   api = await startTestApi();
   // A tablespace's folder must belong to the user the server runs as (whoever owns its data directory).
   const owner = statSync((await adminQuery('SHOW data_directory'))!);
@@ -53,25 +40,11 @@ test.before(async () => {
 });
 test.after.always(async () => {
   await api?.close(); // drops the database, and with it the table in the tablespace
-  if (mounted) {
+  if (disk) {
     await adminQuery(`DROP TABLESPACE IF EXISTS ${TABLESPACE}`).catch(() => undefined);
-    execFileSync('umount', [TABLESPACE_DIR]);
-    rmSync(TABLESPACE_DIR, { recursive: true, force: true });
+    disk.unmount();
   }
 });
-
-/** Writes FILLER until the filesystem has no byte left. */
-async function fillTheDisk(): Promise<void> {
-  const handle = await open(FILLER, 'w');
-  const chunk = Buffer.alloc(16 * 1024, 1);
-  try {
-    for (;;) await handle.write(chunk);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOSPC') throw error;
-  } finally {
-    await handle.close();
-  }
-}
 
 const blobFiles = () => {
   const directory = (api.config.blobStore as { directory: string }).directory;
@@ -82,7 +55,7 @@ faultTest("Postgres's disk full: uploads answer 507 insufficient_storage naming 
   t.timeout(120_000);
   const company = await seedCompany(api.database, 'Base Llena S.A.S.', '900108281');
   const { key } = await seedKey(api.database, { scopes: ['documents:write', 'documents:read'], role: 'admin' });
-  await fillTheDisk();
+  await fillTheDisk(FILLER);
 
   const file = { name: 'invoice-signed-setp.xml', bytes: fixture('invoice-signed-setp.xml') };
   const plain = await upload(api.url, key, company.id, file);

@@ -1,8 +1,4 @@
-import { execFileSync } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
-import { mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { open } from 'node:fs/promises';
-import os from 'node:os';
+import { readdirSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import test from 'ava';
 import { workflowIdsFor } from '../../workflows/messages';
@@ -11,6 +7,7 @@ import { bearer } from '../support/api';
 import { startDianWorld, type DianWorld } from '../support/dian-world';
 import { eventually } from '../support/eventually';
 import { fixture, upload, waitForImport } from '../support/ingestion';
+import { fillTheDisk, mountSmallFilesystem } from '../support/small-filesystem';
 
 // The blob directory on a 2 MB tmpfs, filled up while work that writes to it is under way: an
 // idempotent upload, an on-demand PDF and a DIAN event (whose signed XML and DIAN's answer are
@@ -18,45 +15,18 @@ import { fixture, upload, waitForImport } from '../support/ingestion';
 // referenced, the API and the worker keep running, and once space is freed the same upload
 // (same Idempotency-Key) is accepted once, the PDF is produced and the event is sent once.
 // Exports write nothing to the blob store (docs/operations.md, Faults). Needs `mount` (root).
-const BLOB_DIR = path.join(os.tmpdir(), `invoicing-full-work-${randomUUID()}`);
-const mounted = (() => {
-  try {
-    mkdirSync(BLOB_DIR, { recursive: true });
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=2m', 'tmpfs', BLOB_DIR], { stdio: 'ignore' });
-    return true;
-  } catch {
-    rmSync(BLOB_DIR, { recursive: true, force: true });
-    return false;
-  }
-})();
-const faultTest = mounted ? test : test.skip;
-if (!mounted) console.log('[faults] storage-full-work: skipped, `mount -t tmpfs` is not permitted here (run the suite as root)');
-
+const disk = mountSmallFilesystem('storage-full-work', '2m');
+const faultTest = disk ? test : test.skip;
+const BLOB_DIR = disk?.directory ?? '';
 const FILLER = path.join(BLOB_DIR, 'filler');
 let world: DianWorld;
 test.before(async () => {
-  if (mounted) world = await startDianWorld({ env: { BLOB_DIR } });
+  if (disk) world = await startDianWorld({ env: { BLOB_DIR } });
 });
 test.after.always(async () => {
   await world?.close();
-  if (mounted) {
-    execFileSync('umount', [BLOB_DIR]);
-    rmSync(BLOB_DIR, { recursive: true, force: true });
-  }
+  disk?.unmount();
 });
-
-/** Writes FILLER until the filesystem has no byte left. */
-async function fillTheDisk(): Promise<void> {
-  const handle = await open(FILLER, 'w');
-  const chunk = Buffer.alloc(16 * 1024, 1);
-  try {
-    for (;;) await handle.write(chunk);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOSPC') throw error;
-  } finally {
-    await handle.close();
-  }
-}
 
 const temporaryFiles = () => readdirSync(path.join(BLOB_DIR, TEMPORARY_FOLDER), { withFileTypes: true }).filter((entry) => entry.isFile()).map((entry) => entry.name);
 
@@ -83,7 +53,7 @@ faultTest('a full blob disk mid-work: 507 insufficient_storage with nothing half
   const invoicePath = `/v1/companies/${company.id}/invoices/${invoice.id}`;
   const get = (pathname: string) => fetch(`${api.url}${pathname}`, { headers: bearer(key), redirect: 'manual' });
 
-  await fillTheDisk();
+  await fillTheDisk(FILLER);
 
   // An upload: 507 with a code and a message, no row, no temporary file left behind.
   const second = { name: 'creditnote-usd.xml', bytes: fixture('creditnote-usd.xml') };

@@ -1,7 +1,5 @@
-import { execFileSync } from 'node:child_process';
-import { createHash, randomUUID } from 'node:crypto';
-import { mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
-import os from 'node:os';
+import { createHash } from 'node:crypto';
+import { readdirSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import test from 'ava';
 import nodemailer from 'nodemailer';
@@ -12,34 +10,22 @@ import { startEmailIntake } from '../../intake/email-server';
 import { freePort } from '../../scripts/embedded/ports';
 import { seedCompany, seedKey, startTestApi, type TestApi } from '../support/api';
 import { upload } from '../support/ingestion';
+import { mountSmallFilesystem } from '../support/small-filesystem';
 
 // The blob directory on a 1 MB tmpfs, filled by a burst of uploads: every upload is either
 // accepted (202, its file complete on disk) or refused 507 insufficient_storage with nothing
 // kept (no row, no half-written file); e-mail is deferred with 451. Needs `mount` (root).
-const BLOB_DIR = path.join(os.tmpdir(), `invoicing-full-blobs-${randomUUID()}`);
-const mounted = (() => {
-  try {
-    mkdirSync(BLOB_DIR, { recursive: true });
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', BLOB_DIR], { stdio: 'ignore' });
-    return true;
-  } catch {
-    rmSync(BLOB_DIR, { recursive: true, force: true });
-    return false;
-  }
-})();
-const faultTest = mounted ? test : test.skip;
-if (!mounted) console.log('[faults] storage-full: skipped, `mount -t tmpfs` is not permitted here (run the suite as root)');
+const disk = mountSmallFilesystem('storage-full', '1m');
+const faultTest = disk ? test : test.skip;
+const BLOB_DIR = disk?.directory ?? '';
 
 let api: TestApi;
 test.before(async () => {
-  if (mounted) api = await startTestApi({ BLOB_DIR });
+  if (disk) api = await startTestApi({ BLOB_DIR });
 });
 test.after.always(async () => {
   await api?.close();
-  if (mounted) {
-    execFileSync('umount', [BLOB_DIR]);
-    rmSync(BLOB_DIR, { recursive: true, force: true });
-  }
+  disk?.unmount();
 });
 
 function filesUnder(directory: string): string[] {

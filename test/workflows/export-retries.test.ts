@@ -1,7 +1,6 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import test from 'ava';
 import { bearer, seedCompany, seedKey } from '../support/api';
+import { startDeduplicatingErp } from '../support/deduplicating-erp';
 import { eventually } from '../support/eventually';
 import { FAKE_ALEGRA_EMAIL, FAKE_ALEGRA_TOKEN, FAKE_CATEGORY_ID, startFakeAlegra, type FakeAlegra } from '../../testing/fake-accounting/alegra';
 import { startWebhookWorld, type WebhookWorld } from '../support/webhook-world';
@@ -139,19 +138,7 @@ test.serial('always 503: after 8 attempts exactly one export.failed with code un
 // them up. Until 2026-11-25 the 8th attempt ended the export failed although the ERP had booked it,
 // and the client's new request, under a new idempotency key, booked it again.
 test.serial('Postgres unable to record the booking through 10 attempts: retried past the 8, booked once, one export.succeeded', async (t) => {
-  const booked = new Map<string, string>();
-  let requests = 0;
-  const erp = http.createServer((request, response) => {
-    let body = '';
-    request.on('data', (chunk) => (body += chunk));
-    request.on('end', () => {
-      requests += 1;
-      const idempotencyKey = (JSON.parse(body) as { idempotency_key: string }).idempotency_key;
-      if (!booked.has(idempotencyKey)) booked.set(idempotencyKey, `ERP-${booked.size + 1}`);
-      response.writeHead(201, { 'Content-Type': 'application/json' }).end(JSON.stringify({ id: booked.get(idempotencyKey), number: booked.get(idempotencyKey) }));
-    });
-  });
-  await new Promise<void>((resolve) => erp.listen(0, '127.0.0.1', resolve));
+  const erp = await startDeduplicatingErp();
   const db = world.database.db;
   // nextval is not rolled back with the refused statement, so it counts the tries.
   await db.raw('CREATE SEQUENCE export_success_tries');
@@ -167,13 +154,13 @@ test.serial('Postgres unable to record the booking through 10 attempts: retried 
     const created = await call('POST', `/v1/companies/${company.id}/integrations`, {
       name: 'erp-full', provider: 'generic_http',
       credentials: { secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' },
-      settings: { url: `http://127.0.0.1:${(erp.address() as AddressInfo).port}/bills` },
+      settings: { url: erp.url },
     });
     t.is(created.status, 201, JSON.stringify(created.body));
     const run = await runExport('erp-full');
     t.is(run.outcome, 'succeeded');
-    t.is(requests, 11, 'posted at every attempt, with the same idempotency key');
-    t.is(booked.size, 1, 'booked once');
+    t.deepEqual(erp.received, Array.from({ length: 11 }, () => `export-${run.exportId}`), 'posted at every attempt, with the same idempotency key');
+    t.is(erp.booked.size, 1, 'booked once');
     const events = await settledEvents(run.exportId);
     t.deepEqual(events.map((event) => event.type), ['export.succeeded']);
     t.like(await db('exports').where({ id: run.exportId }).first(), { status: 'succeeded', attempts: 11 });
@@ -181,6 +168,6 @@ test.serial('Postgres unable to record the booking through 10 attempts: retried 
     await db.raw('DROP TRIGGER refuse_export_success ON exports');
     await db.raw('DROP FUNCTION refuse_export_success()');
     await db.raw('DROP SEQUENCE export_success_tries');
-    await new Promise((resolve) => erp.close(resolve));
+    await erp.close();
   }
 });
