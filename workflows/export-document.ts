@@ -8,10 +8,13 @@ type IngestionActivities = ReturnType<typeof createIngestionActivities>;
 
 /**
  * Automatic retries of transient failures (docs/exports.md): 5 s, 10 s, 20 s … capped at 5 min.
- * No attempt limit here: the activity makes its own failures final at its 8th attempt
- * (activities/exports.ts EXPORT_ATTEMPTS), and a dependency of ours that is down is waited out.
+ * The activity makes its own failures and the software's final at its 8th attempt
+ * (activities/exports.ts EXPORT_ATTEMPTS) and waits out a dependency of ours that is down, for
+ * up to these 30 attempts (about 2 hours). The limit bounds what the activity never sees: a
+ * worker lost mid-export again and again (an export that crashes it), each time after requests
+ * that may have reached software taking no idempotency key.
  */
-export const EXPORT_RETRY_POLICY = { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes' } as const;
+export const EXPORT_RETRY_POLICY = { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes', maximumAttempts: 30 } as const;
 
 const { postExport } = proxyActivities<ExportActivities>({
   // An attempt makes up to four requests of at most 15 s each.
