@@ -61,13 +61,8 @@ export const COMPILED_PARTS_ENV = 'COMPILED_PARTS_DIR';
  */
 export function partNodeArguments(part: PartName, compiledDir = process.env[COMPILED_PARTS_ENV]): string[] {
   const flags = part === 'worker' ? workerV8Flags() : [];
-  if (!compiledDir) return [...flags, '--import', 'tsx', path.join(projectRoot, PART_ENTRIES[part])];
-  const threads = part === 'worker' ? ['--require', WORKER_THREADS_PRELOAD] : [];
-  return [...flags, ...threads, '--enable-source-maps', compiledEntry(compiledDir, part)];
+  return compiledDir ? [...flags, '--enable-source-maps', compiledEntry(compiledDir, part)] : [...flags, '--import', 'tsx', path.join(projectRoot, PART_ENTRIES[part])];
 }
-
-/** The worker's threads run without Node's source maps, its main thread with (see the file). */
-export const WORKER_THREADS_PRELOAD = path.join(projectRoot, 'worker', 'threads-without-source-maps.cjs');
 
 /**
  * The worker's V8 heap sizes (WORKER_V8_FLAGS overrides them; empty for V8's own). Without a

@@ -3,7 +3,7 @@ import path from 'node:path';
 import test from 'ava';
 import { parse } from 'yaml';
 import { searchAttributes } from '../../domain/search-attributes';
-import { DEFAULT_WORKER_V8_FLAGS, PART_ENTRIES, WORKER_THREADS_PRELOAD } from '../../scripts/build-parts';
+import { DEFAULT_WORKER_V8_FLAGS, PART_ENTRIES } from '../../scripts/build-parts';
 import { CLUSTER_DYNAMIC_CONFIG, dynamicConfigDocument } from '../../scripts/embedded/temporal-dynamic-config';
 import { TEMPORAL_SERVER_VERSION, TEMPORAL_UI_SERVER_VERSION } from '../../scripts/provision/temporal-server';
 
@@ -271,10 +271,6 @@ test('the image runs the compiled parts that npm run build writes, the worker wi
     t.false(/tsx|webpack/.test(script), `${part}:compiled loads no tsx`);
   }
   t.true((packageScripts['worker:compiled'] ?? '').includes(DEFAULT_WORKER_V8_FLAGS), 'worker:compiled has the heap limits of npm start');
-  t.true(
-    (packageScripts['worker:compiled'] ?? '').includes(`--require ./${path.relative(root, WORKER_THREADS_PRELOAD)} `),
-    "worker:compiled preloads what npm start's worker preloads (its threads without source maps)",
-  );
 });
 
 test('the Dockerfile installs with npm ci and the image listens on 0.0.0.0 as a non-root user', (t) => {
