@@ -103,8 +103,7 @@ const deliveryHeaders = z.object({
 
 const DESCRIPTION =
   'Signed per Standard Webhooks (the official standardwebhooks and svix libraries verify it; docs/webhooks.md). ' +
-  'Attempts at 0, +1 min, +5 min, +30 min and +2 h until a 2xx within 10 s; any other answer (3xx, 410, 429 included) or none is a failed attempt. ' +
-  'A 429 or 503 with Retry-After (seconds or HTTP-date) makes the next wait at least that long: at most 2 h per wait and 2 h beyond the schedule per delivery.';
+  'Attempts at 0, +1 min, +5 min, +30 min and +2 h until a 2xx within 10 s; any other answer (3xx, 410, 429 included) or none is a failed attempt.';
 
 /** The `webhooks` of the OpenAPI document: one per event type, keyed by its name. */
 export const webhookEventsOpenApi: ZodOpenApiPathsObject = Object.fromEntries(
