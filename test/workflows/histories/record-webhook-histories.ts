@@ -15,9 +15,7 @@ import { startWebhookWorld, type WebhookWorld } from '../../support/webhook-worl
 // that code starts no entity for scenario 5 (intermediate failures are not reported), so it has
 // no endpoint history. The v2-*.binpb histories were recorded by the commit that added
 // webhookDeliveryWorkflowV2 (decision 0018; deliveries only, without the endpoint saves), the
-// v3-*.binpb ones by the commit that added webhookDeliveryWorkflowV3 (decision 0020; the same),
-// v3-delivery-retry-after-then-delivered by the commit that read Retry-After (decision 0033;
-// scenario 6 alone, its timers lengthened by the receiver). To record new ones, copy this file to a name ending in .test.ts, prefix
+// v3-*.binpb ones by the commit that added webhookDeliveryWorkflowV3 (decision 0020; the same). To record new ones, copy this file to a name ending in .test.ts, prefix
 // the saved names, and run it with `npm test -- <file>`.
 let world: WebhookWorld;
 test.before(async () => {
@@ -84,14 +82,5 @@ test.serial('record', async (t) => {
   await save('delivery-running-after-2-attempts', ids.delivery(e5.id, ev5));
   await save('endpoint-running-2-failed-attempts', ids.endpoint(e5.id));
 
-  // 6. a 429 asking 20 min (Retry-After), a 503 asking 3 h as an HTTP-date, then delivered
-  const throttled = await startReceiver((_r, index) =>
-    index === 0 ? { status: 429, headers: { 'retry-after': '1200' } } : index === 1 ? { status: 503, headers: { 'retry-after': new Date(Date.now() + 3 * 3600_000).toUTCString() } } : { status: 200 },
-  );
-  const e6 = await admin.createEndpoint(throttled.url);
-  const ev6 = await world.publish(admin.company.id, 'document.imported', { id: 6 });
-  t.is(await world.deliveryResult(e6.id, ev6), 'delivered');
-  await save('delivery-retry-after-then-delivered', ids.delivery(e6.id, ev6));
-
-  for (const receiver of [failing, third, slow, flaky, down, throttled]) await receiver.close();
+  for (const receiver of [failing, third, slow, flaky, down]) await receiver.close();
 });
