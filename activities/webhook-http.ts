@@ -5,14 +5,7 @@ import { withClientSpan } from '../integrations/outbound/client-span';
 import { blockedTarget, outboundLookup } from '../integrations/outbound/public-targets';
 import { storableText } from '../domain/storable-text';
 
-export type PostOutcome = {
-  statusCode: number | null;
-  error: string | null;
-  succeeded: boolean;
-  durationMs: number;
-  /** An error answer's Retry-After header, as sent (domain/webhooks/retry-after.ts reads it). */
-  retryAfter?: string;
-};
+export type PostOutcome = { statusCode: number | null; error: string | null; succeeded: boolean; durationMs: number };
 
 const ERROR_BODY_BYTES = 1024;
 
@@ -66,13 +59,13 @@ export function postWebhook(
   const send = (traceHeaders: Record<string, string>) => new Promise<PostOutcome>((resolve) => {
     let settled = false;
     let request: http.ClientRequest;
-    const finish = (statusCode: number | null, error: string | null, retryAfter?: string) => {
+    const finish = (statusCode: number | null, error: string | null) => {
       if (settled) return;
       settled = true;
       clearTimeout(deadline);
       request.destroy();
       const succeeded = error === null && statusCode !== null && statusCode >= 200 && statusCode < 300;
-      resolve({ statusCode, error, succeeded, durationMs: performance.now() - started, ...(retryAfter === undefined ? {} : { retryAfter }) });
+      resolve({ statusCode, error, succeeded, durationMs: performance.now() - started });
     };
     /** A 2xx: the body is drained, not read, and the socket goes back to the pool for the next delivery. */
     const succeed = (statusCode: number, response: http.IncomingMessage) => {
@@ -131,11 +124,10 @@ export function postWebhook(
       }
       const chunks: Buffer[] = [];
       let received = 0;
-      const retryAfter = response.headers['retry-after'];
       const done = (unfinished = '') => {
         // The receiver's words for last_error, as storable plain text (a NUL cannot even be stored in Postgres' text).
         const text = storableText(Buffer.concat(chunks).toString('utf8').slice(0, ERROR_BODY_BYTES), ERROR_BODY_BYTES);
-        finish(status, `HTTP ${status}${text ? `: ${text}` : ''}${unfinished}`, retryAfter);
+        finish(status, `HTTP ${status}${text ? `: ${text}` : ''}${unfinished}`);
       };
       unfinishedErrorAnswer = () => done(` (the answer's body did not end within ${options.timeoutMs / 1000} s)`);
       response.on('data', (chunk: Buffer) => {

@@ -2,8 +2,7 @@ import type { Repositories } from '../db/repositories';
 import type { SecretBox } from '../domain/secret-box';
 import type { AttemptOutcome } from '../domain/webhooks/endpoint-health';
 import { signingSecrets } from '../domain/webhooks/endpoint-secrets';
-import { ATTEMPT_TIMEOUT_MS, delayAfterFailedAttempt, MAX_ATTEMPTS } from '../domain/webhooks/retry-schedule';
-import { retryAfterMs } from '../domain/webhooks/retry-after';
+import { ATTEMPT_TIMEOUT_MS, MAX_ATTEMPTS } from '../domain/webhooks/retry-schedule';
 import { webhookHeaders } from '../domain/webhooks/signature';
 import { attemptOutcomeSignal, workflowIdsFor, type DeliveryInput, type PublishEventInput } from '../workflows/messages';
 import { signalWithStartWorkflow, type TemporalTarget } from '../temporal/start-workflow';
@@ -69,35 +68,23 @@ export type AttemptResult =
       error: string | null;
       /** Delivered while the endpoint's counter is 0 with no failure uncounted: no outcome to report (absent in older runs). */
       counterUnaffected?: boolean;
-      /**
-       * A failed attempt's answer was a 429 or 503 asking, with Retry-After, for this long a wait
-       * (absent otherwise, and in older runs): the workflow waits at least the table's, bounded
-       * (delayAfterFailedAttempt).
-       */
-      retryAfterMs?: number;
     }
   | { kind: 'endpoint_unavailable'; reason: string };
 
 export type AttemptRequest = DeliveryInput & {
   attempt: number;
-  /** The table's wait after this attempt ends before the next one; null after the last. */
+  /** The wait after this attempt ends before the next one; null after the last. */
   retryDelayMs?: number | null;
-  /** How much longer than the table the receiver's Retry-After may still make the waits (absent in older runs: none). */
-  retryAfterAllowanceMs?: number;
   /** Older workflow runs: the next attempt estimated before this one started (used only without retryDelayMs). */
   nextAttemptAt: string | null;
   /** The workflow tries again later when told endpoint_busy (webhookDeliveryWorkflowV3's queued attempts). */
   mayComeBackLater?: boolean;
 };
 
-/**
- * When the next attempt is due, measured from the end of this one, as the workflow's schedule is
- * (with the same delayAfterFailedAttempt when the receiver asked for a longer wait).
- */
-function nextAttemptDue(request: AttemptRequest, endedAt: Date, askedWaitMs: number | null = null): Date | null {
+/** When the next attempt is due, measured from the end of this one, as the workflow's schedule is. */
+function nextAttemptDue(request: AttemptRequest, endedAt: Date): Date | null {
   if (request.retryDelayMs === undefined) return request.nextAttemptAt ? new Date(request.nextAttemptAt) : null;
-  if (request.retryDelayMs === null) return null;
-  return new Date(endedAt.getTime() + delayAfterFailedAttempt(request.retryDelayMs, request.retryAfterAllowanceMs ?? 0, askedWaitMs));
+  return request.retryDelayMs === null ? null : new Date(endedAt.getTime() + request.retryDelayMs);
 }
 
 export function createWebhookActivities(deps: WebhookActivityDependencies) {
@@ -153,8 +140,6 @@ export function createWebhookActivities(deps: WebhookActivityDependencies) {
       timeoutMs: ATTEMPT_TIMEOUT_MS,
       allowPrivateTargets: deps.webhooks.allowPrivateTargets,
     }).finally(release);
-    const endedAt = new Date();
-    const askedWaitMs = outcome.succeeded ? null : retryAfterMs(outcome.statusCode, outcome.retryAfter, endedAt);
     const recorded = await repositories.webhookDeliveries.recordAttempt(
       {
         deliveryId: request.deliveryId,
@@ -164,7 +149,7 @@ export function createWebhookActivities(deps: WebhookActivityDependencies) {
         statusCode: outcome.statusCode,
         error: outcome.error,
         succeeded: outcome.succeeded,
-        nextAttemptAt: nextAttemptDue(request, endedAt, askedWaitMs),
+        nextAttemptAt: nextAttemptDue(request, new Date()),
       },
       request.attempt >= MAX_ATTEMPTS,
     );
@@ -173,7 +158,6 @@ export function createWebhookActivities(deps: WebhookActivityDependencies) {
       statusCode: outcome.statusCode,
       error: outcome.error,
       ...(recorded.counterUnaffected ? { counterUnaffected: true } : {}),
-      ...(askedWaitMs === null ? {} : { retryAfterMs: askedWaitMs }),
     };
   }
 

@@ -1,6 +1,6 @@
 import { ActivityFailure, ApplicationFailure, isCancellation, patched, proxyActivities, proxyLocalActivities, sleep, TemporalFailure, TimeoutFailure, workflowInfo } from '@temporalio/workflow';
 import type { AttemptRequest, AttemptResult, createWebhookActivities } from '../activities/webhooks';
-import { delayAfterFailedAttempt, delayBeforeAttempt, delayWhileEndpointBusy, MAX_ATTEMPTS, RETRY_AFTER_ALLOWANCE_MS } from '../domain/webhooks/retry-schedule';
+import { delayBeforeAttempt, delayWhileEndpointBusy, MAX_ATTEMPTS } from '../domain/webhooks/retry-schedule';
 import { COUNT_FAILED_DELIVERIES_PATCH, LOCAL_BOOKKEEPING_PATCH, webhookAttemptQueueOf, type DeliveryInput } from './messages';
 import { settleIfCancelled, type SettlesOnCancellation } from './settle-on-cancellation';
 
@@ -36,8 +36,7 @@ type DeliveryRevision = {
 
 /**
  * One event to one endpoint: attempts at 0, +1 min, +5 min, +30 min and +2 h after the end of
- * the previous one (longer when a 429 or 503 asked so with Retry-After, within bounds);
- * delivered on the first 2xx, failed after the fifth failure. The delivery's
+ * the previous one; delivered on the first 2xx, failed after the fifth failure. The delivery's
  * outcome (delivered, or failed after its 5th attempt) is reported to the endpoint's entity
  * workflow, which counts consecutive failed deliveries, unless it cannot change that count (a
  * delivered one while the count is 0 and no failure is uncounted). Cancelled when the endpoint
@@ -103,20 +102,16 @@ export async function webhookDeliveryWorkflow(input: DeliveryInput): Promise<'de
 async function deliver(input: DeliveryInput, revision: DeliveryRevision): Promise<'delivered' | 'failed'> {
   const { reportsOnlyOutcomes, bookkeeping } = revision;
   try {
-    let wait = 0;
-    // What the receivers' Retry-After may still add to the table's waits (the delivery's deadline).
-    let retryAfterAllowanceMs = RETRY_AFTER_ALLOWANCE_MS;
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt += 1) {
+      const wait = delayBeforeAttempt(attempt) ?? 0;
       if (wait > 0) await sleep(wait);
       const followingDelay = delayBeforeAttempt(attempt + 1);
       const request = {
         ...input,
         attempt,
-        // The activity computes next_attempt_at when the attempt ends (retryDelayMs, and the
-        // allowance for a Retry-After); nextAttemptAt is the older, start-based estimate, kept
-        // for workers that still read it.
+        // The activity computes next_attempt_at when the attempt ends (retryDelayMs); nextAttemptAt
+        // is the older, start-based estimate, kept for workers that still read it.
         retryDelayMs: followingDelay ?? null,
-        retryAfterAllowanceMs,
         nextAttemptAt: followingDelay === undefined ? null : new Date(Date.now() + followingDelay).toISOString(),
       };
 
@@ -124,15 +119,11 @@ async function deliver(input: DeliveryInput, revision: DeliveryRevision): Promis
       // Decided by the activity from the database, so a replay takes the same branch (older
       // results lack the field and report, as they did).
       let changesNothing = false;
-      // The receiver's Retry-After as the activity read it: a field older results lack, so a
-      // history recorded before it replays with the table's waits, as it ran.
-      let askedWaitMs: number | undefined;
       try {
         const result = await revision.attempt(request);
         if (result.kind === 'endpoint_unavailable') return 'failed';
         succeeded = result.kind === 'delivered';
         changesNothing = result.kind === 'delivered' && result.counterUnaffected === true;
-        askedWaitMs = result.kind === 'failed' ? result.retryAfterMs : undefined;
       } catch (error) {
         const cause = lostAttemptCause(error);
         if (!cause) throw error;
@@ -148,10 +139,6 @@ async function deliver(input: DeliveryInput, revision: DeliveryRevision): Promis
         await bookkeeping().reportAttemptOutcome(input.endpointId, { deliveryId: input.deliveryId, attempt, succeeded });
       }
       if (succeeded) return 'delivered';
-      if (followingDelay !== undefined) {
-        wait = delayAfterFailedAttempt(followingDelay, retryAfterAllowanceMs, askedWaitMs);
-        retryAfterAllowanceMs -= wait - followingDelay;
-      }
     }
     return 'failed';
   } catch (error) {
