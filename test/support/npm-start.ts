@@ -47,9 +47,12 @@ export type NpmStart = {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 };
 
-/** `npm start` (scripts/start.ts) as a child process; resolves once it printed "press Ctrl-C". */
-export async function launchNpmStart(environment: StartEnvironment, timeoutMs = 180_000): Promise<NpmStart> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'scripts/start.ts')], {
+/**
+ * `npm start` (scripts/start.ts), or `npm run start:cluster` with entry scripts/start-cluster.ts,
+ * as a child process; resolves once it printed "press Ctrl-C".
+ */
+export async function launchNpmStart(environment: StartEnvironment, timeoutMs = 180_000, entry = 'scripts/start.ts'): Promise<NpmStart> {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, entry)], {
     cwd: root,
     env: environment.env,
     stdio: ['ignore', 'pipe', 'pipe'],
