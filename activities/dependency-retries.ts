@@ -15,7 +15,8 @@ export const ATTEMPTS_FOR_OTHER_FAILURES = 6;
  * it stays down, attempt after attempt (at most a minute apart), and the work finishes once it is
  * back. Any other failure still ends the retries after ATTEMPTS_FOR_OTHER_FAILURES attempts, as
  * before, so a file that trips a bug does not loop for ever. `attempts`: that number, when the
- * activity's own is another (an export's 8).
+ * activity's own is another (an export's 8). A failure the activity made itself (an
+ * ApplicationFailure) is its own to count: it passes as it is.
  *
  * Before, every failure had 6 attempts: a MinIO (or Postgres) outage of a minute and a half ended
  * the imports running meanwhile as `import_failed`, "the file could not be processed", although
@@ -25,11 +26,9 @@ export async function retryingDependencyFaults<T>(work: () => Promise<T>, attemp
   try {
     return await work();
   } catch (error) {
-    if (isDependencyFault(error) || attempt() < attempts) throw error;
-    // A cancellation, or a failure already final, goes as it is; a retryable one ends here.
-    if (error instanceof TemporalFailure && !(error instanceof ApplicationFailure && !error.nonRetryable)) throw error;
-    // A retryable ApplicationFailure keeps its type (an export's `unavailable`, `timeout`…).
-    if (error instanceof ApplicationFailure) throw ApplicationFailure.create({ message: error.message, type: error.type ?? undefined, nonRetryable: true });
+    // A cancellation, or a failure the activity made itself (final, or retryable under a count of
+    // its own: an export's software failures), goes as it is.
+    if (isDependencyFault(error) || error instanceof TemporalFailure || attempt() < attempts) throw error;
     const failure = error instanceof Error ? error : new Error(String(error));
     throw ApplicationFailure.create({ message: failure.message, type: failure.name, nonRetryable: true, cause: failure });
   }

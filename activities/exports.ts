@@ -60,12 +60,13 @@ function attemptNumber(): number {
 const fail = (code: string, message: string) => ApplicationFailure.create({ message, type: code, nonRetryable: true });
 
 /**
- * Attempts an export gets for failures of the accounting software (`unavailable`, `timeout`,
- * `rate_limited`) or of its own: the 8 of docs/exports.md. The workflow's retry policy has no
- * limit of its own, so that a dependency of ours that is down (Postgres, Temporal) never ends an
- * export: until 2026-11-25 an outage of about 10 minutes after the software had booked it used up
- * the 8 attempts and recorded it failed, and the client's new request (a new idempotency key)
- * booked it a second time.
+ * Attempts an export gets for failures of the accounting software worth retrying (`unavailable`,
+ * `timeout`, `rate_limited`: counted in the row's retryable_failures) or of its own (a bug:
+ * Temporal's attempt number, activities/dependency-retries.ts): the 8 of docs/exports.md. A
+ * dependency of ours that is down (Postgres, Temporal) counts toward neither and is waited out
+ * within the workflow's 30 attempts: until 2026-11-25 an outage of about 10 minutes after the
+ * software had booked an export used up the 8 attempts and recorded it failed, and the client's
+ * new request (a new idempotency key) booked it a second time.
  */
 export const EXPORT_ATTEMPTS = 8;
 
@@ -194,6 +195,10 @@ export function createExportActivities(deps: ExportActivityDependencies) {
       } catch (error) {
         if (!(error instanceof ExportError)) throw error;
         if (!error.retryable) throw fail(error.code, error.message);
+        // Counted in the export's row, not by Temporal's attempt number, which also counts the
+        // attempts a dependency of ours that was down ended: after a long outage the software's
+        // first retryable answer would have ended the export at once.
+        if ((await repositories.exports.countRetryableFailure(exportId)) >= EXPORT_ATTEMPTS) throw fail(error.code, error.message);
         throw ApplicationFailure.create({
           message: error.message,
           type: error.code,

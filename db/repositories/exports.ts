@@ -129,6 +129,15 @@ export function createExportsRepository(db: Database) {
       await db('exports').where({ id }).update({ attempts: attempt, updated_at: db.fn.now() });
     },
 
+    /** One more attempt the software failed with a retryable failure; returns how many it has failed so. */
+    async countRetryableFailure(id: number): Promise<number> {
+      const [row] = await db('exports')
+        .where({ id })
+        .update({ retryable_failures: db.raw('retryable_failures + 1'), updated_at: db.fn.now() })
+        .returning<{ retryable_failures: number }[]>('retryable_failures');
+      return row?.retryable_failures ?? 0;
+    },
+
     /**
      * The export succeeded: its record and the document's export reference, synced and
      * synced_at change together. Idempotent for a retried call.

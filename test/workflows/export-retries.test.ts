@@ -138,7 +138,9 @@ test.serial('always 503: after 8 attempts exactly one export.failed with code un
 // them up. Until 2026-11-25 the 8th attempt ended the export failed although the ERP had booked it,
 // and the client's new request, under a new idempotency key, booked it again.
 test.serial('Postgres unable to record the booking through 10 attempts: retried past the 8, booked once, one export.succeeded', async (t) => {
-  const erp = await startDeduplicatingErp();
+  // The 11th request finds the software down: its first retryable failure, 1 of its 8, not the
+  // end of the export (Temporal's attempt number, 11 by then, counts the outage's attempts too).
+  const erp = await startDeduplicatingErp(() => 0, (index) => index === 10);
   const db = world.database.db;
   // nextval is not rolled back with the refused statement, so it counts the tries.
   await db.raw('CREATE SEQUENCE export_success_tries');
@@ -159,11 +161,11 @@ test.serial('Postgres unable to record the booking through 10 attempts: retried 
     t.is(created.status, 201, JSON.stringify(created.body));
     const run = await runExport('erp-full');
     t.is(run.outcome, 'succeeded');
-    t.deepEqual(erp.received, Array.from({ length: 11 }, () => `export-${run.exportId}`), 'posted at every attempt, with the same idempotency key');
+    t.deepEqual(erp.received, Array.from({ length: 12 }, () => `export-${run.exportId}`), 'posted at every attempt, with the same idempotency key');
     t.is(erp.booked.size, 1, 'booked once');
     const events = await settledEvents(run.exportId);
     t.deepEqual(events.map((event) => event.type), ['export.succeeded']);
-    t.like(await db('exports').where({ id: run.exportId }).first(), { status: 'succeeded', attempts: 11 });
+    t.like(await db('exports').where({ id: run.exportId }).first(), { status: 'succeeded', attempts: 12, retryable_failures: 1 });
   } finally {
     await db.raw('DROP TRIGGER refuse_export_success ON exports');
     await db.raw('DROP FUNCTION refuse_export_success()');
