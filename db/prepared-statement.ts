@@ -41,7 +41,12 @@ export function statementName(sql: string): string {
  * thread in an upload burst (docs/performance.md, session 38).
  */
 const namesByText = new Map<string, string>();
-const MAX_REMEMBERED_NAMES = 1000;
+export const MAX_REMEMBERED_NAMES = 1000;
+
+/** How many names are remembered (tests: that a text is hashed once, and that the bound holds). */
+export function rememberedStatementNames(): number {
+  return namesByText.size;
+}
 
 /** knex's Postgres client, which runs the queries marked PREPARED as named prepared statements. */
 export class PreparingPostgresClient extends PostgresClient {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import test from 'ava';
 import { connectDatabase, type Database } from '../../db/connection';
-import { PREPARED, statementName } from '../../db/prepared-statement';
+import { MAX_REMEMBERED_NAMES, PREPARED, rememberedStatementNames, statementName } from '../../db/prepared-statement';
 import { createRepositories } from '../../db/repositories';
 import { seedCompany } from '../support/api';
 import { createTestDatabase, type TestDatabase } from '../support/database';
@@ -105,10 +105,16 @@ test('the prepared reads return every column of their tables', async (t) => {
   t.deepEqual(sorted(endpoint), await tableColumns('webhook_endpoints'));
 });
 
-test('a text keeps its name however many other texts were named meanwhile (the remembered names are bounded)', (t) => {
-  const first = statementName('SELECT $1::int + 1 AS n');
+test.serial('a text is named once and remembered; the remembered names are bounded, and a text keeps its name past the bound', (t) => {
+  const text = `SELECT $1::int + 1 AS n -- ${Date.now()}`;
+  const before = rememberedStatementNames();
+  const first = statementName(text);
+  t.is(rememberedStatementNames(), before + 1, 'a new text is remembered');
+  t.is(statementName(text), first);
+  t.is(rememberedStatementNames(), before + 1, 'the same text again is not hashed and remembered anew');
   const others = new Set(Array.from({ length: 2500 }, (_, index) => statementName(`SELECT ${index} AS n`)));
   t.is(others.size, 2500, 'every text its own name');
-  t.is(statementName('SELECT $1::int + 1 AS n'), first);
+  t.true(rememberedStatementNames() <= MAX_REMEMBERED_NAMES, `${rememberedStatementNames()} remembered`);
+  t.is(statementName(text), first, 'the same name after the remembered names were cleared');
   t.regex(first, /^invoicing_[A-Za-z0-9_-]{24}$/);
 });
