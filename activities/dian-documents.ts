@@ -17,7 +17,7 @@ function dianXmls(bytes: Buffer): Buffer[] {
 }
 
 /** A warning in the running activity's log; outside an activity (a test of the function itself) there is none to write to. */
-function warnInActivity(message: string, meta: Record<string, unknown>): void {
+export function warnInActivity(message: string, meta: Record<string, unknown>): void {
   let context: Context;
   try {
     context = Context.current();

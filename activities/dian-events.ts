@@ -8,7 +8,7 @@ import type { UblParty } from '../domain/ubl/types';
 import { DianError, type DianGateway } from '../integrations/dian/port';
 import { loadDianEventRecord } from '../services/presenters/dian-event';
 import { companyDian, dianFailure, type CompanyDian, type DianActivityDependencies } from './dian-gateway';
-import { readRegisteredEvents, syncInvoiceEvents } from './dian-documents';
+import { readRegisteredEvents, syncInvoiceEvents, warnInActivity } from './dian-documents';
 import { eligibleForDianEvents, eventEnvironmentEligibility, referencedInvoiceTypeCode } from '../domain/dian/event-eligibility';
 import { expressAcceptanceWindow } from '../domain/dian/express-acceptance';
 import { LOST_WORKER_GRACE_MS, withHeartbeatsAfter } from './heartbeat';
@@ -111,7 +111,18 @@ export function createDianEventActivities(deps: DianActivityDependencies & { blo
     if (attempts.length === 0) return null;
     const cudes = new Map<string, DianEventRow>();
     for (const attempt of attempts) cudes.set(cudeOf((await deps.blobStore.get(attempt.signed_xml_blob_key!)).toString('utf8')), attempt);
-    const listed = (await readRegisteredEvents(deps, document, dian)) ?? [];
+    let listed: Awaited<ReturnType<typeof readRegisteredEvents>>;
+    try {
+      listed = await readRegisteredEvents(deps, document, dian);
+    } catch (error) {
+      // DIAN answered what no retry fixes (an unreadable answer, a refusal of the query): the
+      // event goes out as it did before this check. Nothing is registered twice: DIAN refuses a
+      // second event of a kind per invoice (LGC01).
+      if (!(error instanceof ApplicationFailure) || !error.nonRetryable) throw error;
+      warnInActivity('DIAN could not say whether it holds an earlier attempt of the event; it is sent', { eventId: event.id, reason: error.message });
+      return null;
+    }
+    listed ??= [];
     const same = listed.filter((registered) => registered.code === event.event);
     const ours = same.find((registered) => registered.cude && cudes.has(registered.cude));
     if (ours) return { attempt: cudes.get(ours.cude!)!, cude: ours.cude! };

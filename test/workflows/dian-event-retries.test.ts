@@ -195,3 +195,30 @@ test.serial('an event sent again after its attempts ran out, when DIAN holds tha
   t.is(simulator.requests.filter((request) => request.operation === 'SendEventUpdateStatus').length, sendsBefore, 'nothing sent');
   t.deepEqual((await world.database.db('dian_registered_events').where({ document_id: invoice.id })).map((row: { cude: string }) => row.cude), [foreignCude]);
 });
+
+test.serial('an event sent again after its attempts ran out, when DIAN cannot say what it holds (an unreadable answer): sent as before, registered once', async (t) => {
+  const { company, key } = await theBuyer();
+  const json = { ...bearer(key), 'Content-Type': 'application/json' };
+  const cufe = createHash('sha384').update('refused-then-status-unreadable').digest('hex');
+  const accepted = await upload(world.apiUrl, key, company.id, { name: 'FE-LOST-3.xml', bytes: demoInvoiceXml('FE-LOST-3', cufe, '800197268', '900108281') });
+  const invoice = (await waitForImport(world.apiUrl, key, company.id, accepted.body.id)).documents[0] as { id: number };
+  await eventually(async () => (await world.database.db('documents').where({ id: invoice.id }).first())?.dian_events_synced_at ?? undefined);
+  const send = async () => {
+    const posted = await fetch(`${world.apiUrl}/v1/companies/${company.id}/invoices/${invoice.id}/dian-events`, { method: 'POST', headers: json, body: JSON.stringify({ event: '030', issuer: ISSUER }) });
+    t.is(posted.status, 202);
+    const event = (await posted.json()) as { id: number };
+    return { event, result: await world.env.client.workflow.getHandle(workflowIdsFor(world.taskQueue).dianEvent(event.id)).result() };
+  };
+  simulator.failNext(8, 'http500');
+  t.deepEqual((await send()).result, { succeeded: false });
+  t.deepEqual(simulator.events(cufe), []);
+
+  const before = simulator.requests.length;
+  // The next request, the check's GetStatusEvent, gets a page the gateway cannot read.
+  simulator.failNext(1, 'noEnvelope');
+  const second = await send();
+  t.deepEqual(second.result, { succeeded: true });
+  t.true(simulator.requests.slice(before).some((request) => request.outcome === 'injected answer without a SOAP envelope'), 'the check met the unreadable answer');
+  t.is(simulator.events(cufe).length, 1, 'sent, and registered once');
+  t.like(await world.database.db('dian_events').where({ id: second.event.id }).first(), { status: 'succeeded' });
+});

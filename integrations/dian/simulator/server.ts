@@ -45,9 +45,10 @@ export type { VerifyApplicationResponse, DocumentMeta, RegisteredEvent, ForeignE
 
 /**
  * http500: refused before processing; timeout: never answered; lostAnswer: processed (an event
- * is registered) but answered with HTTP 500, like an answer lost on the way back.
+ * is registered) but answered with HTTP 500, like an answer lost on the way back; noEnvelope:
+ * not processed, answered 200 with an HTML page (a proxy's), which the gateway cannot read.
  */
-export type FailureKind = 'http500' | 'timeout' | 'lostAnswer';
+export type FailureKind = 'http500' | 'timeout' | 'lostAnswer' | 'noEnvelope';
 
 export type DianSimulatorOptions = {
   /**
@@ -187,6 +188,12 @@ export async function startDianSimulator(options: DianSimulatorOptions = {}): Pr
     const body = await readBody(req);
     if (injected === 'http500') return fault(res, FAULTS.internal, null, 'injected http500');
     if (injected === 'lostAnswer') losing.add(res);
+    if (injected === 'noEnvelope') {
+      // A proxy's page in DIAN's place: an answer the gateway cannot read, which no retry fixes.
+      requests.push({ operation: null, status: 200, outcome: 'injected answer without a SOAP envelope' });
+      res.writeHead(200, { 'Content-Type': 'text/html' }).end('<html><body>Servicio en mantenimiento</body></html>');
+      return;
+    }
     if (req.method !== 'POST' || new URL(req.url ?? '/', 'http://x').pathname !== SERVICE_PATH) {
       requests.push({ operation: null, status: 404, outcome: 'not found' });
       res.writeHead(404).end();
