@@ -14,11 +14,12 @@ export const workflowsPath = path.resolve(__dirname, '../workflows/index.ts');
 
 /**
  * The workflow modules are evaluated once, into the reusable V8 context's shared module cache
- * (SDK 1.24's `preloadModules`), instead of afresh for every workflow: a replay of an import's
- * history cost 3.9–4.0 ms of CPU per workflow with them preloaded against 4.6–5.0 ms without
- * (docs/performance.md, session 38). Safe because no module under workflows/ or the domain code
- * it imports keeps state at module scope (a preloaded module's exports are frozen and shared by
- * every workflow); test/workflows/preloaded-modules.test.ts keeps it so.
+ * (SDK 1.24's `preloadModules`), instead of afresh for every workflow: replayed, an import cost
+ * 4.11–4.44 ms of CPU per workflow with them preloaded against 4.94–5.21 ms without, a delivery
+ * 8.38–8.65 against 9.23–9.37 (`npm run bench:workflow-replay`, docs/performance.md, session 38).
+ * Safe because no module under workflows/ or the domain code it imports keeps state at module
+ * scope (a preloaded module's exports are frozen and shared by every workflow);
+ * test/workflows/preloaded-modules.test.ts keeps it so.
  */
 export const preloadedWorkflowModules = [workflowsPath];
 
