@@ -169,11 +169,15 @@ test.serial('an event sent again after its attempts ran out while DIAN held the 
   t.deepEqual(published.map((row: { type: string }) => row.type).sort(), ['dian_event.completed', 'dian_event.failed']);
 });
 
-test.serial('an event sent again after its attempts ran out, when DIAN holds that event from other software: fails event_already_registered without sending', async (t) => {
+/**
+ * A new invoice of the buyer whose first 030 failed on 8 HTTP 500s (nothing registered at DIAN);
+ * `send` posts another 030 for it and awaits its workflow.
+ */
+async function invoiceWithFailedEvent(t: { is: (a: unknown, b: unknown) => void; deepEqual: (a: unknown, b: unknown) => void }, number: string) {
   const { company, key } = await theBuyer();
   const json = { ...bearer(key), 'Content-Type': 'application/json' };
-  const cufe = createHash('sha384').update('refused-then-registered-elsewhere').digest('hex');
-  const accepted = await upload(world.apiUrl, key, company.id, { name: 'FE-LOST-2.xml', bytes: demoInvoiceXml('FE-LOST-2', cufe, '800197268', '900108281') });
+  const cufe = createHash('sha384').update(`refused-${number}`).digest('hex');
+  const accepted = await upload(world.apiUrl, key, company.id, { name: `${number}.xml`, bytes: demoInvoiceXml(number, cufe, '800197268', '900108281') });
   const invoice = (await waitForImport(world.apiUrl, key, company.id, accepted.body.id)).documents[0] as { id: number };
   await eventually(async () => (await world.database.db('documents').where({ id: invoice.id }).first())?.dian_events_synced_at ?? undefined);
   const send = async () => {
@@ -185,6 +189,11 @@ test.serial('an event sent again after its attempts ran out, when DIAN holds tha
   simulator.failNext(8, 'http500');
   t.deepEqual((await send()).result, { succeeded: false });
   t.deepEqual(simulator.events(cufe), []);
+  return { cufe, invoice, send };
+}
+
+test.serial('an event sent again after its attempts ran out, when DIAN holds that event from other software: fails event_already_registered without sending', async (t) => {
+  const { cufe, invoice, send } = await invoiceWithFailedEvent(t, 'FE-LOST-2');
   const foreignCude = 'f'.repeat(96);
   simulator.registerEvent(cufe, { code: '030', id: 'OTRO-7', senderNit: '900108281', cude: foreignCude });
 
@@ -197,22 +206,7 @@ test.serial('an event sent again after its attempts ran out, when DIAN holds tha
 });
 
 test.serial('an event sent again after its attempts ran out, when DIAN cannot say what it holds (an unreadable answer): sent as before, registered once', async (t) => {
-  const { company, key } = await theBuyer();
-  const json = { ...bearer(key), 'Content-Type': 'application/json' };
-  const cufe = createHash('sha384').update('refused-then-status-unreadable').digest('hex');
-  const accepted = await upload(world.apiUrl, key, company.id, { name: 'FE-LOST-3.xml', bytes: demoInvoiceXml('FE-LOST-3', cufe, '800197268', '900108281') });
-  const invoice = (await waitForImport(world.apiUrl, key, company.id, accepted.body.id)).documents[0] as { id: number };
-  await eventually(async () => (await world.database.db('documents').where({ id: invoice.id }).first())?.dian_events_synced_at ?? undefined);
-  const send = async () => {
-    const posted = await fetch(`${world.apiUrl}/v1/companies/${company.id}/invoices/${invoice.id}/dian-events`, { method: 'POST', headers: json, body: JSON.stringify({ event: '030', issuer: ISSUER }) });
-    t.is(posted.status, 202);
-    const event = (await posted.json()) as { id: number };
-    return { event, result: await world.env.client.workflow.getHandle(workflowIdsFor(world.taskQueue).dianEvent(event.id)).result() };
-  };
-  simulator.failNext(8, 'http500');
-  t.deepEqual((await send()).result, { succeeded: false });
-  t.deepEqual(simulator.events(cufe), []);
-
+  const { cufe, send } = await invoiceWithFailedEvent(t, 'FE-LOST-3');
   const before = simulator.requests.length;
   // The next request, the check's GetStatusEvent, gets a page the gateway cannot read.
   simulator.failNext(1, 'noEnvelope');
