@@ -28,13 +28,14 @@ export async function retryingDependencyFaults<T>(work: () => Promise<T>, attemp
   } catch (error) {
     // A cancellation, or a failure the activity made itself (final, or retryable under a count of
     // its own: an export's software failures), goes as it is.
-    if (isDependencyFault(error) || error instanceof TemporalFailure || attempt() < attempts) throw error;
+    if (isDependencyFault(error) || error instanceof TemporalFailure || activityAttempt() < attempts) throw error;
     const failure = error instanceof Error ? error : new Error(String(error));
     throw ApplicationFailure.create({ message: failure.message, type: failure.name, nonRetryable: true, cause: failure });
   }
 }
 
-function attempt(): number {
+/** The running activity's attempt number (Temporal's: every attempt counts); 1 outside an activity. */
+export function activityAttempt(): number {
   try {
     return Context.current().info.attempt;
   } catch {

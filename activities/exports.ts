@@ -1,4 +1,4 @@
-import { ApplicationFailure, Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/activity';
 import type { Repositories } from '../db/repositories';
 import type { DocumentForExport } from '../db/repositories/exports';
 import { knownDianEnvironment } from '../domain/dian/catalogue';
@@ -8,7 +8,7 @@ import { documentAccounting } from '../domain/documents/accounting';
 import { createIntegration, IntegrationConfigError, type IntegrationProvider } from '../integrations/accounting/registry';
 import { presentExport, type ExportRecord } from '../services/presenters/export';
 import { storableText } from '../domain/storable-text';
-import { retryingDependencyFaults } from './dependency-retries';
+import { activityAttempt, retryingDependencyFaults } from './dependency-retries';
 import { LOST_WORKER_GRACE_MS, withHeartbeatsAfter } from './heartbeat';
 
 /** The most of an accounting system's text (its ids, names, error words) the export record keeps. */
@@ -48,14 +48,6 @@ export const EXPORT_FAILURE_CODES = [
   'document_not_found',
   'export_failed',
 ] as const;
-
-function attemptNumber(): number {
-  try {
-    return Context.current().info.attempt;
-  } catch {
-    return 1;
-  }
-}
 
 const fail = (code: string, message: string) => ApplicationFailure.create({ message, type: code, nonRetryable: true });
 
@@ -166,7 +158,7 @@ export function createExportActivities(deps: ExportActivityDependencies) {
       const current = await repositories.exports.findById(exportId);
       if (!current) throw fail('export_failed', `Export ${exportId} does not exist.`);
       if (current.status !== 'pending') return { ...presentExport(current), company_id: current.company_id };
-      await repositories.exports.recordAttempt(exportId, attemptNumber());
+      await repositories.exports.recordAttempt(exportId, activityAttempt());
 
       const integration = await repositories.integrations.findByName(current.company_id, current.integration);
       if (!integration || !integration.credentials_encrypted) {
