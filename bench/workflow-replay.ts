@@ -17,7 +17,10 @@ import { markdownTable } from './support/report';
  * - the workflow modules evaluated per workflow (before session 38), or preloaded once
  *   (worker/create-worker.ts' preloadedWorkflowModules, as the worker runs them now);
  * - Node's source maps on (the worker runs with `--enable-source-maps`) or off: tried in session
- *   38 for the worker's threads and not kept (docs/performance.md); the variant stays to show it.
+ *   38 for the worker's threads and not kept (docs/performance.md); the variant stays to show it;
+ * - the SDK's deadlock guard (vm's per-call `timeout`, a watchdog thread per call into the
+ *   sandbox) on, as the worker runs, or off (bench/support/sandbox-deadline-off.cjs): what the
+ *   guard costs a workflow (session 39; kept, docs/performance.md).
  *
  * A replay runs the workflow code and the SDK's activation path (its Rust core included) the way
  * a worker does, so the difference between variants is what each costs a workflow; the absolute
@@ -31,12 +34,14 @@ const HISTORIES = {
   delivery: { directory: path.resolve(__dirname, '../test/workflows/histories'), file: 'v3-delivery-delivered-on-attempt-3.binpb' },
 } as const;
 type HistoryName = keyof typeof HISTORIES;
-type Variant = { name: string; preload: boolean; sourceMaps: boolean };
+type Variant = { name: string; preload: boolean; sourceMaps: boolean; deadlockGuard: boolean };
 const VARIANTS: Variant[] = [
-  { name: 'modules per workflow (before session 38)', preload: false, sourceMaps: true },
-  { name: 'modules preloaded (the worker now)', preload: true, sourceMaps: true },
-  { name: 'modules preloaded, source maps off (tried, not kept)', preload: true, sourceMaps: false },
+  { name: 'modules per workflow (before session 38)', preload: false, sourceMaps: true, deadlockGuard: true },
+  { name: 'modules preloaded (the worker now)', preload: true, sourceMaps: true, deadlockGuard: true },
+  { name: 'modules preloaded, source maps off (tried, not kept)', preload: true, sourceMaps: false, deadlockGuard: true },
+  { name: 'modules preloaded, no deadlock watchdog (measured, not kept)', preload: true, sourceMaps: true, deadlockGuard: false },
 ];
+const SANDBOX_DEADLINE_OFF = path.resolve(__dirname, 'support/sandbox-deadline-off.cjs');
 
 /** In the child: replays `count` copies of the history and prints CPU ms per workflow. */
 async function replayInChild(historyName: HistoryName, count: number, preload: boolean, sourceMaps: boolean): Promise<void> {
@@ -65,7 +70,8 @@ async function replayInChild(historyName: HistoryName, count: number, preload: b
 }
 
 async function measure(historyName: HistoryName, variant: Variant, count: number): Promise<number> {
-  const args = ['--import', 'tsx', __filename, '--child', historyName, String(count), variant.preload ? 'preload' : 'per-workflow', variant.sourceMaps ? 'maps-on' : 'maps-off'];
+  const guard = variant.deadlockGuard ? [] : ['--require', SANDBOX_DEADLINE_OFF];
+  const args = [...guard, '--import', 'tsx', __filename, '--child', historyName, String(count), variant.preload ? 'preload' : 'per-workflow', variant.sourceMaps ? 'maps-on' : 'maps-off'];
   const { stdout } = await run(process.execPath, args, { maxBuffer: 1 << 20 });
   const line = stdout.trim().split('\n').at(-1) ?? '';
   return (JSON.parse(line) as { cpuMsPerWorkflow: number }).cpuMsPerWorkflow;
