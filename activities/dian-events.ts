@@ -10,7 +10,7 @@ import { loadDianEventRecord } from '../services/presenters/dian-event';
 import { companyDian, dianFailure, type CompanyDian, type DianActivityDependencies } from './dian-gateway';
 import { readRegisteredEvents, syncInvoiceEvents, warnInActivity } from './dian-documents';
 import { eligibleForDianEvents, eventEnvironmentEligibility, referencedInvoiceTypeCode } from '../domain/dian/event-eligibility';
-import { expressAcceptanceWindow } from '../domain/dian/express-acceptance';
+import { expressAcceptance } from '../domain/dian/express-acceptance';
 import { LOST_WORKER_GRACE_MS, withHeartbeatsAfter } from './heartbeat';
 
 /**
@@ -76,18 +76,22 @@ export function createDianEventActivities(deps: DianActivityDependencies & { blo
    * the invoice may have been reclassified since (`invoicing documents reclassify`: a POS ticket
    * imported as an invoice) or the event may have waited past DC24c's window. The window is checked
    * only before the first attempt: once an attempt has gone out, DIAN may already hold the event
-   * (a lost answer), and the retry must be able to confirm it.
+   * (a lost answer), and the retry must be able to confirm it. For the same reason a new 033 past
+   * the window whose invoice has an earlier 033 that went out inside it (and ended failed) may
+   * still confirm that attempt: the tacitly_accepted message is returned, for the caller to fail
+   * with when DIAN does not hold it; null when the event may be sent.
    */
-  async function recheckRules(event: DianEventRow, document: Parameters<typeof eligibleForDianEvents>[0]): Promise<void> {
+  async function recheckRules(event: DianEventRow, document: Parameters<typeof eligibleForDianEvents>[0]): Promise<string | null> {
     const eligibility = eligibleForDianEvents(document);
     if (!eligibility.eligible) throw dianFailure('not_eligible_for_events', eligibility.reason);
-    if (event.event !== '033' || event.signed_xml_blob_key) return;
-    const window = expressAcceptanceWindow(
-      await repositories.dianEvents.listForDocument(event.company_id, event.document_id),
+    if (event.event !== '033' || event.signed_xml_blob_key) return null;
+    const acceptance = expressAcceptance(
+      (await repositories.dianEvents.listForDocument(event.company_id, event.document_id)).filter((row) => row.id !== event.id),
       await repositories.dianRegisteredEvents.listForDocument(event.company_id, event.document_id),
       new Date(),
     );
-    if (!window.open) throw dianFailure('tacitly_accepted', window.message);
+    if (acceptance.allows === 'refuse') throw dianFailure('tacitly_accepted', acceptance.message);
+    return acceptance.allows === 'confirm' ? acceptance.message : null;
   }
 
   /**
@@ -98,12 +102,15 @@ export function createDianEventActivities(deps: DianActivityDependencies & { blo
    * service asks (GetStatusEvent, stored as registered_at_dian) instead of sending: the earlier
    * attempt registered returns its row and CUDE; the event registered by other software fails
    * event_already_registered; nothing of the kind lets the new event go out. Costs no DIAN call
-   * when there was no such attempt.
+   * when there was no such attempt. `mayBeSent` false (a 033 past DC24c's window, which can only
+   * confirm an earlier attempt): an answer no retry fixes fails the event instead of letting it go
+   * out, since DIAN would refuse it anyway; the client may send it again to ask again.
    */
   async function registeredEarlierAttempt(
     event: DianEventRow,
     document: { id: number; company_id: number; cufe: string; dian_environment: string | null },
     dian: CompanyDian,
+    mayBeSent: boolean,
   ): Promise<{ attempt: DianEventRow; cude: string } | null> {
     const attempts = (await repositories.dianEvents.listForDocument(event.company_id, event.document_id)).filter(
       (row) => row.id !== event.id && row.event === event.event && row.status === 'failed' && row.signed_xml_blob_key,
@@ -117,8 +124,8 @@ export function createDianEventActivities(deps: DianActivityDependencies & { blo
     } catch (error) {
       // DIAN answered what no retry fixes (an unreadable answer, a refusal of the query): the
       // event goes out as it did before this check. Nothing is registered twice: DIAN refuses a
-      // second event of a kind per invoice (LGC01).
-      if (!(error instanceof ApplicationFailure) || !error.nonRetryable) throw error;
+      // second event of a kind per invoice (LGC01). A 033 past its window fails with the answer.
+      if (!(error instanceof ApplicationFailure) || !error.nonRetryable || !mayBeSent) throw error;
       warnInActivity('DIAN could not say whether it holds an earlier attempt of the event; it is sent', { eventId: event.id, reason: error.message });
       return null;
     }
@@ -151,17 +158,19 @@ export function createDianEventActivities(deps: DianActivityDependencies & { blo
       if (!document.cufe || !document.number || !document.supplier) {
         throw dianFailure('invoice_incomplete', 'The invoice has no CUFE, number or supplier to refer to.');
       }
-      await recheckRules(event, document);
+      const tooLateUnlessRegistered = await recheckRules(event, document);
       const dian = await companyDian(deps, event.company_id);
       // The settings may have moved to the other DIAN environment since the event was queued.
       const environmentCheck = eventEnvironmentEligibility(dian.settings.environment, document.dian_environment);
       if (!environmentCheck.eligible) throw dianFailure('dian_environment_mismatch', environmentCheck.reason);
       if (!event.signed_xml_blob_key) {
-        const registered = await registeredEarlierAttempt(event, { ...document, cufe: document.cufe }, dian);
+        const registered = await registeredEarlierAttempt(event, { ...document, cufe: document.cufe }, dian, tooLateUnlessRegistered === null);
         if (registered) {
           await repositories.dianEvents.markRegisteredByAttempt(eventId, registered.attempt, registered.cude);
           return { cude: registered.cude };
         }
+        // Past DC24c's window, DIAN holds none of our earlier 033s: a new one would be refused.
+        if (tooLateUnlessRegistered !== null) throw dianFailure('tacitly_accepted', tooLateUnlessRegistered);
       }
       const supplier = document.supplier as UblParty;
       // The supplier's own AdditionalAccountID when the stored document has it (imported since it is read).

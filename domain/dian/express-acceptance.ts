@@ -8,6 +8,8 @@ import { addColombianBusinessDays, colombianDate, EXPRESS_ACCEPTANCE_BUSINESS_DA
 /** One of our events (dian_events) and one DIAN lists for the invoice (dian_registered_events). */
 type OurEvent = { event: string; status: string; completed_at: Date | null };
 type ListedAtDian = { event: string; effective_date: string | null };
+/** One of our events with what tells whether and when it went out (signed file, issue instant). */
+type OurAttempt = OurEvent & { signed_xml_blob_key: string | null; issued_at: Date | null };
 
 /** The Colombian day an event was first registered: ours when DIAN accepted it, DIAN's EffectiveDate otherwise. */
 export function registeredOn(code: string, ours: readonly OurEvent[], atDian: readonly ListedAtDian[]): string | null {
@@ -33,4 +35,25 @@ export function expressAcceptanceWindow(ours: readonly OurEvent[], atDian: reado
       `The invoice is tacitly accepted: event 033 (aceptación expresa) can be sent only within ${EXPRESS_ACCEPTANCE_BUSINESS_DAYS} Colombian business days ` +
       `of the 032 (DIAN rule DC24c)${deadline ? `, that is until ${deadline} (032 registered ${receipt})` : ''}. No event is needed: the supplier may register 034.`,
   };
+}
+
+/**
+ * What DC24c still allows a new 033: `send` it (the window is open); only `confirm` an earlier
+ * attempt (the window closed, but one of our 033s went out inside it and ended failed — its
+ * answer lost, its retries exhausted, its worker stopped —, so DIAN may hold it, and only DIAN can
+ * say: the new event asks and adopts it, or fails with `message`); or nothing (`refuse`, with
+ * `message`). An attempt went out when it has a signed file; it was inside the window when the
+ * Colombian day of its issue instant (its IssueDate, what DIAN checks) is on or before the
+ * deadline (a window closed by a 034 while the 032's day is unknown has none: nothing was inside).
+ */
+export type ExpressAcceptance = { allows: 'send' } | { allows: 'confirm' | 'refuse'; message: string };
+
+export function expressAcceptance(ours: readonly OurAttempt[], atDian: readonly ListedAtDian[], now: Date): ExpressAcceptance {
+  const window = expressAcceptanceWindow(ours, atDian, now);
+  if (window.open) return { allows: 'send' };
+  const { deadline, message } = window;
+  const sentInTime = ours.some(
+    (row) => row.event === '033' && row.status === 'failed' && row.signed_xml_blob_key && row.issued_at && deadline && colombianDate(row.issued_at) <= deadline,
+  );
+  return { allows: sentInTime ? 'confirm' : 'refuse', message };
 }

@@ -216,3 +216,115 @@ test.serial('an event sent again after its attempts ran out, when DIAN cannot sa
   t.is(simulator.events(cufe).length, 1, 'sent, and registered once');
   t.like(await world.database.db('dian_events').where({ id: second.event.id }).first(), { status: 'succeeded' });
 });
+
+/**
+ * A new invoice of the buyer with its 030 and 032 registered and a 033 whose attempts all failed
+ * with `failure` (answers lost: DIAN registered the first; HTTP 500s: DIAN registered nothing).
+ * Then DC24c's window is made to have closed since: the 032 accepted on Friday 13 Nov 2026
+ * (033 allowed until Thursday 19 Nov, Monday 16 a holiday) and the 033 signed on Wednesday 18 Nov,
+ * inside the window. `resend` posts a new 033 and awaits its workflow.
+ */
+async function lateAcceptance(t: { is: (a: unknown, b: unknown) => void; deepEqual: (a: unknown, b: unknown) => void }, number: string, failure: 'lostAnswer' | 'http500') {
+  const { company, key } = await theBuyer();
+  const json = { ...bearer(key), 'Content-Type': 'application/json' };
+  const cufe = createHash('sha384').update(`late-acceptance-${number}`).digest('hex');
+  const accepted = await upload(world.apiUrl, key, company.id, { name: `${number}.xml`, bytes: demoInvoiceXml(number, cufe, '800197268', '900108281') });
+  const invoice = (await waitForImport(world.apiUrl, key, company.id, accepted.body.id)).documents[0] as { id: number };
+  await eventually(async () => (await world.database.db('documents').where({ id: invoice.id }).first())?.dian_events_synced_at ?? undefined);
+  const post = (body: object) => fetch(`${world.apiUrl}/v1/companies/${company.id}/invoices/${invoice.id}/dian-events`, { method: 'POST', headers: json, body: JSON.stringify(body) });
+  const send = async (body: object) => {
+    const posted = await post(body);
+    t.is(posted.status, 202);
+    const event = (await posted.json()) as { id: number };
+    return { event, result: await world.env.client.workflow.getHandle(workflowIdsFor(world.taskQueue).dianEvent(event.id)).result() };
+  };
+  t.deepEqual((await send({ event: '030', issuer: ISSUER })).result, { succeeded: true });
+  t.deepEqual((await send({ event: '032', issuer: ISSUER })).result, { succeeded: true });
+  simulator.failNext(8, failure);
+  const first = await send({ event: '033' });
+  t.deepEqual(first.result, { succeeded: false });
+  await world.database.db('dian_events').where({ document_id: invoice.id, event: '032' }).update({ completed_at: new Date('2026-11-13T21:00:00Z') });
+  await world.database.db('dian_events').where({ id: first.event.id }).update({ issued_at: new Date('2026-11-18T15:00:00Z') });
+  const lost = await world.database.db('dian_events').where({ id: first.event.id }).first();
+  t.is(lost.status, 'failed');
+  const sends = () => simulator.requests.filter((request) => request.operation === 'SendEventUpdateStatus').length;
+  return { cufe, invoice, lost, post, sends, resend: () => send({ event: '033' }) };
+}
+
+// A 033 whose every answer was lost while DIAN registered it inside DC24c's window, sent again
+// after the window: the API refused it (409 tacitly_accepted) and so did the activity before it
+// asked DIAN, so the invoice was reported never accepted expressly while DIAN held the acceptance.
+test.serial('a 033 DIAN registered inside its window, answers lost, sent again after the window: 202, recorded as registered, nothing sent', async (t) => {
+  const { cufe, lost, sends, resend } = await lateAcceptance(t, 'FE-LATE-1', 'lostAnswer');
+  t.is(lost.error_code, 'dian_unavailable');
+  const registered = simulator.events(cufe).filter((event) => event.code === '033');
+  t.is(registered.length, 1, 'DIAN registered the first attempt');
+
+  const before = simulator.requests.length;
+  const sendsBefore = sends();
+  const second = await resend();
+  t.deepEqual(second.result, { succeeded: true });
+  t.is(sends(), sendsBefore, 'no event sent again');
+  t.true(simulator.requests.slice(before).some((request) => request.operation === 'GetStatusEvent'));
+  const adopted = await world.database.db('dian_events').where({ id: second.event.id }).first();
+  t.like(adopted, { status: 'succeeded', cude: registered[0]!.cude, signed_xml_blob_key: lost.signed_xml_blob_key });
+  t.deepEqual(adopted.issued_at, lost.issued_at);
+  t.is(simulator.events(cufe).filter((event) => event.code === '033').length, 1);
+});
+
+test.serial('a 033 whose attempts went out inside its window but DIAN does not hold, sent again after the window: 202, then failed tacitly_accepted, nothing sent', async (t) => {
+  const { cufe, lost, post, sends, resend } = await lateAcceptance(t, 'FE-LATE-2', 'http500');
+  t.is(lost.error_code, 'dian_unavailable');
+  t.notDeepEqual(lost.signed_xml_blob_key, null, 'the attempt was signed and went out');
+  t.deepEqual(simulator.events(cufe).map((event) => event.code), ['030', '032']);
+
+  const before = simulator.requests.length;
+  const sendsBefore = sends();
+  const second = await resend();
+  t.deepEqual(second.result, { succeeded: false });
+  t.is(sends(), sendsBefore, 'nothing sent');
+  t.true(simulator.requests.slice(before).some((request) => request.operation === 'GetStatusEvent'), 'DIAN was asked');
+  const row = await world.database.db('dian_events').where({ id: second.event.id }).first();
+  t.like(row, { status: 'failed', error_code: 'tacitly_accepted', signed_xml_blob_key: null });
+  t.regex(row.error_message, /tacitly accepted.*until 2026-11-19 \(032 registered 2026-11-13\)/);
+  t.deepEqual(simulator.events(cufe).map((event) => event.code), ['030', '032']);
+
+  // The earlier attempt can be asked about again (DIAN may have been slow to list it): still 202.
+  const again = await post({ event: '033' });
+  t.is(again.status, 202);
+  const event = (await again.json()) as { id: number };
+  t.deepEqual(await world.env.client.workflow.getHandle(workflowIdsFor(world.taskQueue).dianEvent(event.id)).result(), { succeeded: false });
+});
+
+test.serial('after the window, a 033 with no earlier attempt that went out inside it is refused: 409 tacitly_accepted, nothing queued', async (t) => {
+  const { lost, post, invoice } = await lateAcceptance(t, 'FE-LATE-3', 'http500');
+  // The attempt signed on Friday 20 Nov, after the deadline (DIAN would have refused it by DC24c).
+  await world.database.db('dian_events').where({ id: lost.id }).update({ issued_at: new Date('2026-11-20T15:00:00Z') });
+  const late = await post({ event: '033' });
+  t.is(late.status, 409);
+  const body = (await late.json()) as { error: { code: string; message: string } };
+  t.is(body.error.code, 'tacitly_accepted');
+  t.regex(body.error.message, /until 2026-11-19 \(032 registered 2026-11-13\)/);
+  // None that went out at all: likewise.
+  await world.database.db('dian_events').where({ id: lost.id }).update({ issued_at: new Date('2026-11-18T15:00:00Z'), signed_xml_blob_key: null });
+  t.is((await post({ event: '033' })).status, 409);
+  t.is((await world.database.db('dian_events').where({ document_id: invoice.id, event: '033' })).length, 1, 'no event recorded');
+});
+
+test.serial('a 033 sent again after the window, when DIAN cannot say what it holds (an unreadable answer): fails with that answer, nothing sent, and may be asked again', async (t) => {
+  const { cufe, post, sends, resend } = await lateAcceptance(t, 'FE-LATE-4', 'http500');
+  const before = simulator.requests.length;
+  const sendsBefore = sends();
+  // The check's GetStatusEvent gets a page the gateway cannot read. Inside the window the event
+  // would go out as before the check; past it a new 033 is refused by DIAN (DC24c) anyway, and
+  // failing tacitly_accepted would say what nobody knows.
+  simulator.failNext(1, 'noEnvelope');
+  const second = await resend();
+  t.deepEqual(second.result, { succeeded: false });
+  t.true(simulator.requests.slice(before).some((request) => request.outcome === 'injected answer without a SOAP envelope'), 'the check met the unreadable answer');
+  t.is(sends(), sendsBefore, 'nothing sent');
+  const row = await world.database.db('dian_events').where({ id: second.event.id }).first();
+  t.like(row, { status: 'failed', error_code: 'dian_invalid_response', signed_xml_blob_key: null });
+  t.deepEqual(simulator.events(cufe).map((event) => event.code), ['030', '032']);
+  t.is((await post({ event: '033' })).status, 202, 'asked again');
+});

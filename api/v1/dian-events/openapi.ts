@@ -20,7 +20,7 @@ export const dianEventsOpenApi: ZodOpenApiPathsObject = {
       body: dianEventIn,
       success: { status: 202, description: 'The event, pending; dian_event.completed or dian_event.failed tells the outcome.', schema: dianEventOut, headers: toInvoiceEvents() },
       errors: {
-        409: 'not_a_purchase, not_eligible_for_events, dian_settings_missing, dian_environment_mismatch (the invoice was validated in the other DIAN environment), event_already_registered, event_in_progress, event_out_of_order (032 needs 030, 033 needs 032), invoice_claimed or tacitly_accepted.',
+        409: 'not_a_purchase, not_eligible_for_events, dian_settings_missing, dian_environment_mismatch (the invoice was validated in the other DIAN environment), event_already_registered, event_in_progress, event_out_of_order (032 needs 030, 033 needs 032), invoice_claimed or tacitly_accepted (033 after DC24c\'s window, unless an earlier 033 of ours went out inside it and ended failed: that one is queued to confirm it with DIAN).',
       },
     }),
     get: operation({

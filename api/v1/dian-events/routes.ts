@@ -14,7 +14,7 @@ import { dianEventStart } from '../../../services/work-starts';
 import { dianEventWorkflow } from '../../../workflows/dian-event';
 import { eventNumberPrefix } from '../../../db/repositories/dian-settings';
 import type { DianRegisteredEventRow } from '../../../db/repositories/dian-registered-events';
-import { expressAcceptanceWindow } from '../../../domain/dian/express-acceptance';
+import { expressAcceptance } from '../../../domain/dian/express-acceptance';
 import { dianEventsSyncWorkflow } from '../../../workflows/dian-events-sync';
 import { workflowIdsFor } from '../../../workflows/messages';
 import { eligibleForDianEvents, eventEnvironmentEligibility } from '../../../domain/dian/event-eligibility';
@@ -47,8 +47,10 @@ export function checkEventOrder(code: DianEventCode, existing: DianEventRow[], a
   if (registered('031')) {
     throw new ApiError(409, 'invoice_claimed', 'The invoice has a claim (event 031, reclamo) at DIAN; it can no longer be accepted expressly.');
   }
-  const window = expressAcceptanceWindow(existing, atDian, now);
-  if (!window.open) throw new ApiError(409, 'tacitly_accepted', window.message);
+  // Past DC24c's window a 033 is queued only to confirm an earlier attempt that went out inside
+  // it (its answer lost): the sending activity asks DIAN and adopts it, or fails tacitly_accepted.
+  const acceptance = expressAcceptance(existing, atDian, now);
+  if (acceptance.allows === 'refuse') throw new ApiError(409, 'tacitly_accepted', acceptance.message);
 }
 
 /**
