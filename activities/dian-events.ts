@@ -12,6 +12,18 @@ import { readRegisteredEvents, syncInvoiceEvents, warnInActivity } from './dian-
 import { eligibleForDianEvents, eventEnvironmentEligibility, referencedInvoiceTypeCode } from '../domain/dian/event-eligibility';
 import { expressAcceptance } from '../domain/dian/express-acceptance';
 import { LOST_WORKER_GRACE_MS, withHeartbeatsAfter } from './heartbeat';
+import { retryingDependencyFaults } from './dependency-retries';
+
+/**
+ * Attempts an event gets for DIAN's failures worth retrying (network, timeout, HTTP 5xx, of the
+ * send or of a GetStatusEvent it makes: counted in the row's retryable_failures) or for its own
+ * (a bug: Temporal's attempt number, activities/dependency-retries.ts): 8, 5 s doubling to 5 min,
+ * about 15 minutes (docs/dian.md). A dependency of ours that is down (Postgres, the blob store)
+ * counts toward neither and is waited out within the workflow's 30 attempts: until 2026-11-26 an
+ * outage of about 15 minutes used up the 8 and ended the event failed (`service_unavailable`),
+ * although nothing was wrong with DIAN or the event.
+ */
+export const DIAN_EVENT_ATTEMPTS = 8;
 
 /**
  * DIAN's "already processed" answer. DIAN keys it by sender NIT + event type + event number and
@@ -64,6 +76,21 @@ async function refreshRegisteredEvents(deps: DianActivityDependencies, documentI
 
 export function createDianEventActivities(deps: DianActivityDependencies & { blobStore: BlobStore }) {
   const { repositories } = deps;
+
+  /**
+   * DIAN's failure worth retrying (a retryable `dian_…` failure) is counted in the event's row,
+   * not by Temporal's attempt number, which also counts the attempts an outage of ours ended:
+   * the 8th so counted ends the event with its code, as the 8th attempt did before.
+   */
+  async function countingDianFailures<T>(eventId: number, work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      if (!(error instanceof ApplicationFailure) || error.nonRetryable || !error.type?.startsWith('dian_')) throw error;
+      if ((await repositories.dianEvents.countRetryableFailure(eventId)) >= DIAN_EVENT_ATTEMPTS) throw dianFailure(error.type, error.message);
+      throw error;
+    }
+  }
 
   async function load(eventId: number): Promise<DianEventRow> {
     const row = await repositories.dianEvents.findById(eventId);
@@ -263,8 +290,14 @@ export function createDianEventActivities(deps: DianActivityDependencies & { blo
     /**
      * The attempt heartbeats while it runs (see postExport): a worker killed mid-send is noticed
      * within the workflow's 20 s heartbeat timeout; the retry resends the same CUDE, which DIAN
-     * confirms as already processed (Regla 90) when the lost attempt reached it.
+     * confirms as already processed (Regla 90) when the lost attempt reached it. DIAN's failures
+     * and the activity's own end the event at their 8th (DIAN_EVENT_ATTEMPTS); a dependency of
+     * ours that is down is retried for as long as the workflow's policy allows.
      */
-    sendDianEvent: (eventId: number) => withHeartbeatsAfter(LOST_WORKER_GRACE_MS, () => activities.sendDianEvent(eventId)),
+    sendDianEvent: (eventId: number) =>
+      retryingDependencyFaults(
+        () => withHeartbeatsAfter(LOST_WORKER_GRACE_MS, () => countingDianFailures(eventId, () => activities.sendDianEvent(eventId))),
+        DIAN_EVENT_ATTEMPTS,
+      ),
   };
 }

@@ -7,14 +7,22 @@ type DianEventActivities = ReturnType<typeof createDianEventActivities>;
 type IngestionActivities = ReturnType<typeof createIngestionActivities>;
 
 /**
- * Bounded retries of transient DIAN failures (network, timeout, HTTP 5xx): 8 attempts from 5 s
- * to 5 min, about 15 minutes in all. They are invisible: only the final outcome is published.
+ * Retries of the send (docs/dian.md): 5 s, 10 s, 20 s … capped at 5 min. They are invisible: only
+ * the final outcome is published. The activity makes DIAN's transient failures (network, timeout,
+ * HTTP 5xx) and its own final at their 8th (activities/dian-events.ts DIAN_EVENT_ATTEMPTS, about
+ * 15 minutes, as this policy's limit was until 2026-11-26) and waits out a dependency of ours that
+ * is down (Postgres, the blob store) for up to these 30 attempts, about 2 hours: the outages a
+ * restart, a failover or a freed disk mends, which used to end events failed after 15 minutes.
+ * The limit bounds what the activity never sees: a worker lost mid-send again and again (each
+ * resend carries the same CUDE, so DIAN registers the event once).
  */
+export const DIAN_EVENT_RETRY_POLICY = { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes', maximumAttempts: 30 } as const;
+
 const { sendDianEvent } = proxyActivities<DianEventActivities>({
   startToCloseTimeout: '2 minutes',
   // The attempt heartbeats (activities/dian-events.ts): a lost worker is retried after 20 s, not 2 min.
   heartbeatTimeout: '20 seconds',
-  retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes', maximumAttempts: 8 },
+  retry: DIAN_EVENT_RETRY_POLICY,
 });
 const { failDianEvent, dianEventRecord } = proxyActivities<DianEventActivities>({
   startToCloseTimeout: '1 minute',
@@ -54,11 +62,13 @@ async function sendAndPublish(input: { eventId: number }): Promise<{ succeeded: 
  * failures carry their code (DIAN's StatusCode, `dian_…`, `certificate_invalid`, …: docs/dian.md).
  * Anything else is an error of the service's own (its database or blob store down through every
  * attempt, a bug): its type is only the JavaScript error's name (`KnexTimeoutError`, `Error`) and
- * its message may name internal hosts, so neither is shown to the client.
+ * its message may name internal hosts, so neither is shown to the client. Such an error made final
+ * at its 8th attempt (activities/dependency-retries.ts) is non-retryable too, but carries the error
+ * as its cause, which the activity's own codes never do.
  */
 export function dianEventFailureOf(error: ActivityFailure): { code: string; message: string } {
   const cause = error.cause;
-  if (cause instanceof ApplicationFailure && cause.type && (cause.nonRetryable || cause.type.startsWith('dian_'))) {
+  if (cause instanceof ApplicationFailure && cause.type && ((cause.nonRetryable && !cause.cause) || cause.type.startsWith('dian_'))) {
     return { code: cause.type, message: cause.message || 'DIAN refused the event.' };
   }
   if (cause instanceof ApplicationFailure) {

@@ -119,6 +119,15 @@ export function createDianEventsRepository(db: Database) {
       await db('dian_events').where({ id }).update({ ...keys, updated_at: db.fn.now() });
     },
 
+    /** One more attempt DIAN failed with a failure worth retrying; returns how many it has failed so. */
+    async countRetryableFailure(id: number): Promise<number> {
+      const [row] = await db('dian_events')
+        .where({ id })
+        .update({ retryable_failures: db.raw('retryable_failures + 1'), updated_at: db.fn.now() })
+        .returning<{ retryable_failures: number }[]>('retryable_failures');
+      return row?.retryable_failures ?? 0;
+    },
+
     markSucceeded(id: number, cude: string): Promise<void> {
       return markSucceeded(id, cude, {});
     },

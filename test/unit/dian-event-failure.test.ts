@@ -1,5 +1,6 @@
 import test from 'ava';
 import { ActivityFailure, ApplicationFailure, RetryState, TimeoutFailure, TimeoutType } from '@temporalio/common';
+import { retryingDependencyFaults } from '../../activities/dependency-retries';
 import { dianEventFailureOf } from '../../workflows/dian-event';
 
 /** How the workflow sees a send activity that failed for good with `cause`. */
@@ -23,6 +24,16 @@ test('the service\'s own error through every attempt (its database down) is serv
   const failure = dianEventFailureOf(failed(ownError));
   t.is(failure.code, 'service_unavailable');
   t.notRegex(failure.message, /Knex|10\.0\.0\.5/);
+});
+
+test('a failure of the service\'s own made final at its last attempt (a bug, by the dependency wrapper) is service_unavailable too, not its class name', async (t) => {
+  const final = await t.throwsAsync(retryingDependencyFaults(async () => {
+    throw new TypeError("Cannot read properties of undefined (reading 'cufe')");
+  }, 1));
+  t.true(final instanceof ApplicationFailure && final.nonRetryable, 'made final');
+  const failure = dianEventFailureOf(failed(final!));
+  t.is(failure.code, 'service_unavailable');
+  t.notRegex(failure.message, /TypeError|cufe/);
 });
 
 test('an attempt that timed out is dian_unavailable', (t) => {

@@ -169,11 +169,13 @@ test.serial('an event sent again after its attempts ran out while DIAN held the 
   t.deepEqual(published.map((row: { type: string }) => row.type).sort(), ['dian_event.completed', 'dian_event.failed']);
 });
 
+type Assertions = { is: (a: unknown, b: unknown) => void; deepEqual: (a: unknown, b: unknown) => void };
+
 /**
- * A new invoice of the buyer whose first 030 failed on 8 HTTP 500s (nothing registered at DIAN);
- * `send` posts another 030 for it and awaits its workflow.
+ * A new invoice of the buyer, imported and its DIAN events read; `send` posts a 030 for it and
+ * awaits its workflow.
  */
-async function invoiceWithFailedEvent(t: { is: (a: unknown, b: unknown) => void; deepEqual: (a: unknown, b: unknown) => void }, number: string) {
+async function invoiceOfTheBuyer(t: Assertions, number: string) {
   const { company, key } = await theBuyer();
   const json = { ...bearer(key), 'Content-Type': 'application/json' };
   const cufe = createHash('sha384').update(`refused-${number}`).digest('hex');
@@ -186,11 +188,104 @@ async function invoiceWithFailedEvent(t: { is: (a: unknown, b: unknown) => void;
     const event = (await posted.json()) as { id: number };
     return { event, result: await world.env.client.workflow.getHandle(workflowIdsFor(world.taskQueue).dianEvent(event.id)).result() };
   };
+  return { company, cufe, invoice, send };
+}
+
+/** The dian_event.* events published for an invoice, once its workflow published one. */
+async function publishedFor(companyId: number, invoiceId: number) {
+  await eventually(async () => ((await world.database.db('events').where({ company_id: companyId }).where('type', 'like', 'dian_event.%').whereRaw(`data->>'invoice_id' = ?`, [String(invoiceId)])).length > 0 ? true : undefined));
+  await new Promise((resolve) => setTimeout(resolve, 1500)); // anything else would have been recorded by now
+  return world.database.db('events').where({ company_id: companyId }).where('type', 'like', 'dian_event.%').whereRaw(`data->>'invoice_id' = ?`, [String(invoiceId)]);
+}
+
+/** A new invoice of the buyer whose first 030 failed on 8 HTTP 500s (nothing registered at DIAN). */
+async function invoiceWithFailedEvent(t: Assertions, number: string) {
+  const { cufe, invoice, send } = await invoiceOfTheBuyer(t, number);
   simulator.failNext(8, 'http500');
   t.deepEqual((await send()).result, { succeeded: false });
   t.deepEqual(simulator.events(cufe), []);
   return { cufe, invoice, send };
 }
+
+test.serial('DIAN failing every attempt (8 HTTP 500s): the event ends failed dian_unavailable after its 8 attempts, one dian_event.failed', async (t) => {
+  const { company, cufe, invoice, send } = await invoiceOfTheBuyer(t, 'FE-DIAN-DOWN-1');
+  const before = simulator.requests.length;
+  simulator.failNext(8, 'http500');
+  const started = await world.env.currentTimeMs();
+  const { event, result } = await send();
+  t.deepEqual(result, { succeeded: false });
+  const seconds = ((await world.env.currentTimeMs()) - started) / 1000;
+  t.true(seconds >= 5 + 10 + 20 + 40 + 80 + 160 + 300, `retried with backoff (${seconds} virtual s)`);
+  t.deepEqual(simulator.requests.slice(before).map((request) => request.outcome), Array(8).fill('injected http500'), 'sent at each of the 8 attempts, nothing more');
+  t.like(await world.database.db('dian_events').where({ id: event.id }).first(), { status: 'failed', error_code: 'dian_unavailable', retryable_failures: 8 });
+  t.deepEqual(simulator.events(cufe), []);
+  const published = await publishedFor(company.id, invoice.id);
+  t.deepEqual(published.map((row: { type: string }) => row.type), ['dian_event.failed']);
+  t.like(published[0].data, { invoice_id: invoice.id, succeeded: false, error: { code: 'dian_unavailable' } });
+});
+
+/**
+ * Runs `body` while Postgres refuses to record an event's signed file (disk_full, SQLSTATE 53100,
+ * raised by a trigger) for its first `tries` tries, so that nothing goes out: a fault of our own
+ * dependency. `tried()` tells how many tries there were (nextval is not rolled back with the
+ * refused statement, so the sequence counts them).
+ */
+async function whilePostgresRefusesSigning(tries: number, body: (tried: () => Promise<number>) => Promise<void>) {
+  const db = world.database.db;
+  await db.raw('CREATE SEQUENCE dian_event_signing_tries');
+  await db.raw(`CREATE FUNCTION refuse_dian_event_signing() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      IF NEW.signed_xml_blob_key IS DISTINCT FROM OLD.signed_xml_blob_key AND nextval('dian_event_signing_tries') <= ${tries} THEN
+        RAISE EXCEPTION 'could not extend file "base/16384/16999": No space left on device' USING ERRCODE = 'disk_full';
+      END IF;
+      RETURN NEW;
+    END $$`);
+  await db.raw('CREATE TRIGGER refuse_dian_event_signing BEFORE UPDATE ON dian_events FOR EACH ROW EXECUTE FUNCTION refuse_dian_event_signing()');
+  try {
+    await body(async () => Number((await db.raw('SELECT last_value FROM dian_event_signing_tries')).rows[0].last_value));
+  } finally {
+    await db.raw('DROP TRIGGER refuse_dian_event_signing ON dian_events');
+    await db.raw('DROP FUNCTION refuse_dian_event_signing()');
+    await db.raw('DROP SEQUENCE dian_event_signing_tries');
+  }
+}
+
+// Postgres refusing to record the signed event for longer than the event's 8 attempts: a
+// dependency fault, which does not use them up. Until 2026-11-26 the 8th attempt ended the event
+// failed (service_unavailable) although nothing was wrong with DIAN or the event.
+test.serial('Postgres unable to record the signed event through 10 attempts: retried past the 8, then sent once and succeeded, one dian_event.completed', async (t) => {
+  const { company, cufe, invoice, send } = await invoiceOfTheBuyer(t, 'FE-OUR-OUTAGE-1');
+  await whilePostgresRefusesSigning(10, async (tried) => {
+    const before = simulator.requests.length;
+    const started = await world.env.currentTimeMs();
+    const { event, result } = await send();
+    t.deepEqual(result, { succeeded: true });
+    const seconds = ((await world.env.currentTimeMs()) - started) / 1000;
+    t.true(seconds >= 5 + 10 + 20 + 40 + 80 + 160 + 300 * 4, `waited out past the 8 attempts' 15 minutes (${seconds} virtual s)`);
+    t.is(await tried(), 11, '10 attempts refused, the 11th recorded');
+    const sends = simulator.requests.slice(before).filter((request) => request.operation === 'SendEventUpdateStatus');
+    t.deepEqual(sends.map((request) => request.outcome), ['StatusCode 00'], 'sent once');
+    const row = await world.database.db('dian_events').where({ id: event.id }).first();
+    t.like(row, { status: 'succeeded', retryable_failures: 0 });
+    t.deepEqual(simulator.events(cufe).map((registered) => registered.cude), [row.cude]);
+    const published = await publishedFor(company.id, invoice.id);
+    t.deepEqual(published.map((p: { type: string }) => p.type), ['dian_event.completed']);
+  });
+});
+
+test.serial('an outage of ours through 10 attempts, then DIAN failing every attempt: DIAN still gets its 8 attempts before the event ends failed dian_unavailable', async (t) => {
+  const { cufe, send } = await invoiceOfTheBuyer(t, 'FE-OUR-OUTAGE-2');
+  await whilePostgresRefusesSigning(10, async (tried) => {
+    const before = simulator.requests.length;
+    simulator.failNext(8, 'http500');
+    const { event, result } = await send();
+    t.deepEqual(result, { succeeded: false });
+    t.is(await tried(), 11, '10 attempts refused, the 11th recorded the signed file (the later ones find it recorded)');
+    t.deepEqual(simulator.requests.slice(before).map((request) => request.outcome), Array(8).fill('injected http500'), 'sent at each of the 8 attempts after the outage');
+    t.like(await world.database.db('dian_events').where({ id: event.id }).first(), { status: 'failed', error_code: 'dian_unavailable', retryable_failures: 8 });
+    t.deepEqual(simulator.events(cufe), []);
+  });
+});
 
 test.serial('an event sent again after its attempts ran out, when DIAN holds that event from other software: fails event_already_registered without sending', async (t) => {
   const { cufe, invoice, send } = await invoiceWithFailedEvent(t, 'FE-LOST-2');
