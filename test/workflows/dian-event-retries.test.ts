@@ -10,6 +10,7 @@ import { generateTestPkcs12 } from '../../testing/dian-certificates';
 import { FIXTURES, fixture, upload, waitForImport } from '../support/ingestion';
 import { startWebhookWorld, type WebhookWorld } from '../support/webhook-world';
 import { eventually } from '../support/eventually';
+import { whilePostgresRefusesUpdates } from '../support/postgres-disk-full';
 
 // Transient DIAN failures are retried inside dianEventWorkflow (5 s → 5 min backoff, skipped
 // through by the time-skipping server) and produce no intermediate events.
@@ -225,29 +226,12 @@ test.serial('DIAN failing every attempt (8 HTTP 500s): the event ends failed dia
 });
 
 /**
- * Runs `body` while Postgres refuses to record an event's signed file (disk_full, SQLSTATE 53100,
- * raised by a trigger) for its first `tries` tries, so that nothing goes out: a fault of our own
- * dependency. `tried()` tells how many tries there were (nextval is not rolled back with the
- * refused statement, so the sequence counts them).
+ * Runs `body` while Postgres refuses to record an event's signed file (disk_full) for its first
+ * `tries` tries, so that nothing goes out: a fault of our own dependency.
  */
 async function whilePostgresRefusesSigning(tries: number, body: (tried: () => Promise<number>) => Promise<void>) {
-  const db = world.database.db;
-  await db.raw('CREATE SEQUENCE dian_event_signing_tries');
-  await db.raw(`CREATE FUNCTION refuse_dian_event_signing() RETURNS trigger LANGUAGE plpgsql AS $$
-    BEGIN
-      IF NEW.signed_xml_blob_key IS DISTINCT FROM OLD.signed_xml_blob_key AND nextval('dian_event_signing_tries') <= ${tries} THEN
-        RAISE EXCEPTION 'could not extend file "base/16384/16999": No space left on device' USING ERRCODE = 'disk_full';
-      END IF;
-      RETURN NEW;
-    END $$`);
-  await db.raw('CREATE TRIGGER refuse_dian_event_signing BEFORE UPDATE ON dian_events FOR EACH ROW EXECUTE FUNCTION refuse_dian_event_signing()');
-  try {
-    await body(async () => Number((await db.raw('SELECT last_value FROM dian_event_signing_tries')).rows[0].last_value));
-  } finally {
-    await db.raw('DROP TRIGGER refuse_dian_event_signing ON dian_events');
-    await db.raw('DROP FUNCTION refuse_dian_event_signing()');
-    await db.raw('DROP SEQUENCE dian_event_signing_tries');
-  }
+  const condition = 'NEW.signed_xml_blob_key IS DISTINCT FROM OLD.signed_xml_blob_key';
+  await whilePostgresRefusesUpdates(world.database.db, { table: 'dian_events', condition, tries }, body);
 }
 
 // Postgres refusing to record the signed event for longer than the event's 8 attempts: a

@@ -5,6 +5,7 @@ import { eventually } from '../support/eventually';
 import { FAKE_ALEGRA_EMAIL, FAKE_ALEGRA_TOKEN, FAKE_CATEGORY_ID, startFakeAlegra, type FakeAlegra } from '../../testing/fake-accounting/alegra';
 import { startWebhookWorld, type WebhookWorld } from '../support/webhook-world';
 import { workflowIdsFor } from '../../workflows/messages';
+import { whilePostgresRefusesUpdates } from '../support/postgres-disk-full';
 
 // Automatic export retries in virtual time (Java time-skipping server): transient failures are
 // retried with backoff and produce no event; only the outcome does.
@@ -142,34 +143,23 @@ test.serial('Postgres unable to record the booking through 10 attempts: retried 
   // end of the export (Temporal's attempt number, 11 by then, counts the outage's attempts too).
   const erp = await startDeduplicatingErp(() => 0, (index) => index === 10);
   const db = world.database.db;
-  // nextval is not rolled back with the refused statement, so it counts the tries.
-  await db.raw('CREATE SEQUENCE export_success_tries');
-  await db.raw(`CREATE FUNCTION refuse_export_success() RETURNS trigger LANGUAGE plpgsql AS $$
-    BEGIN
-      IF NEW.status = 'succeeded' AND nextval('export_success_tries') <= 10 THEN
-        RAISE EXCEPTION 'could not extend file "base/16384/16999": No space left on device' USING ERRCODE = 'disk_full';
-      END IF;
-      RETURN NEW;
-    END $$`);
-  await db.raw('CREATE TRIGGER refuse_export_success BEFORE UPDATE ON exports FOR EACH ROW EXECUTE FUNCTION refuse_export_success()');
   try {
-    const created = await call('POST', `/v1/companies/${company.id}/integrations`, {
-      name: 'erp-full', provider: 'generic_http',
-      credentials: { secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' },
-      settings: { url: erp.url },
+    await whilePostgresRefusesUpdates(db, { table: 'exports', condition: "NEW.status = 'succeeded'", tries: 10 }, async () => {
+      const created = await call('POST', `/v1/companies/${company.id}/integrations`, {
+        name: 'erp-full', provider: 'generic_http',
+        credentials: { secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' },
+        settings: { url: erp.url },
+      });
+      t.is(created.status, 201, JSON.stringify(created.body));
+      const run = await runExport('erp-full');
+      t.is(run.outcome, 'succeeded');
+      t.deepEqual(erp.received, Array.from({ length: 12 }, () => `export-${run.exportId}`), 'posted at every attempt, with the same idempotency key');
+      t.is(erp.booked.size, 1, 'booked once');
+      const events = await settledEvents(run.exportId);
+      t.deepEqual(events.map((event) => event.type), ['export.succeeded']);
+      t.like(await db('exports').where({ id: run.exportId }).first(), { status: 'succeeded', attempts: 12, retryable_failures: 1 });
     });
-    t.is(created.status, 201, JSON.stringify(created.body));
-    const run = await runExport('erp-full');
-    t.is(run.outcome, 'succeeded');
-    t.deepEqual(erp.received, Array.from({ length: 12 }, () => `export-${run.exportId}`), 'posted at every attempt, with the same idempotency key');
-    t.is(erp.booked.size, 1, 'booked once');
-    const events = await settledEvents(run.exportId);
-    t.deepEqual(events.map((event) => event.type), ['export.succeeded']);
-    t.like(await db('exports').where({ id: run.exportId }).first(), { status: 'succeeded', attempts: 12, retryable_failures: 1 });
   } finally {
-    await db.raw('DROP TRIGGER refuse_export_success ON exports');
-    await db.raw('DROP FUNCTION refuse_export_success()');
-    await db.raw('DROP SEQUENCE export_success_tries');
     await erp.close();
   }
 });
