@@ -1,4 +1,4 @@
-import { ApplicationFailure } from '@temporalio/activity';
+import { ApplicationFailure, Context } from '@temporalio/activity';
 import { NOT_STARTED, type DianEventRow } from '../db/repositories/dian-events';
 import { buildApplicationResponse, eventQrCode, organizationTypeOf, type ApplicationResponseParty } from '../domain/dian/application-response';
 import { keySegment, type BlobStore } from '../storage/blob-store';
@@ -80,14 +80,16 @@ export function createDianEventActivities(deps: DianActivityDependencies & { blo
   /**
    * DIAN's failure worth retrying (a retryable `dian_…` failure) is counted in the event's row,
    * not by Temporal's attempt number, which also counts the attempts an outage of ours ended:
-   * the 8th so counted ends the event with its code, as the 8th attempt did before.
+   * the 8th so counted ends the event with its code, as the 8th attempt did before. Counted per
+   * workflow run: an operator's reset (a new run) gets its 8 again, as it did before.
    */
   async function countingDianFailures<T>(eventId: number, work: () => Promise<T>): Promise<T> {
     try {
       return await work();
     } catch (error) {
       if (!(error instanceof ApplicationFailure) || error.nonRetryable || !error.type?.startsWith('dian_')) throw error;
-      if ((await repositories.dianEvents.countRetryableFailure(eventId)) >= DIAN_EVENT_ATTEMPTS) throw dianFailure(error.type, error.message);
+      const runId = Context.current().info.workflowExecution?.runId ?? null;
+      if ((await repositories.dianEvents.countRetryableFailure(eventId, runId)) >= DIAN_EVENT_ATTEMPTS) throw dianFailure(error.type, error.message);
       throw error;
     }
   }

@@ -9,10 +9,12 @@ import { BlobStoreFullError, BlobStoreMisconfiguredError, BlobStoreUnavailableEr
 
 /**
  * Postgres cannot be reached, is shutting down or restarting (SQLSTATE class 08 and 57P0x, a
- * refused or cut connection), or no pooled connection freed up within the pool's acquire
- * timeout: the request was not served and nothing of it was kept, so it can be retried.
+ * refused or cut connection), refuses a new connection because all are taken (53300
+ * too_many_connections: every process reconnecting at once after an outage), or no pooled
+ * connection freed up within the pool's acquire timeout: the request was not served and nothing
+ * of it was kept, so it can be retried.
  */
-const DATABASE_UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', '57P01', '57P02', '57P03', '08000', '08001', '08003', '08004', '08006']);
+const DATABASE_UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', '57P01', '57P02', '57P03', '53300', '08000', '08001', '08003', '08004', '08006']);
 
 export function isDatabaseUnavailable(error: unknown): boolean {
   if (!(error instanceof Error)) return false;

@@ -12,6 +12,9 @@ import type { Knex } from 'knex';
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.alterTable('dian_events', (t) => {
     t.integer('retryable_failures').notNullable().defaultTo(0);
+    // The workflow run the count belongs to: an operator's reset starts a new run, whose attempts
+    // get 8 of their own again (as they did when Temporal's attempt number was the count).
+    t.text('retryable_failures_run');
   });
 }
 

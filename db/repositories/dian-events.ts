@@ -119,11 +119,18 @@ export function createDianEventsRepository(db: Database) {
       await db('dian_events').where({ id }).update({ ...keys, updated_at: db.fn.now() });
     },
 
-    /** One more attempt DIAN failed with a failure worth retrying; returns how many it has failed so. */
-    async countRetryableFailure(id: number): Promise<number> {
+    /**
+     * One more attempt DIAN failed with a failure worth retrying, in workflow run `runId`; returns
+     * how many it has failed so in that run (a reset's new run counts from 1 again).
+     */
+    async countRetryableFailure(id: number, runId: string | null): Promise<number> {
       const [row] = await db('dian_events')
         .where({ id })
-        .update({ retryable_failures: db.raw('retryable_failures + 1'), updated_at: db.fn.now() })
+        .update({
+          retryable_failures: db.raw('CASE WHEN retryable_failures_run IS NOT DISTINCT FROM ? THEN retryable_failures + 1 ELSE 1 END', [runId]),
+          retryable_failures_run: runId,
+          updated_at: db.fn.now(),
+        })
         .returning<{ retryable_failures: number }[]>('retryable_failures');
       return row?.retryable_failures ?? 0;
     },

@@ -9,7 +9,14 @@ import { addColombianBusinessDays, colombianDate, EXPRESS_ACCEPTANCE_BUSINESS_DA
 type OurEvent = { event: string; status: string; completed_at: Date | null };
 type ListedAtDian = { event: string; effective_date: string | null };
 /** One of our events with what tells whether and when it went out (signed file, issue instant). */
-type OurAttempt = OurEvent & { signed_xml_blob_key: string | null; issued_at: Date | null };
+type OurAttempt = OurEvent & { signed_xml_blob_key: string | null; issued_at: Date | null; error_code: string | null };
+
+/**
+ * The codes an attempt fails with when DIAN answered it with a refusal: its StatusCode (`99`…),
+ * `rejected` when DIAN gave none, or `dian_duplicate_event_number` (its number was another
+ * sender's): DIAN does not hold such an attempt. Every other failure leaves it unknown.
+ */
+const REFUSED_BY_DIAN = /^(\d+|rejected|dian_duplicate_event_number)$/;
 
 /** The Colombian day an event was first registered: ours when DIAN accepted it, DIAN's EffectiveDate otherwise. */
 export function registeredOn(code: string, ours: readonly OurEvent[], atDian: readonly ListedAtDian[]): string | null {
@@ -44,7 +51,8 @@ export function expressAcceptanceWindow(ours: readonly OurEvent[], atDian: reado
  * say: the new event asks and adopts it, or fails with `message`); or nothing (`refuse`, with
  * `message`). An attempt went out when it has a signed file; it was inside the window when the
  * Colombian day of its issue instant (its IssueDate, what DIAN checks) is on or before the
- * deadline (a window closed by a 034 while the 032's day is unknown has none: nothing was inside).
+ * deadline. DIAN does not hold an attempt it answered with a refusal (REFUSED_BY_DIAN), nor any
+ * 033 once it lists the invoice's 034 (tacit acceptance): both are refused without asking.
  */
 export type ExpressAcceptance = { allows: 'send' } | { allows: 'confirm' | 'refuse'; message: string };
 
@@ -52,8 +60,12 @@ export function expressAcceptance(ours: readonly OurAttempt[], atDian: readonly 
   const window = expressAcceptanceWindow(ours, atDian, now);
   if (window.open) return { allows: 'send' };
   const { deadline, message } = window;
-  const sentInTime = ours.some(
-    (row) => row.event === '033' && row.status === 'failed' && row.signed_xml_blob_key && row.issued_at && deadline && colombianDate(row.issued_at) <= deadline,
+  // A 034 at DIAN: the invoice is tacitly accepted there, which it cannot be with a 033 of ours.
+  if (atDian.some((row) => row.event === '034')) return { allows: 'refuse', message };
+  const mayBeHeld = ours.some(
+    (row) =>
+      row.event === '033' && row.status === 'failed' && row.signed_xml_blob_key && !REFUSED_BY_DIAN.test(row.error_code ?? '') &&
+      row.issued_at && deadline && colombianDate(row.issued_at) <= deadline,
   );
-  return { allows: sentInTime ? 'confirm' : 'refuse', message };
+  return { allows: mayBeHeld ? 'confirm' : 'refuse', message };
 }

@@ -13,20 +13,21 @@ export async function whilePostgresRefusesUpdates(
 ): Promise<void> {
   const { table, condition, tries } = refusal;
   const name = `refuse_${table}_updates`;
-  await db.raw(`CREATE SEQUENCE ${name}_tries`);
-  await db.raw(`CREATE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$
-    BEGIN
-      IF (${condition}) AND nextval('${name}_tries') <= ${tries} THEN
-        RAISE EXCEPTION 'could not extend file "base/16384/16999": No space left on device' USING ERRCODE = 'disk_full';
-      END IF;
-      RETURN NEW;
-    END $$`);
-  await db.raw(`CREATE TRIGGER ${name} BEFORE UPDATE ON ${table} FOR EACH ROW EXECUTE FUNCTION ${name}()`);
   try {
-    await body(async () => Number((await db.raw(`SELECT last_value FROM ${name}_tries`)).rows[0].last_value));
+    await db.raw(`CREATE SEQUENCE ${name}_tries`);
+    await db.raw(`CREATE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF (${condition}) AND nextval('${name}_tries') <= ${tries} THEN
+          RAISE EXCEPTION 'could not extend file "base/16384/16999": No space left on device' USING ERRCODE = 'disk_full';
+        END IF;
+        RETURN NEW;
+      END $$`);
+    await db.raw(`CREATE TRIGGER ${name} BEFORE UPDATE ON ${table} FOR EACH ROW EXECUTE FUNCTION ${name}()`);
+    // Before the first nextval the sequence reads 1 with is_called false: no try yet.
+    await body(async () => Number((await db.raw(`SELECT CASE WHEN is_called THEN last_value ELSE 0 END AS tries FROM ${name}_tries`)).rows[0].tries));
   } finally {
-    await db.raw(`DROP TRIGGER ${name} ON ${table}`);
-    await db.raw(`DROP FUNCTION ${name}()`);
-    await db.raw(`DROP SEQUENCE ${name}_tries`);
+    await db.raw(`DROP TRIGGER IF EXISTS ${name} ON ${table}`);
+    await db.raw(`DROP FUNCTION IF EXISTS ${name}()`);
+    await db.raw(`DROP SEQUENCE IF EXISTS ${name}_tries`);
   }
 }

@@ -17,6 +17,7 @@ test('an unreachable database is 503 service_unavailable with Retry-After', (t) 
     Object.assign(withCode('connect ENOENT /srv/app/.data/postgres/.s.PGSQL.54329', 'ENOENT'), { address: '/srv/app/.data/postgres/.s.PGSQL.54329' }),
     withCode('terminating connection due to administrator command', '57P01'),
     withCode('the database system is starting up', '57P03'),
+    withCode('sorry, too many clients already', '53300'),
     withCode('connection failure', '08006'),
     new Error('Connection terminated unexpectedly'),
     new Error('select * from "companies" where "id" = $1 limit $2 - Connection terminated unexpectedly'),
