@@ -5,6 +5,7 @@ import { acceptFile } from '../services/accept-file';
 import { publishWorkflowEvents } from '../services/publish-events';
 import { importAndGather, type EventToPublish, type IngestionActivityDependencies } from './ingestion';
 import { activityHeartbeat, type Heartbeat } from './heartbeat';
+import { retryingDependencyFaults } from './dependency-retries';
 import { syncInvoiceEvents } from './dian-documents';
 import { companyDian, dianFailure, type CompanyDian, type DianActivityDependencies } from './dian-gateway';
 import { presentDianImport } from '../services/presenters/dian-import';
@@ -34,14 +35,64 @@ export const DIAN_BATCH_CONCURRENCY = 8;
 /** What one batch did; `imported` counts files whose import ended (DONE or ERROR). */
 export type DianBatchOutcome = { imported: number; skipped: number; failed: number };
 
-/** Where a retried batch resumes: the count of leading CUFEs already done, from the last heartbeat. */
-function resumePoint(): number {
+/**
+ * Attempts an activity of a run gets for DIAN's failures worth retrying (network, timeout, HTTP
+ * 5xx: a retryable `dian_…` failure) or for its own (a bug: Temporal's attempt number,
+ * activities/dependency-retries.ts): 8, 5 s doubling to 5 min, about 15 minutes (docs/dian.md).
+ * A dependency of ours that is down (Postgres, the blob store) counts toward neither and is
+ * waited out within the workflow's 30 attempts (DIAN_IMPORT_RETRY_POLICY): until 2026-11-26 an
+ * outage of about 15 minutes used up the 8 and left a batch's documents skipped, or failed the
+ * listing, although nothing was wrong with DIAN.
+ */
+export const DIAN_IMPORT_ATTEMPTS = 8;
+
+/**
+ * What an activity's attempts carry to the next in their heartbeat: the leading items done (a
+ * batch's CUFEs, where a retry resumes) and how many attempts DIAN failed with a failure worth
+ * retrying. The count lives with the activity's own retries, as DIAN's 8 attempts did, rather
+ * than in the run's row: a run holds many activities, one after another or (runs started before
+ * the patch 'dian-import-batches') four documents at a time.
+ */
+type Progress = { done: number; dianFailures: number };
+
+/** The last heartbeat's progress; batches heartbeated a bare count of CUFEs done before 2026-11-26. */
+function lastProgress(): Progress {
+  let details: unknown;
   try {
-    const details: unknown = Context.current().info.heartbeatDetails;
-    return typeof details === 'number' && details >= 0 ? details : 0;
+    details = Context.current().info.heartbeatDetails;
   } catch {
-    return 0;
+    return { done: 0, dianFailures: 0 };
   }
+  const count = (value: unknown) => (typeof value === 'number' && value >= 0 ? value : 0);
+  if (typeof details === 'number') return { done: count(details), dianFailures: 0 };
+  const { done, dianFailures } = (details ?? {}) as Partial<Progress>;
+  return { done: count(done), dianFailures: count(dianFailures) };
+}
+
+/**
+ * Runs an activity of the run so that DIAN's failures worth retrying end it at their 8th
+ * (DIAN_IMPORT_ATTEMPTS, counted in `progress` and heartbeated with it: a failed attempt reports
+ * its last heartbeat), with the code they carry, as the 8th attempt did before; a dependency of
+ * ours that is down is retried within the workflow's policy, and anything else ends it at its 8th
+ * attempt (retryingDependencyFaults).
+ */
+function countingDianFailures<T>(progress: Progress, heartbeat: Heartbeat, work: () => Promise<T>): Promise<T> {
+  return retryingDependencyFaults(async () => {
+    try {
+      return await work();
+    } catch (error) {
+      if (!(error instanceof ApplicationFailure) || error.nonRetryable || !error.type?.startsWith('dian_')) throw error;
+      progress.dianFailures += 1;
+      heartbeat(progress);
+      if (progress.dianFailures >= DIAN_IMPORT_ATTEMPTS) throw dianFailure(error.type, error.message);
+      throw error;
+    }
+  }, DIAN_IMPORT_ATTEMPTS);
+}
+
+/** countingDianFailures for an activity that reports no progress of its own. */
+function dianActivity<T>(work: () => Promise<T>): Promise<T> {
+  return countingDianFailures(lastProgress(), activityHeartbeat(), work);
 }
 
 function retryableDian(error: unknown): never {
@@ -133,7 +184,7 @@ export function createDianImportActivities(deps: DianActivityDependencies & Inge
     return imported.status === 'DONE' ? 'imported' : 'failed';
   }
 
-  return {
+  const activities = {
     /**
      * Lists the run's CUFEs once and keeps them on the run, so the workflow reads them in batches
      * without carrying them in its history; returns how many there are. The uploaded export is
@@ -240,35 +291,36 @@ export function createDianImportActivities(deps: DianActivityDependencies & Inge
      * CUFEs [offset, offset + limit) of the run, each fetched, stored and imported here
      * (importAndGather, the upload path's import), its events published and, for a received
      * invoice, the events DIAN has read (best effort) — instead of an activity and a child
-     * workflow per document. DIAN_BATCH_CONCURRENCY at a time; heartbeats the count of leading
-     * CUFEs done, where a retry resumes. Every step is idempotent (CUFE guard, idempotency key
-     * per run and CUFE, event ids derived from the file), so a batch retried after a crash
-     * stores, imports and announces nothing twice. A document DIAN cannot give, or that fails
-     * to import, is skipped; a retryable DIAN fault retries the batch.
+     * workflow per document. DIAN_BATCH_CONCURRENCY at a time; heartbeats its progress (the
+     * count of leading CUFEs done, where a retry resumes, and DIAN's failures so far). Every step
+     * is idempotent (CUFE guard, idempotency key per run and CUFE, event ids derived from the
+     * file), so a batch retried after a crash stores, imports and announces nothing twice. A
+     * document DIAN cannot give, or that fails to import, is skipped; a retryable DIAN fault
+     * retries the batch, and its 8th leaves the rest of the batch skipped; a dependency of ours
+     * that is down retries it within the workflow's policy (countingDianFailures).
      */
-    async importDianBatch(importId: number, offset: number, limit: number): Promise<DianBatchOutcome> {
+    async importDianBatch(importId: number, offset: number, limit: number, progress: Progress, heartbeat: Heartbeat): Promise<DianBatchOutcome> {
       const run = await load(importId);
       const cufes = (run.requested_cufes ?? []).slice(offset, offset + limit);
       const outcome: DianBatchOutcome = { imported: 0, skipped: 0, failed: 0 };
       const done = new Array<boolean>(cufes.length).fill(false);
-      let leading = Math.min(resumePoint(), cufes.length);
-      done.fill(true, 0, leading);
-      let next = leading;
+      progress.done = Math.min(progress.done, cufes.length);
+      done.fill(true, 0, progress.done);
+      let next = progress.done;
       // Once per batch; a failure (no settings, unusable certificate) is every document's, as before.
       const dian = companyDian(deps, run.company_id);
       dian.catch(() => undefined); // awaited by each document
       const dianOfRun = () => dian;
       // Every heartbeat carries the resume point, also the ones of a long import in between.
-      const heartbeat = activityHeartbeat();
-      const heartbeatLeading = () => heartbeat(leading);
+      const heartbeatProgress = () => heartbeat(progress);
       const lane = async () => {
         while (next < cufes.length) {
           const index = next++;
-          const result = await importOneDocument(run, cufes[index]!, dianOfRun, heartbeatLeading);
+          const result = await importOneDocument(run, cufes[index]!, dianOfRun, heartbeatProgress);
           outcome[result] += 1;
           done[index] = true;
-          while (leading < cufes.length && done[leading]) leading += 1;
-          heartbeatLeading();
+          while (progress.done < cufes.length && done[progress.done]) progress.done += 1;
+          heartbeatProgress();
         }
       };
       await Promise.all(Array.from({ length: Math.min(DIAN_BATCH_CONCURRENCY, cufes.length) }, lane));
@@ -296,6 +348,20 @@ export function createDianImportActivities(deps: DianActivityDependencies & Inge
     async dianImportRecord(importId: number) {
       const row = await load(importId);
       return { ...presentDianImport(row), company_id: row.company_id };
+    },
+  };
+
+  return {
+    ...activities,
+    // The activities that ask DIAN: DIAN's transient failures and their own end them at their 8th
+    // (DIAN_IMPORT_ATTEMPTS); a dependency of ours that is down is retried within the workflow's policy.
+    listDianImportCufes: (importId: number) => dianActivity(() => activities.listDianImportCufes(importId)),
+    requestDianBulkDownload: (importId: number, window: ListingWindow) => dianActivity(() => activities.requestDianBulkDownload(importId, window)),
+    fetchDianDocument: (importId: number, cufe: string) => dianActivity(() => activities.fetchDianDocument(importId, cufe)),
+    importDianBatch: (importId: number, offset: number, limit: number) => {
+      const progress = lastProgress();
+      const heartbeat = activityHeartbeat();
+      return countingDianFailures(progress, heartbeat, () => activities.importDianBatch(importId, offset, limit, progress, heartbeat));
     },
   };
 }

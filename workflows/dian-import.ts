@@ -25,9 +25,20 @@ export const DIAN_IMPORT_BATCHES_PATCH = 'dian-import-batches';
 
 export type DianImportInput = { importId: number; progress?: { offset: number; total: number } };
 
+/**
+ * Retries of the activities that ask DIAN (docs/dian.md): 5 s, 10 s, 20 s … capped at 5 min. The
+ * activities make DIAN's transient failures (network, timeout, HTTP 5xx) and their own final at
+ * their 8th (activities/dian-imports.ts DIAN_IMPORT_ATTEMPTS, about 15 minutes, as this policy's
+ * limit was until 2026-11-26) and wait out a dependency of ours that is down (Postgres, the blob
+ * store) for up to these 30 attempts, about 2 hours: an outage of 15 minutes used to leave a
+ * batch's documents skipped or fail the listing. The limit bounds what the activities never see:
+ * a worker lost mid-batch again and again.
+ */
+export const DIAN_IMPORT_RETRY_POLICY = { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes', maximumAttempts: 30 } as const;
+
 const { listDianImportCufes, fetchDianDocument } = proxyActivities<DianImportActivities>({
   startToCloseTimeout: '2 minutes',
-  retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes', maximumAttempts: 8 },
+  retry: DIAN_IMPORT_RETRY_POLICY,
 });
 const { finishDianImport, failDianImport, dianImportRecord, dianImportBatch } = proxyActivities<DianImportActivities>({
   startToCloseTimeout: '1 minute',
@@ -35,7 +46,7 @@ const { finishDianImport, failDianImport, dianImportRecord, dianImportBatch } = 
 });
 const { requestDianBulkDownload } = proxyActivities<DianImportActivities>({
   startToCloseTimeout: '2 minutes',
-  retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes', maximumAttempts: 8 },
+  retry: DIAN_IMPORT_RETRY_POLICY,
 });
 /** Retrying is the polling: DIAN prepares the CSV asynchronously (about an hour at most here). */
 const { collectDianBulkDownload } = proxyActivities<DianImportActivities>({
@@ -45,7 +56,7 @@ const { collectDianBulkDownload } = proxyActivities<DianImportActivities>({
 const { importDianBatch } = proxyActivities<DianImportActivities>({
   startToCloseTimeout: '10 minutes',
   heartbeatTimeout: '1 minute',
-  retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes', maximumAttempts: 8 },
+  retry: DIAN_IMPORT_RETRY_POLICY,
 });
 const { awaitUploadedFile } = proxyActivities<DianImportActivities>({
   startToCloseTimeout: '10 seconds',
@@ -58,8 +69,9 @@ const { publishEvents } = proxyActivities<IngestionActivities>({
 
 /**
  * DOCUMENTS_PER_ACTIVITY documents in one activity (fetched, stored, imported, announced: see
- * importDianBatch). A batch that keeps failing (DIAN unreachable through every retry) leaves its
- * documents skipped, as a document that cannot be fetched always was; it never fails the run.
+ * importDianBatch). A batch that keeps failing (DIAN unreachable through its 8 attempts, or our
+ * Postgres or blob store down through the policy's 30) leaves its documents skipped, as a
+ * document that cannot be fetched always was; it never fails the run.
  */
 async function importBatch(importId: number, offset: number): Promise<void> {
   try {
