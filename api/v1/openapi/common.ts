@@ -86,7 +86,7 @@ export function integerParam(min: number, max: number, message: string, extra: R
     // "Too big: expected int to be <=9007199254740991" for a limit of 1 to 200.
     .pipe(z.coerce.number<string>().int(message).min(min, message).max(max, message))
     .meta({
-      override: ({ jsonSchema }) => {
+      override: ({ jsonSchema }: { jsonSchema: Record<string, unknown> }) => {
         for (const key of Object.keys(jsonSchema)) delete (jsonSchema as Record<string, unknown>)[key];
         Object.assign(jsonSchema, { type: 'integer', minimum: min, maximum: max, ...extra });
       },
