@@ -278,6 +278,7 @@ test.serial('the runbook\'s queries, as docs/operations.md writes them, find the
   t.deepEqual(idsOf(terminated), [seen.terminatedDelivery]);
 
   const hourAgo = new Date(Date.now() - 3_600_000).toISOString().replace(/\.\d+Z$/, 'Z');
+  const threeHoursAgo = new Date(Date.now() - 3 * 3_600_000).toISOString().replace(/\.\d+Z$/, 'Z');
   const thisMorning = await runbook(
     `EventType='webhook.test' AND WorkflowType='webhookDeliveryWorkflowV3' AND StartTime > '2026-11-23T06:00:00Z'`,
     `EventType='webhook.test' AND WorkflowType='webhookDeliveryWorkflowV3' AND StartTime > '${hourAgo}'`,
@@ -286,8 +287,8 @@ test.serial('the runbook\'s queries, as docs/operations.md writes them, find the
   // No DIAN events here: the query is valid and finds none (a syntax error would throw).
   t.deepEqual(
     await runbook(
-      `WorkflowType='dianEventWorkflow' AND ExecutionStatus='Running' AND StartTime < '2026-11-23T05:00:00Z'`,
-      `WorkflowType='dianEventWorkflow' AND ExecutionStatus='Running' AND StartTime < '${hourAgo}'`,
+      `WorkflowType='dianEventWorkflow' AND ExecutionStatus='Running' AND StartTime < '2026-11-23T03:00:00Z'`,
+      `WorkflowType='dianEventWorkflow' AND ExecutionStatus='Running' AND StartTime < '${threeHoursAgo}'`,
     ),
     [],
   );
