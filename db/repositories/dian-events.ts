@@ -34,12 +34,14 @@ export type DianEventRow = {
   completed_at: Date | null;
   /** When its first attempt signed it (its IssueDate/IssueTime and SigningTime); null until then. */
   issued_at: Date | null;
+  /** The number of the earlier attempt it adopted (DIAN held that one: the number DIAN holds); null otherwise. */
+  adopted_number: string | null;
   created_at: Date;
   updated_at: Date;
 };
 
 export function createDianEventsRepository(db: Database) {
-  async function markSucceeded(id: number, cude: string, adopted: Partial<Pick<DianEventRow, 'signed_xml_blob_key' | 'dian_response_blob_key' | 'issued_at'>>): Promise<void> {
+  async function markSucceeded(id: number, cude: string, adopted: Partial<Pick<DianEventRow, 'signed_xml_blob_key' | 'dian_response_blob_key' | 'issued_at' | 'adopted_number'>>): Promise<void> {
     const row = await updateStatus<Pick<DianEventRow, 'event'>>(db, 'dian_events', id, {
       ...adopted, status: 'succeeded', succeeded: true, cude, error_code: null, error_message: null, completed_at: db.fn.now(), updated_at: db.fn.now(),
     }, ['event']);
@@ -147,6 +149,8 @@ export function createDianEventsRepository(db: Database) {
     markRegisteredByAttempt(id: number, attempt: DianEventRow, cude: string): Promise<void> {
       return markSucceeded(id, cude, {
         signed_xml_blob_key: attempt.signed_xml_blob_key, dian_response_blob_key: attempt.dian_response_blob_key, issued_at: attempt.issued_at,
+        // Events created before numbering send their database id as their number.
+        adopted_number: attempt.number ?? String(attempt.id),
       });
     },
 

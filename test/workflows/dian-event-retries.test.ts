@@ -161,7 +161,11 @@ test.serial('an event sent again after its attempts ran out while DIAN held the 
   t.like(adopted, { status: 'succeeded', cude: registered[0]!.cude, signed_xml_blob_key: lost.signed_xml_blob_key });
   t.deepEqual(adopted.issued_at, lost.issued_at);
   t.is(simulator.events(cufe).length, 1);
-  const listed = (await (await fetch(eventsPath, { headers: bearer(key) })).json()) as { registered_at_dian: { event: string; cude: string }[] };
+  const listed = (await (await fetch(eventsPath, { headers: bearer(key) })).json()) as { data: { id: number; number: string }[]; registered_at_dian: { event: string; cude: string }[] };
+  // The API shows the number DIAN holds (the first attempt's, in the signed file both link to), not the second's own, never sent.
+  t.not(second.event.number, lost.number);
+  t.is(listed.data.find((event) => event.id === second.event.id)?.number, lost.number);
+  t.is(listed.data.find((event) => event.id === first.event.id)?.number, lost.number);
   t.deepEqual(listed.registered_at_dian.map((event) => [event.event, event.cude]), [['030', registered[0]!.cude]]);
   const published = await eventually(async () => {
     const rows = await world.database.db('events').where({ company_id: company.id }).whereRaw(`data->>'invoice_id' = ?`, [String(invoice.id)]).where('type', 'like', 'dian_event.%').orderBy('created_at');

@@ -14,7 +14,8 @@ export function presentDianEvent(row: DianEventRow, cufe: string): DianEventOut 
     invoice_id: row.document_id,
     cufe,
     event: row.event,
-    number: row.number,
+    // An event that adopted an earlier attempt DIAN held shows that attempt's number: the one DIAN holds and its file carries.
+    number: row.adopted_number ?? row.number,
     status: row.status,
     succeeded: row.status === 'succeeded',
     cude: row.cude,

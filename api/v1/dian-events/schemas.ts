@@ -42,7 +42,7 @@ export const dianEventOut = z
     event: z.enum(['030', '032', '033']),
     status: z.enum(['pending', 'succeeded', 'failed']),
     succeeded: z.boolean(),
-    number: z.string().nullable().meta({ description: 'The event number (cbc:ID) sent to DIAN.' }),
+    number: z.string().nullable().meta({ description: 'The event number (cbc:ID) sent to DIAN; for an event that adopted an earlier attempt DIAN already held, that attempt\'s number.' }),
     cude: z.string().nullable(),
     files: z
       .object({ application_response: z.string().nullable(), dian_response: z.string().nullable() })
