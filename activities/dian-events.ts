@@ -7,7 +7,7 @@ import { signXadesEpes } from '../domain/dian/xades';
 import type { UblParty } from '../domain/ubl/types';
 import { DianError, type DianGateway } from '../integrations/dian/port';
 import { loadDianEventRecord } from '../services/presenters/dian-event';
-import { companyDian, dianFailure, type CompanyDian, type DianActivityDependencies } from './dian-gateway';
+import { companyDian, dianFailure, isRetryableDianFailure, type CompanyDian, type DianActivityDependencies } from './dian-gateway';
 import { readRegisteredEvents, syncInvoiceEvents, warnInActivity } from './dian-documents';
 import { eligibleForDianEvents, eventEnvironmentEligibility, referencedInvoiceTypeCode } from '../domain/dian/event-eligibility';
 import { expressAcceptance } from '../domain/dian/express-acceptance';
@@ -87,7 +87,7 @@ export function createDianEventActivities(deps: DianActivityDependencies & { blo
     try {
       return await work();
     } catch (error) {
-      if (!(error instanceof ApplicationFailure) || error.nonRetryable || !error.type?.startsWith('dian_')) throw error;
+      if (!isRetryableDianFailure(error)) throw error;
       const runId = Context.current().info.workflowExecution?.runId ?? null;
       if ((await repositories.dianEvents.countRetryableFailure(eventId, runId)) >= DIAN_EVENT_ATTEMPTS) throw dianFailure(error.type, error.message);
       throw error;

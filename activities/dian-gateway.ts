@@ -31,6 +31,11 @@ export function dianFailure(code: string, message: string): ApplicationFailure {
   return ApplicationFailure.create({ type: code, message, nonRetryable: true });
 }
 
+/** A failure of DIAN's worth retrying (network, timeout, HTTP 5xx): retryable, with a `dian_…` code. */
+export function isRetryableDianFailure(error: unknown): error is ApplicationFailure & { type: string } {
+  return error instanceof ApplicationFailure && !error.nonRetryable && (error.type?.startsWith('dian_') ?? false);
+}
+
 /** Parsed certificates by company and settings version; at most CERTIFICATE_CACHE_SIZE, oldest out first. */
 const certificates = new Map<string, LoadedCertificate>();
 const CERTIFICATE_CACHE_SIZE = 256;

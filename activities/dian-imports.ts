@@ -7,7 +7,7 @@ import { importAndGather, type EventToPublish, type IngestionActivityDependencie
 import { activityHeartbeat, type Heartbeat } from './heartbeat';
 import { retryingDependencyFaults } from './dependency-retries';
 import { syncInvoiceEvents } from './dian-documents';
-import { companyDian, dianFailure, type CompanyDian, type DianActivityDependencies } from './dian-gateway';
+import { companyDian, dianFailure, isRetryableDianFailure, type CompanyDian, type DianActivityDependencies } from './dian-gateway';
 import { presentDianImport } from '../services/presenters/dian-import';
 import { LISTING_NOT_SUPPORTED_MESSAGE, listingWindows, type ListingWindow } from '../domain/dian/listing-windows';
 import { ReceivedExportError, receivedTypeMatches } from '../domain/dian/received-export';
@@ -40,7 +40,7 @@ export type DianBatchOutcome = { imported: number; skipped: number; failed: numb
  * 5xx: a retryable `dian_…` failure) or for its own (a bug: Temporal's attempt number,
  * activities/dependency-retries.ts): 8, 5 s doubling to 5 min, about 15 minutes (docs/dian.md).
  * A dependency of ours that is down (Postgres, the blob store) counts toward neither and is
- * waited out within the workflow's 30 attempts (DIAN_IMPORT_RETRY_POLICY): until 2026-11-26 an
+ * waited out within the workflow's 30 attempts (OUTAGE_TOLERANT_RETRY_POLICY): until 2026-11-26 an
  * outage of about 15 minutes used up the 8 and left a batch's documents skipped, or failed the
  * listing, although nothing was wrong with DIAN.
  */
@@ -81,7 +81,7 @@ function countingDianFailures<T>(progress: Progress, heartbeat: Heartbeat, work:
     try {
       return await work();
     } catch (error) {
-      if (!(error instanceof ApplicationFailure) || error.nonRetryable || !error.type?.startsWith('dian_')) throw error;
+      if (!isRetryableDianFailure(error)) throw error;
       progress.dianFailures += 1;
       heartbeat(progress);
       if (progress.dianFailures >= DIAN_IMPORT_ATTEMPTS) throw dianFailure(error.type, error.message);

@@ -2,27 +2,17 @@ import { ActivityFailure, ApplicationFailure, proxyActivities, uuid4 } from '@te
 import type { createDianEventActivities } from '../activities/dian-events';
 import type { createIngestionActivities } from '../activities/ingestion';
 import { settlingOnCancellation } from './settle-on-cancellation';
+import { OUTAGE_TOLERANT_RETRY_POLICY } from './outage-tolerant-retry';
 
 type DianEventActivities = ReturnType<typeof createDianEventActivities>;
 type IngestionActivities = ReturnType<typeof createIngestionActivities>;
-
-/**
- * Retries of the send (docs/dian.md): 5 s, 10 s, 20 s … capped at 5 min. They are invisible: only
- * the final outcome is published. The activity makes DIAN's transient failures (network, timeout,
- * HTTP 5xx) and its own final at their 8th (activities/dian-events.ts DIAN_EVENT_ATTEMPTS, about
- * 15 minutes, as this policy's limit was until 2026-11-26) and waits out a dependency of ours that
- * is down (Postgres, the blob store) for up to these 30 attempts, about 2 hours: the outages a
- * restart, a failover or a freed disk mends, which used to end events failed after 15 minutes.
- * The limit bounds what the activity never sees: a worker lost mid-send again and again (each
- * resend carries the same CUDE, so DIAN registers the event once).
- */
-export const DIAN_EVENT_RETRY_POLICY = { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes', maximumAttempts: 30 } as const;
 
 const { sendDianEvent } = proxyActivities<DianEventActivities>({
   startToCloseTimeout: '2 minutes',
   // The attempt heartbeats (activities/dian-events.ts): a lost worker is retried after 20 s, not 2 min.
   heartbeatTimeout: '20 seconds',
-  retry: DIAN_EVENT_RETRY_POLICY,
+  // Invisible: only the final outcome is published. DIAN's 8 failures: activities/dian-events.ts DIAN_EVENT_ATTEMPTS.
+  retry: OUTAGE_TOLERANT_RETRY_POLICY,
 });
 const { failDianEvent, dianEventRecord } = proxyActivities<DianEventActivities>({
   startToCloseTimeout: '1 minute',

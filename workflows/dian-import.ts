@@ -3,6 +3,7 @@ import type { createDianImportActivities } from '../activities/dian-imports';
 import type { createIngestionActivities } from '../activities/ingestion';
 import { importFileWorkflow } from './import-file';
 import { settlingOnCancellation } from './settle-on-cancellation';
+import { OUTAGE_TOLERANT_RETRY_POLICY } from './outage-tolerant-retry';
 import { workflowIdsFor } from './messages';
 import { searchAttributePairs, searchAttributes } from '../domain/search-attributes';
 
@@ -25,20 +26,10 @@ export const DIAN_IMPORT_BATCHES_PATCH = 'dian-import-batches';
 
 export type DianImportInput = { importId: number; progress?: { offset: number; total: number } };
 
-/**
- * Retries of the activities that ask DIAN (docs/dian.md): 5 s, 10 s, 20 s … capped at 5 min. The
- * activities make DIAN's transient failures (network, timeout, HTTP 5xx) and their own final at
- * their 8th (activities/dian-imports.ts DIAN_IMPORT_ATTEMPTS, about 15 minutes, as this policy's
- * limit was until 2026-11-26) and wait out a dependency of ours that is down (Postgres, the blob
- * store) for up to these 30 attempts, about 2 hours: an outage of 15 minutes used to leave a
- * batch's documents skipped or fail the listing. The limit bounds what the activities never see:
- * a worker lost mid-batch again and again.
- */
-export const DIAN_IMPORT_RETRY_POLICY = { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes', maximumAttempts: 30 } as const;
-
+// The activities that ask DIAN: DIAN's 8 failures counted by them (activities/dian-imports.ts DIAN_IMPORT_ATTEMPTS).
 const { listDianImportCufes, fetchDianDocument } = proxyActivities<DianImportActivities>({
   startToCloseTimeout: '2 minutes',
-  retry: DIAN_IMPORT_RETRY_POLICY,
+  retry: OUTAGE_TOLERANT_RETRY_POLICY,
 });
 const { finishDianImport, failDianImport, dianImportRecord, dianImportBatch } = proxyActivities<DianImportActivities>({
   startToCloseTimeout: '1 minute',
@@ -46,7 +37,7 @@ const { finishDianImport, failDianImport, dianImportRecord, dianImportBatch } = 
 });
 const { requestDianBulkDownload } = proxyActivities<DianImportActivities>({
   startToCloseTimeout: '2 minutes',
-  retry: DIAN_IMPORT_RETRY_POLICY,
+  retry: OUTAGE_TOLERANT_RETRY_POLICY,
 });
 /** Retrying is the polling: DIAN prepares the CSV asynchronously (about an hour at most here). */
 const { collectDianBulkDownload } = proxyActivities<DianImportActivities>({
@@ -56,7 +47,7 @@ const { collectDianBulkDownload } = proxyActivities<DianImportActivities>({
 const { importDianBatch } = proxyActivities<DianImportActivities>({
   startToCloseTimeout: '10 minutes',
   heartbeatTimeout: '1 minute',
-  retry: DIAN_IMPORT_RETRY_POLICY,
+  retry: OUTAGE_TOLERANT_RETRY_POLICY,
 });
 const { awaitUploadedFile } = proxyActivities<DianImportActivities>({
   startToCloseTimeout: '10 seconds',

@@ -2,19 +2,11 @@ import { ActivityFailure, ApplicationFailure, proxyActivities, proxyLocalActivit
 import type { createExportActivities } from '../activities/exports';
 import type { createIngestionActivities } from '../activities/ingestion';
 import { settlingOnCancellation } from './settle-on-cancellation';
+import { OUTAGE_TOLERANT_RETRY_POLICY } from './outage-tolerant-retry';
 
 type ExportActivities = ReturnType<typeof createExportActivities>;
 type IngestionActivities = ReturnType<typeof createIngestionActivities>;
 
-/**
- * Automatic retries of transient failures (docs/exports.md): 5 s, 10 s, 20 s … capped at 5 min.
- * The activity makes its own failures and the software's final at its 8th attempt
- * (activities/exports.ts EXPORT_ATTEMPTS) and waits out a dependency of ours that is down, for
- * up to these 30 attempts (about 2 hours). The limit bounds what the activity never sees: a
- * worker lost mid-export again and again (an export that crashes it), each time after requests
- * that may have reached software taking no idempotency key.
- */
-export const EXPORT_RETRY_POLICY = { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes', maximumAttempts: 30 } as const;
 
 const { postExport } = proxyActivities<ExportActivities>({
   // An attempt makes up to four requests of at most 15 s each.
@@ -24,7 +16,9 @@ const { postExport } = proxyActivities<ExportActivities>({
   // for up to 60 s of requests, and Alegra takes no idempotency key; past 75 s its requests are
   // over, and a retry finds the export recorded and posts nothing.
   heartbeatTimeout: '75 seconds',
-  retry: EXPORT_RETRY_POLICY,
+  // The software's 8 failures (activities/exports.ts EXPORT_ATTEMPTS, docs/exports.md); the 30
+  // attempts' bound also limits re-posts to software that takes no idempotency key.
+  retry: OUTAGE_TOLERANT_RETRY_POLICY,
 });
 const bookkeepingOptions = { startToCloseTimeout: '1 minute', retry: { initialInterval: '1 second', maximumInterval: '1 minute' } } as const;
 const { failExport } = proxyActivities<ExportActivities>(bookkeepingOptions);

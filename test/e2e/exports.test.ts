@@ -312,7 +312,7 @@ test.serial("an operator's cancel of an export waiting to retry: export.failed w
   const before = alegra.state.requests.length;
   const accepted = await call('POST', `/v1/companies/${company.id}/invoices/${id}/export`, { integration: 'alegra' });
   t.is(accepted.status, 202);
-  // The first attempt answered 503: the next one is 5 s away (EXPORT_RETRY_POLICY). Cancel now,
+  // The first attempt answered 503: the next one is 5 s away (OUTAGE_TOLERANT_RETRY_POLICY). Cancel now,
   // as docs/operations.md's runbook does with `temporal workflow cancel`.
   await eventually(() => (alegra.state.requests.length > before ? true : undefined));
   const workflowId = workflowIdsFor(api.config.temporal.taskQueue).exportDocument(accepted.body.id);
